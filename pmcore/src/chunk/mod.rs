@@ -1,0 +1,138 @@
+//! Lossless chunk layer: a tree that records, per chunk, exactly what is needed to
+//! reproduce its bytes — id, header width, container bit, payload or children.
+//!
+//! Every `.max` stream (after decompression) is a flat run of top-level chunks. A
+//! chunk header is either 6 bytes (`u16 id`, `u32 size`) or 14 bytes (`u16 id`,
+//! `u32 0`, `u64 size`); the size counts header plus payload and its top bit marks a
+//! container. Real files mix both widths among siblings, so the width is kept per chunk.
+
+mod error;
+mod parse;
+mod path;
+mod stats;
+mod write;
+
+pub use error::{ChunkError, ChunkErrorKind, WriteError};
+pub use parse::parse_stream;
+pub use path::{locate_offset, mask_positions, ChunkPath};
+pub use stats::TreeStats;
+pub use write::{encoded_len, write_stream, write_stream_into};
+
+use std::borrow::Cow;
+
+/// Deepest nesting the parser follows before it reports [`ChunkErrorKind::TooDeep`].
+/// The deepest real tree is 11 levels (`Config`); 64 leaves ample room while keeping
+/// recursion bounded on hostile input.
+pub const MAX_DEPTH: usize = 64;
+
+/// Header form of one chunk; kept per chunk because files mix both widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum HeaderWidth {
+    /// `u16 id`, `u32 size` (bit 31 = container).
+    Short,
+    /// `u16 id`, `u32 0`, `u64 size` (bit 63 = container).
+    Long,
+}
+
+impl HeaderWidth {
+    /// Number of header bytes this form occupies.
+    pub const fn bytes(self) -> u64 {
+        match self {
+            HeaderWidth::Short => 6,
+            HeaderWidth::Long => 14,
+        }
+    }
+}
+
+/// What a chunk carries: opaque payload bytes (container bit clear) or child chunks
+/// (container bit set). A 0-byte leaf and an empty container are distinct and both real.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Body<'a> {
+    /// Payload bytes, borrowed from the stream buffer until something replaces them.
+    Leaf(Cow<'a, [u8]>),
+    /// Child chunks in stored order.
+    Container(Vec<Chunk<'a>>),
+}
+
+/// One chunk of a stream: enough to write its bytes back exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    /// Chunk id as stored.
+    pub id: u16,
+    /// Header form as stored.
+    pub width: HeaderWidth,
+    /// Offset of the header in the (decompressed) stream it was read from; `None` for
+    /// chunks built in memory. Used only for locators, never for writing.
+    pub offset: Option<u64>,
+    /// Payload or children.
+    pub body: Body<'a>,
+}
+
+impl<'a> Chunk<'a> {
+    /// A leaf chunk built in memory (6-byte header).
+    pub fn leaf(id: u16, payload: impl Into<Cow<'a, [u8]>>) -> Self {
+        Chunk {
+            id,
+            width: HeaderWidth::Short,
+            offset: None,
+            body: Body::Leaf(payload.into()),
+        }
+    }
+
+    /// A container chunk built in memory (6-byte header).
+    pub fn container(id: u16, children: Vec<Chunk<'a>>) -> Self {
+        Chunk {
+            id,
+            width: HeaderWidth::Short,
+            offset: None,
+            body: Body::Container(children),
+        }
+    }
+
+    /// Same chunk with another header width.
+    pub fn with_width(mut self, width: HeaderWidth) -> Self {
+        self.width = width;
+        self
+    }
+
+    /// True when the container bit is set.
+    pub fn is_container(&self) -> bool {
+        matches!(self.body, Body::Container(_))
+    }
+
+    /// Children of a container, empty for a leaf.
+    pub fn children(&self) -> &[Chunk<'a>] {
+        match &self.body {
+            Body::Container(c) => c,
+            Body::Leaf(_) => &[],
+        }
+    }
+
+    /// Payload of a leaf, `None` for a container.
+    pub fn payload(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Leaf(p) => Some(p),
+            Body::Container(_) => None,
+        }
+    }
+
+    /// First direct child with `id`.
+    pub fn child(&self, id: u16) -> Option<&Chunk<'a>> {
+        self.children().iter().find(|c| c.id == id)
+    }
+
+    /// Copy that no longer borrows the source buffer.
+    pub fn into_owned(self) -> Chunk<'static> {
+        Chunk {
+            id: self.id,
+            width: self.width,
+            offset: self.offset,
+            body: match self.body {
+                Body::Leaf(p) => Body::Leaf(Cow::Owned(p.into_owned())),
+                Body::Container(c) => {
+                    Body::Container(c.into_iter().map(Chunk::into_owned).collect())
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! Zero-copy parser: borrows payloads from the stream buffer, bounds every size by its
+//! parent, bounds recursion by [`MAX_DEPTH`].
+
+use super::{Body, Chunk, ChunkError, ChunkErrorKind, ChunkPath, HeaderWidth, MAX_DEPTH};
+use std::borrow::Cow;
+
+const CONTAINER_BIT_32: u32 = 0x8000_0000;
+const CONTAINER_BIT_64: u64 = 0x8000_0000_0000_0000;
+
+/// Parses a whole stream as a run of top-level chunks. Succeeds only when every byte
+/// belongs to some chunk; the tree then writes back to exactly `data`.
+pub fn parse_stream<'a>(stream: &str, data: &'a [u8]) -> Result<Vec<Chunk<'a>>, ChunkError> {
+    let mut steps = Vec::with_capacity(16);
+    Parser { stream, data }.children(0, data.len() as u64, 1, &mut steps)
+}
+
+struct Parser<'s, 'a> {
+    stream: &'s str,
+    data: &'a [u8],
+}
+
+impl<'a> Parser<'_, 'a> {
+    fn error(&self, steps: &[(usize, u16)], offset: u64, kind: ChunkErrorKind) -> ChunkError {
+        ChunkError {
+            stream: self.stream.to_string(),
+            path: ChunkPath::from_steps(self.stream, steps),
+            offset,
+            kind,
+        }
+    }
+
+    fn u16_at(&self, pos: u64) -> u16 {
+        let p = pos as usize;
+        u16::from_le_bytes([self.data[p], self.data[p + 1]])
+    }
+
+    fn u32_at(&self, pos: u64) -> u32 {
+        let p = pos as usize;
+        u32::from_le_bytes(self.data[p..p + 4].try_into().expect("4 bytes"))
+    }
+
+    fn u64_at(&self, pos: u64) -> u64 {
+        let p = pos as usize;
+        u64::from_le_bytes(self.data[p..p + 8].try_into().expect("8 bytes"))
+    }
+
+    /// Parses the run of chunks in `[start, end)`; `depth` is the level of those chunks
+    /// (top level = 1). `steps` holds the locator of the parent.
+    fn children(
+        &self,
+        start: u64,
+        end: u64,
+        depth: usize,
+        steps: &mut Vec<(usize, u16)>,
+    ) -> Result<Vec<Chunk<'a>>, ChunkError> {
+        let mut out: Vec<Chunk<'a>> = Vec::new();
+        let mut pos = start;
+        while pos < end {
+            let available = end - pos;
+            if available < 6 {
+                return Err(self.error(
+                    steps,
+                    pos,
+                    ChunkErrorKind::TruncatedHeader {
+                        needed: 6,
+                        available,
+                    },
+                ));
+            }
+            let id = self.u16_at(pos);
+            steps.push((out.len(), id));
+            let short = self.u32_at(pos + 2);
+            let (width, size, container) = if short == 0 {
+                if available < 14 {
+                    return Err(self.error(
+                        steps,
+                        pos,
+                        ChunkErrorKind::TruncatedHeader {
+                            needed: 14,
+                            available,
+                        },
+                    ));
+                }
+                let long = self.u64_at(pos + 6);
+                (
+                    HeaderWidth::Long,
+                    long & !CONTAINER_BIT_64,
+                    long & CONTAINER_BIT_64 != 0,
+                )
+            } else {
+                (
+                    HeaderWidth::Short,
+                    u64::from(short & !CONTAINER_BIT_32),
+                    short & CONTAINER_BIT_32 != 0,
+                )
+            };
+            let header = width.bytes();
+            if size < header {
+                return Err(self.error(
+                    steps,
+                    pos,
+                    ChunkErrorKind::SizeSmallerThanHeader { size, header },
+                ));
+            }
+            if size > available {
+                let end_at = u128::from(pos) + u128::from(size);
+                return Err(self.error(
+                    steps,
+                    pos,
+                    ChunkErrorKind::SizePastParentEnd {
+                        end: end_at,
+                        parent_end: end,
+                    },
+                ));
+            }
+            let body_start = pos + header;
+            let chunk_end = pos + size;
+            let body = if container {
+                if depth >= MAX_DEPTH && body_start < chunk_end {
+                    return Err(self.error(
+                        steps,
+                        pos,
+                        ChunkErrorKind::TooDeep { limit: MAX_DEPTH },
+                    ));
+                }
+                Body::Container(self.children(body_start, chunk_end, depth + 1, steps)?)
+            } else {
+                Body::Leaf(Cow::Borrowed(
+                    &self.data[body_start as usize..chunk_end as usize],
+                ))
+            };
+            steps.pop();
+            out.push(Chunk {
+                id,
+                width,
+                offset: Some(pos),
+                body,
+            });
+            pos = chunk_end;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn short(id: u16, size: u32, container: bool) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend_from_slice(&(size | if container { CONTAINER_BIT_32 } else { 0 }).to_le_bytes());
+        v
+    }
+
+    fn long(id: u16, size: u64, container: bool) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend_from_slice(&0u32.to_le_bytes());
+        v.extend_from_slice(&(size | if container { CONTAINER_BIT_64 } else { 0 }).to_le_bytes());
+        v
+    }
+
+    #[test]
+    fn mixed_header_widths_among_siblings() {
+        // container(short) { leaf(short, 2 bytes), leaf(long, 1 byte), container(long) {} }
+        let mut kids = short(0x0001, 8, false);
+        kids.extend_from_slice(&[0xAA, 0xBB]);
+        kids.extend(long(0x0002, 15, false));
+        kids.push(0xCC);
+        kids.extend(long(0x0003, 14, true));
+        let mut data = short(0x2012, 6 + kids.len() as u32, true);
+        data.extend(kids);
+        let tree = parse_stream("Scene", &data).unwrap();
+        assert_eq!(tree.len(), 1);
+        let root = &tree[0];
+        assert_eq!(root.width, HeaderWidth::Short);
+        let c = root.children();
+        assert_eq!(c.len(), 3);
+        assert_eq!(
+            (c[0].width, c[0].payload()),
+            (HeaderWidth::Short, Some(&[0xAA, 0xBB][..]))
+        );
+        assert_eq!(
+            (c[1].width, c[1].payload()),
+            (HeaderWidth::Long, Some(&[0xCC][..]))
+        );
+        assert_eq!(c[2].width, HeaderWidth::Long);
+        assert!(c[2].is_container() && c[2].children().is_empty());
+        assert_eq!(super::super::write_stream(&tree).unwrap(), data);
+    }
+
+    #[test]
+    fn zero_byte_leaf_differs_from_empty_container() {
+        let mut data = short(0x0010, 6, false);
+        data.extend(short(0x0011, 6, true));
+        let tree = parse_stream("Scene", &data).unwrap();
+        assert!(!tree[0].is_container());
+        assert_eq!(tree[0].payload(), Some(&[][..]));
+        assert!(tree[1].is_container());
+        assert_eq!(super::super::write_stream(&tree).unwrap(), data);
+    }
+
+    #[test]
+    fn empty_stream_is_an_empty_run() {
+        assert!(parse_stream("Config", &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn truncated_header_is_located() {
+        let mut data = short(0x0001, 6, false);
+        data.extend_from_slice(&[0x02, 0x00, 0x01]);
+        let err = parse_stream("Scene", &data).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::TruncatedHeader {
+                needed: 6,
+                available: 3
+            }
+        );
+        assert_eq!(err.offset, 6);
+        assert_eq!(err.path.as_str(), "Scene");
+        assert_eq!(err.stream, "Scene");
+    }
+
+    #[test]
+    fn truncated_long_header_is_located() {
+        let mut data = short(0x2012, 6 + 10, true);
+        data.extend_from_slice(&[0x05, 0x00, 0, 0, 0, 0, 1, 2, 3, 4]);
+        let err = parse_stream("Scene", &data).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::TruncatedHeader {
+                needed: 14,
+                available: 10
+            }
+        );
+        assert_eq!(err.offset, 6);
+        assert_eq!(err.path.as_str(), "Scene/0x2012/[0]0x0005");
+    }
+
+    #[test]
+    fn size_smaller_than_header_short_and_long() {
+        let err = parse_stream("Scene", &short(0x0001, 5, false)).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::SizeSmallerThanHeader { size: 5, header: 6 }
+        );
+        assert_eq!(err.path.as_str(), "Scene/0x0001");
+        // container bit with a zero size is not the long form: it is a 0-size short header.
+        let err = parse_stream("Scene", &short(0x0001, 0, true)).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::SizeSmallerThanHeader { size: 0, header: 6 }
+        );
+        let err = parse_stream("Scene", &long(0x0001, 13, true)).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::SizeSmallerThanHeader {
+                size: 13,
+                header: 14
+            }
+        );
+    }
+
+    #[test]
+    fn size_past_parent_end_is_located() {
+        let mut kids = short(0x0001, 6, false);
+        kids.extend(short(0x0002, 100, false));
+        kids.extend_from_slice(&[0; 4]);
+        let mut data = short(0x2012, 6 + kids.len() as u32, true);
+        data.extend(kids);
+        let err = parse_stream("Scene", &data).unwrap_err();
+        assert_eq!(
+            err.kind,
+            ChunkErrorKind::SizePastParentEnd {
+                end: 112,
+                parent_end: 22
+            }
+        );
+        assert_eq!(err.offset, 12);
+        assert_eq!(err.path.as_str(), "Scene/0x2012/[1]0x0002");
+    }
+
+    #[test]
+    fn size_near_u64_max_does_not_overflow() {
+        let data = long(0x0001, u64::MAX >> 1, false);
+        let err = parse_stream("Scene", &data).unwrap_err();
+        assert!(matches!(err.kind, ChunkErrorKind::SizePastParentEnd { .. }));
+    }
+
+    #[test]
+    fn absurd_nesting_is_refused() {
+        let depth = MAX_DEPTH + 5;
+        let mut data = Vec::new();
+        for level in 0..depth {
+            data.extend(short(0x0100, (6 * (depth - level)) as u32, true));
+        }
+        let err = parse_stream("Config", &data).unwrap_err();
+        assert_eq!(err.kind, ChunkErrorKind::TooDeep { limit: MAX_DEPTH });
+        assert_eq!(err.offset, 6 * (MAX_DEPTH as u64 - 1));
+        assert_eq!(err.path.as_str().matches("0x0100").count(), MAX_DEPTH);
+    }
+
+    #[test]
+    fn deepest_allowed_nesting_parses() {
+        let depth = MAX_DEPTH;
+        let mut data = Vec::new();
+        for level in 0..depth {
+            data.extend(short(0x0100, (6 * (depth - level)) as u32, true));
+        }
+        let tree = parse_stream("Config", &data).unwrap();
+        assert_eq!(crate::chunk::TreeStats::of(&tree).max_depth, MAX_DEPTH);
+    }
+}

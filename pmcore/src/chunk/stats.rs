@@ -1,0 +1,61 @@
+//! Header counts and depth: the shape facts that bucket files and that the corpus
+//! manifest checks.
+
+use super::{Chunk, HeaderWidth};
+
+/// Shape of a parsed tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TreeStats {
+    /// Chunks with a 6-byte header.
+    pub headers_6: u64,
+    /// Chunks with a 14-byte header.
+    pub headers_14: u64,
+    /// Deepest level (top-level chunks are level 1; an empty run is 0).
+    pub max_depth: usize,
+    /// Containers holding direct children of both header widths.
+    pub mixed_containers: u64,
+    /// Largest number of direct children of one container.
+    pub max_children: usize,
+}
+
+impl TreeStats {
+    /// Walks `chunks` once.
+    pub fn of(chunks: &[Chunk<'_>]) -> Self {
+        let mut s = TreeStats::default();
+        s.visit(chunks, 1);
+        s
+    }
+
+    fn visit(&mut self, chunks: &[Chunk<'_>], depth: usize) {
+        let (mut short, mut long) = (false, false);
+        self.max_children = self.max_children.max(chunks.len());
+        for c in chunks {
+            self.max_depth = self.max_depth.max(depth);
+            match c.width {
+                HeaderWidth::Short => {
+                    self.headers_6 += 1;
+                    short = true;
+                }
+                HeaderWidth::Long => {
+                    self.headers_14 += 1;
+                    long = true;
+                }
+            }
+            if c.is_container() {
+                self.visit(c.children(), depth + 1);
+            }
+        }
+        if short && long {
+            self.mixed_containers += 1;
+        }
+    }
+
+    /// Adds another tree's counts (depth and widest container take the maximum).
+    pub fn merge(&mut self, other: &TreeStats) {
+        self.headers_6 += other.headers_6;
+        self.headers_14 += other.headers_14;
+        self.max_depth = self.max_depth.max(other.max_depth);
+        self.mixed_containers += other.mixed_containers;
+        self.max_children = self.max_children.max(other.max_children);
+    }
+}

@@ -1,0 +1,178 @@
+//! The OLE2 envelope, through `cfb`: every stream (in directory order), the root CLSID,
+//! and a writer that builds a new compound file in memory. `cfb` can panic on
+//! malformed input; every call into it here is contained and reported as corruption.
+
+use crate::guard;
+use std::io::{Cursor, Read, Write};
+
+/// A stream's bytes as stored in the container (still compressed, if it was).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OleStream {
+    /// Path inside the container without the leading `/` (`Scene`, `\u{5}SummaryInformation`).
+    pub name: String,
+    /// Stored bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// An opened compound file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OleFile {
+    /// Root storage CLSID (16 bytes as stored).
+    pub clsid: [u8; 16],
+    /// Streams in directory order.
+    pub streams: Vec<OleStream>,
+}
+
+/// Why a compound file could not be read or written.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ContainerError {
+    /// `cfb` refused the structure.
+    #[error("OLE structure: {0}")]
+    Structure(String),
+    /// `cfb` panicked on it (contained).
+    #[error("OLE reader panicked: {0}")]
+    ReaderPanic(String),
+    /// A stream claims more bytes than the whole file holds.
+    #[error("stream {stream}: claims {claimed} bytes in a {file}-byte file")]
+    OversizedStream {
+        stream: String,
+        claimed: u64,
+        file: u64,
+    },
+    /// Reading one stream failed.
+    #[error("stream {stream}: {message}")]
+    StreamRead { stream: String, message: String },
+    /// Writing a new compound file failed.
+    #[error("OLE write: {0}")]
+    Write(String),
+}
+
+impl OleFile {
+    /// Stream by exact name.
+    pub fn stream(&self, name: &str) -> Option<&OleStream> {
+        self.streams.iter().find(|s| s.name == name)
+    }
+
+    /// CLSID in the usual `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` form.
+    pub fn clsid_string(&self) -> String {
+        uuid::Uuid::from_bytes_le(self.clsid)
+            .hyphenated()
+            .to_string()
+            .to_uppercase()
+    }
+}
+
+/// Opens a compound file held in memory.
+pub fn open(bytes: &[u8]) -> Result<OleFile, ContainerError> {
+    match guard::contain(|| open_uncontained(bytes)) {
+        Ok(result) => result,
+        Err(message) => Err(ContainerError::ReaderPanic(message)),
+    }
+}
+
+fn open_uncontained(bytes: &[u8]) -> Result<OleFile, ContainerError> {
+    let file_len = bytes.len() as u64;
+    let mut cf = cfb::CompoundFile::open(Cursor::new(bytes))
+        .map_err(|e| ContainerError::Structure(e.to_string()))?;
+    let clsid = uuid_to_le_bytes(cf.root_entry().clsid());
+    let entries: Vec<(String, u64)> = cf
+        .walk()
+        .filter(|e| e.is_stream())
+        .map(|e| {
+            (
+                e.path()
+                    .to_string_lossy()
+                    .trim_start_matches('/')
+                    .to_string(),
+                e.len(),
+            )
+        })
+        .collect();
+    let mut streams = Vec::with_capacity(entries.len());
+    for (name, len) in entries {
+        if len > file_len {
+            return Err(ContainerError::OversizedStream {
+                stream: name,
+                claimed: len,
+                file: file_len,
+            });
+        }
+        let mut data = Vec::with_capacity(len as usize);
+        let mut s = cf
+            .open_stream(format!("/{name}"))
+            .map_err(|e| ContainerError::StreamRead {
+                stream: name.clone(),
+                message: e.to_string(),
+            })?;
+        s.read_to_end(&mut data)
+            .map_err(|e| ContainerError::StreamRead {
+                stream: name.clone(),
+                message: e.to_string(),
+            })?;
+        streams.push(OleStream { name, bytes: data });
+    }
+    Ok(OleFile { clsid, streams })
+}
+
+/// Writes a new compound file (version 3, 512-byte sectors) holding `streams` under
+/// their names and `clsid` on the root storage.
+pub fn write<'s>(
+    clsid: &[u8; 16],
+    streams: impl IntoIterator<Item = (&'s str, &'s [u8])>,
+) -> Result<Vec<u8>, ContainerError> {
+    let werr = |e: std::io::Error| ContainerError::Write(e.to_string());
+    let mut cf = cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
+        .map_err(werr)?;
+    for (name, bytes) in streams {
+        let path = format!("/{name}");
+        if let Some(parent) = std::path::Path::new(&path).parent() {
+            if parent != std::path::Path::new("/") && !cf.is_storage(parent) {
+                cf.create_storage_all(parent).map_err(werr)?;
+            }
+        }
+        let mut s = cf.create_stream(&path).map_err(werr)?;
+        s.write_all(bytes).map_err(werr)?;
+        s.flush().map_err(werr)?;
+    }
+    cf.set_storage_clsid("/", uuid::Uuid::from_bytes_le(*clsid))
+        .map_err(werr)?;
+    cf.flush().map_err(werr)?;
+    Ok(cf.into_inner().into_inner())
+}
+
+/// Writes an [`OleFile`] back (stream bytes as stored).
+pub fn write_file(file: &OleFile) -> Result<Vec<u8>, ContainerError> {
+    write(
+        &file.clsid,
+        file.streams
+            .iter()
+            .map(|s| (s.name.as_str(), s.bytes.as_slice())),
+    )
+}
+
+fn uuid_to_le_bytes(u: &uuid::Uuid) -> [u8; 16] {
+    u.to_bytes_le()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_then_open_keeps_names_bytes_and_clsid() {
+        let clsid = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+        let big = vec![7u8; 70_000];
+        let streams: Vec<(&str, &[u8])> = vec![
+            ("Scene", &big),
+            ("\u{5}SummaryInformation", b"abc"),
+            ("Empty", b""),
+            ("Sub/Inner", b"xyz"),
+        ];
+        let bytes = write(&clsid, streams.clone()).unwrap();
+        let file = open(&bytes).unwrap();
+        assert_eq!(file.clsid, clsid);
+        for (name, data) in streams {
+            assert_eq!(file.stream(name).unwrap().bytes, data, "{name}");
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The Max format version named by the Scene root chunk id. One table, one place; ids the
+//! public corpus does not hold are tentative, and unknown ids are printed raw.
+
+/// (root chunk id, release name). Verified on real files: 0x2004, 0x200B, 0x200E, 0x2011,
+/// 0x2012, 0x2020–0x2023, 0x2025, 0x2027, 0x2028; the rest are tentative.
+pub const VERSIONS: &[(u16, &str)] = &[
+    (0x2004, "Max 3"),
+    (0x2006, "Max 4"),
+    (0x2008, "Max 5"),
+    (0x2009, "Max 6"),
+    (0x200A, "Max 7"),
+    (0x200B, "Max 8"),
+    (0x200E, "Max 9"),
+    (0x200F, "Max 2008"),
+    (0x2011, "Max 2009"),
+    (0x2012, "Max 2010"),
+    (0x2014, "Max 2012"),
+    (0x2017, "Max 2013"),
+    (0x2019, "Max 2014"),
+    (0x2020, "Max 2015"),
+    (0x2021, "Max 2016"),
+    (0x2022, "Max 2017"),
+    (0x2023, "Max 2018/2019"),
+    (0x2025, "Max 2020"),
+    (0x2027, "Max 2022"),
+    (0x2028, "Max 2023"),
+    (0x2029, "Max 2024/2025"),
+    (0x2031, "Max 2026"),
+];
+
+/// Release name for a root id, or `unknown (0x….)`.
+pub fn max_version(root_id: u16) -> String {
+    VERSIONS
+        .iter()
+        .find(|(id, _)| *id == root_id)
+        .map(|(_, name)| (*name).to_string())
+        .unwrap_or_else(|| format!("unknown (0x{root_id:04x})"))
+}
+
+/// Bucket slug for a version: `max-2018-2019`, `max-unknown-0x2a01`.
+pub fn version_slug(root_id: Option<u16>) -> String {
+    match root_id {
+        None => "max-none".to_string(),
+        Some(id) => match VERSIONS.iter().find(|(v, _)| *v == id) {
+            Some((_, name)) => crate::slug(name),
+            None => format!("max-unknown-0x{id:04x}"),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_slugs() {
+        assert_eq!(max_version(0x2023), "Max 2018/2019");
+        assert_eq!(max_version(0x2A01), "unknown (0x2a01)");
+        assert_eq!(version_slug(Some(0x2023)), "max-2018-2019");
+        assert_eq!(version_slug(Some(0x2A01)), "max-unknown-0x2a01");
+        assert_eq!(version_slug(Some(0x2004)), "max-3");
+    }
+}

@@ -1,0 +1,34 @@
+//! pmcore: everything about one `.max` file — what the input is, the OLE envelope,
+//! compression, the lossless chunk layer, file facts and the tier verdicts.
+//!
+//! No processes and no I/O beyond the bytes handed in: the worker owns files, the farm
+//! owns scheduling.
+
+pub mod chunk;
+pub mod compression;
+pub mod container;
+pub mod facts;
+pub mod guard;
+pub mod input;
+pub mod maxfile;
+pub mod verify;
+
+pub use input::{classify, Input};
+pub use maxfile::{MaxFile, StreamKind};
+
+/// Lower-case slug of `text` (`[a-z0-9-]`, runs of anything else become one `-`):
+/// the one spelling of bucket names.
+pub fn slug(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    out
+}
