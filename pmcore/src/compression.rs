@@ -33,10 +33,7 @@ impl Compression {
 pub enum DecompressError {
     /// The decoder reported corrupt data.
     #[error("{scheme} data corrupt: {message}")]
-    Corrupt {
-        scheme: &'static str,
-        message: String,
-    },
+    Corrupt { scheme: &'static str, message: String },
     /// Output would exceed the bound justified by the input size.
     #[error("{scheme} output exceeds {limit} bytes")]
     TooLarge { scheme: &'static str, limit: u64 },
@@ -69,10 +66,7 @@ pub fn detect(bytes: &[u8]) -> Compression {
 
 /// Bound on inflated output for `input_len` compressed bytes.
 pub fn inflate_limit(input_len: usize) -> u64 {
-    (input_len as u64)
-        .saturating_mul(MAX_RATIO)
-        .saturating_add(4096)
-        .min(MAX_INFLATED)
+    (input_len as u64).saturating_mul(MAX_RATIO).saturating_add(4096).min(MAX_INFLATED)
 }
 
 /// Inflates `bytes` with `scheme`; [`Compression::None`] returns a copy.
@@ -85,42 +79,26 @@ pub fn decompress(bytes: &[u8], scheme: Compression) -> Result<Vec<u8>, Decompre
             let out = read_bounded(&mut decoder, limit, "gzip")?;
             let rest = decoder.into_inner().len() as u64;
             if rest > 0 {
-                return Err(DecompressError::TrailingBytes {
-                    scheme: "gzip",
-                    count: rest,
-                });
+                return Err(DecompressError::TrailingBytes { scheme: "gzip", count: rest });
             }
             Ok(out)
         }
         Compression::Zstd { offset } => {
             let frame = &bytes[offset as usize..];
-            let corrupt = |e: std::io::Error| DecompressError::Corrupt {
-                scheme: "zstd",
-                message: e.to_string(),
-            };
-            let mut decoder = zstd::stream::read::Decoder::with_buffer(frame)
-                .map_err(corrupt)?
-                .single_frame();
+            let corrupt = |e: std::io::Error| DecompressError::Corrupt { scheme: "zstd", message: e.to_string() };
+            let mut decoder = zstd::stream::read::Decoder::with_buffer(frame).map_err(corrupt)?.single_frame();
             let out = read_bounded(&mut decoder, limit, "zstd")?;
             Ok(out)
         }
     }
 }
 
-fn read_bounded(
-    reader: &mut impl Read,
-    limit: u64,
-    scheme: &'static str,
-) -> Result<Vec<u8>, DecompressError> {
+fn read_bounded(reader: &mut impl Read, limit: u64, scheme: &'static str) -> Result<Vec<u8>, DecompressError> {
     let mut out = Vec::new();
-    let read =
-        reader
-            .take(limit + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| DecompressError::Corrupt {
-                scheme,
-                message: e.to_string(),
-            })?;
+    let read = reader
+        .take(limit + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| DecompressError::Corrupt { scheme, message: e.to_string() })?;
     if read as u64 > limit {
         return Err(DecompressError::TooLarge { scheme, limit });
     }
@@ -134,18 +112,12 @@ pub fn compress(bytes: &[u8], scheme: Compression) -> Vec<u8> {
     match scheme {
         Compression::None => bytes.to_vec(),
         Compression::Gzip => {
-            let mut e = flate2::GzBuilder::new()
-                .mtime(0)
-                .write(Vec::new(), flate2::Compression::default());
+            let mut e = flate2::GzBuilder::new().mtime(0).write(Vec::new(), flate2::Compression::default());
             e.write_all(bytes).expect("in-memory write");
             e.finish().expect("in-memory write")
         }
         Compression::Zstd { offset } => {
-            let mut out = if offset == 2 {
-                vec![0xFF, 0xFF]
-            } else {
-                Vec::new()
-            };
+            let mut out = if offset == 2 { vec![0xFF, 0xFF] } else { Vec::new() };
             out.extend(zstd::bulk::compress(bytes, 3).expect("in-memory zstd"));
             out
         }
@@ -159,11 +131,7 @@ mod tests {
     #[test]
     fn detects_and_round_trips_each_scheme() {
         let data = b"chunk bytes chunk bytes chunk bytes".repeat(20);
-        for scheme in [
-            Compression::Gzip,
-            Compression::Zstd { offset: 0 },
-            Compression::Zstd { offset: 2 },
-        ] {
+        for scheme in [Compression::Gzip, Compression::Zstd { offset: 0 }, Compression::Zstd { offset: 2 }] {
             let packed = compress(&data, scheme);
             assert_eq!(detect(&packed), scheme);
             assert_eq!(decompress(&packed, scheme).unwrap(), data);
@@ -180,10 +148,7 @@ mod tests {
         assert!(decompress(&gz, Compression::Gzip).is_err());
         let mut zs = compress(&b"abc".repeat(100), Compression::Zstd { offset: 2 });
         zs.truncate(10);
-        assert!(matches!(
-            decompress(&zs, Compression::Zstd { offset: 2 }),
-            Err(DecompressError::Corrupt { .. })
-        ));
+        assert!(matches!(decompress(&zs, Compression::Zstd { offset: 2 }), Err(DecompressError::Corrupt { .. })));
     }
 
     #[test]
@@ -192,10 +157,7 @@ mod tests {
         gz.extend_from_slice(b"junk");
         assert_eq!(
             decompress(&gz, Compression::Gzip),
-            Err(DecompressError::TrailingBytes {
-                scheme: "gzip",
-                count: 4
-            })
+            Err(DecompressError::TrailingBytes { scheme: "gzip", count: 4 })
         );
     }
 }

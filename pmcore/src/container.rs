@@ -34,11 +34,7 @@ pub enum ContainerError {
     ReaderPanic(String),
     /// A stream claims more bytes than the whole file holds.
     #[error("stream {stream}: claims {claimed} bytes in a {file}-byte file")]
-    OversizedStream {
-        stream: String,
-        claimed: u64,
-        file: u64,
-    },
+    OversizedStream { stream: String, claimed: u64, file: u64 },
     /// Reading one stream failed.
     #[error("stream {stream}: {message}")]
     StreamRead { stream: String, message: String },
@@ -55,10 +51,7 @@ impl OleFile {
 
     /// CLSID in the usual `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX` form.
     pub fn clsid_string(&self) -> String {
-        uuid::Uuid::from_bytes_le(self.clsid)
-            .hyphenated()
-            .to_string()
-            .to_uppercase()
+        uuid::Uuid::from_bytes_le(self.clsid).hyphenated().to_string().to_uppercase()
     }
 }
 
@@ -72,43 +65,24 @@ pub fn open(bytes: &[u8]) -> Result<OleFile, ContainerError> {
 
 fn open_uncontained(bytes: &[u8]) -> Result<OleFile, ContainerError> {
     let file_len = bytes.len() as u64;
-    let mut cf = cfb::CompoundFile::open(Cursor::new(bytes))
-        .map_err(|e| ContainerError::Structure(e.to_string()))?;
+    let mut cf = cfb::CompoundFile::open(Cursor::new(bytes)).map_err(|e| ContainerError::Structure(e.to_string()))?;
     let clsid = uuid_to_le_bytes(cf.root_entry().clsid());
     let entries: Vec<(String, u64)> = cf
         .walk()
         .filter(|e| e.is_stream())
-        .map(|e| {
-            (
-                e.path()
-                    .to_string_lossy()
-                    .trim_start_matches('/')
-                    .to_string(),
-                e.len(),
-            )
-        })
+        .map(|e| (e.path().to_string_lossy().trim_start_matches('/').to_string(), e.len()))
         .collect();
     let mut streams = Vec::with_capacity(entries.len());
     for (name, len) in entries {
         if len > file_len {
-            return Err(ContainerError::OversizedStream {
-                stream: name,
-                claimed: len,
-                file: file_len,
-            });
+            return Err(ContainerError::OversizedStream { stream: name, claimed: len, file: file_len });
         }
         let mut data = Vec::with_capacity(len as usize);
         let mut s = cf
             .open_stream(format!("/{name}"))
-            .map_err(|e| ContainerError::StreamRead {
-                stream: name.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| ContainerError::StreamRead { stream: name.clone(), message: e.to_string() })?;
         s.read_to_end(&mut data)
-            .map_err(|e| ContainerError::StreamRead {
-                stream: name.clone(),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| ContainerError::StreamRead { stream: name.clone(), message: e.to_string() })?;
         streams.push(OleStream { name, bytes: data });
     }
     Ok(OleFile { clsid, streams })
@@ -121,8 +95,7 @@ pub fn write<'s>(
     streams: impl IntoIterator<Item = (&'s str, &'s [u8])>,
 ) -> Result<Vec<u8>, ContainerError> {
     let werr = |e: std::io::Error| ContainerError::Write(e.to_string());
-    let mut cf = cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new()))
-        .map_err(werr)?;
+    let mut cf = cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new())).map_err(werr)?;
     for (name, bytes) in streams {
         let path = format!("/{name}");
         if let Some(parent) = std::path::Path::new(&path).parent() {
@@ -134,20 +107,14 @@ pub fn write<'s>(
         s.write_all(bytes).map_err(werr)?;
         s.flush().map_err(werr)?;
     }
-    cf.set_storage_clsid("/", uuid::Uuid::from_bytes_le(*clsid))
-        .map_err(werr)?;
+    cf.set_storage_clsid("/", uuid::Uuid::from_bytes_le(*clsid)).map_err(werr)?;
     cf.flush().map_err(werr)?;
     Ok(cf.into_inner().into_inner())
 }
 
 /// Writes an [`OleFile`] back (stream bytes as stored).
 pub fn write_file(file: &OleFile) -> Result<Vec<u8>, ContainerError> {
-    write(
-        &file.clsid,
-        file.streams
-            .iter()
-            .map(|s| (s.name.as_str(), s.bytes.as_slice())),
-    )
+    write(&file.clsid, file.streams.iter().map(|s| (s.name.as_str(), s.bytes.as_slice())))
 }
 
 fn uuid_to_le_bytes(u: &uuid::Uuid) -> [u8; 16] {
@@ -162,12 +129,8 @@ mod tests {
     fn write_then_open_keeps_names_bytes_and_clsid() {
         let clsid = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
         let big = vec![7u8; 70_000];
-        let streams: Vec<(&str, &[u8])> = vec![
-            ("Scene", &big),
-            ("\u{5}SummaryInformation", b"abc"),
-            ("Empty", b""),
-            ("Sub/Inner", b"xyz"),
-        ];
+        let streams: Vec<(&str, &[u8])> =
+            vec![("Scene", &big), ("\u{5}SummaryInformation", b"abc"), ("Empty", b""), ("Sub/Inner", b"xyz")];
         let bytes = write(&clsid, streams.clone()).unwrap();
         let file = open(&bytes).unwrap();
         assert_eq!(file.clsid, clsid);

@@ -11,6 +11,7 @@ pub mod facts;
 pub mod guard;
 pub mod input;
 pub mod maxfile;
+pub mod model;
 pub mod verify;
 
 pub use input::{classify, Input};

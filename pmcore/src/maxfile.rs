@@ -133,9 +133,7 @@ impl MaxFile {
 
     /// Total decoded bytes over all streams (what the parsing tiers actually read).
     pub fn decoded_bytes(&self) -> u64 {
-        (0..self.streams.len())
-            .map(|i| self.data(i).map(|d| d.len() as u64).unwrap_or(0))
-            .sum()
+        (0..self.streams.len()).map(|i| self.data(i).map(|d| d.len() as u64).unwrap_or(0)).sum()
     }
 }
 

@@ -1,1 +1,10 @@
-//! Worker library.
+//! pmworker: checks one `.max` file per process and streams JSON Lines events.
+//!
+//! The library half holds the event contract ([`events`]), shared with `pmfarm`, and the
+//! per-file pipeline ([`pipeline`]) that both the binary and the farm's in-process mode run.
+
+pub mod dump;
+pub mod emit;
+pub mod events;
+pub mod fault;
+pub mod pipeline;

@@ -10,10 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Workspace root (the folder holding the root `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ sits in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ sits in the workspace").to_path_buf()
 }
 
 fn required(var: &str) -> bool {
@@ -30,28 +27,20 @@ pub fn public_corpus() -> Option<PathBuf> {
     if required("PMFARM_REQUIRE_SHARED") {
         panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
     }
-    eprintln!(
-        "SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)",
-        dir.display()
-    );
+    eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
     None
 }
 
 /// Path to a system tool, or `None` after printing why the caller skips. Panics when
 /// `PMFARM_REQUIRE_TOOLS=1` and the tool is missing.
 pub fn system_tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(name))
-            .find(|p| p.is_file())
-    });
+    let found = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).map(|p| p.join(name)).find(|p| p.is_file()));
     if found.is_none() {
         if required("PMFARM_REQUIRE_TOOLS") {
             panic!("PMFARM_REQUIRE_TOOLS=1 but `{name}` is not on PATH");
         }
-        eprintln!(
-            "SKIP: `{name}` is not on PATH (set PMFARM_REQUIRE_TOOLS=1 to make this a failure)"
-        );
+        eprintln!("SKIP: `{name}` is not on PATH (set PMFARM_REQUIRE_TOOLS=1 to make this a failure)");
     }
     found
 }
@@ -61,18 +50,14 @@ pub type ManifestRow = BTreeMap<String, String>;
 
 /// The public corpus manifest, keyed by file name.
 pub fn manifest(corpus: &Path) -> BTreeMap<String, ManifestRow> {
-    let text =
-        std::fs::read_to_string(corpus.join("manifest.tsv")).expect("manifest.tsv is readable");
+    let text = std::fs::read_to_string(corpus.join("manifest.tsv")).expect("manifest.tsv is readable");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let row: ManifestRow = header
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
+            let row: ManifestRow =
+                header.iter().zip(l.split('\t')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
             (row["file"].clone(), row)
         })
         .collect()
@@ -92,15 +77,8 @@ pub fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
 /// Path of a binary built in this workspace (`pmworker`, `pmfarm`).
 pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>/deps/..");
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>/deps/..");
     let path = dir.join(name);
-    assert!(
-        path.is_file(),
-        "{} is not built; run `cargo test --workspace`",
-        path.display()
-    );
+    assert!(path.is_file(), "{} is not built; run `cargo test --workspace`", path.display());
     path
 }

@@ -12,11 +12,7 @@ fn t1_passes_on_every_stream_of_every_public_file() {
     };
     let manifest = pmtests::manifest(&corpus);
     let files = pmtests::corpus_files(&corpus);
-    assert_eq!(
-        files.len(),
-        manifest.len(),
-        "every manifest row has a file and vice versa"
-    );
+    assert_eq!(files.len(), manifest.len(), "every manifest row has a file and vice versa");
     let (mut real, mut streams, mut bytes, mut chunk_streams) = (0, 0, 0u64, 0);
     let mut failures = Vec::new();
     for path in &files {
@@ -35,36 +31,17 @@ fn t1_passes_on_every_stream_of_every_public_file() {
         real += 1;
         let file = MaxFile::new(ole);
         let facts = FileFacts::of(&file);
-        assert_eq!(
-            facts.chunk_streams().to_string(),
-            row["chunk_streams"],
-            "{name}: chunk streams"
-        );
-        assert_eq!(
-            facts.headers_6.to_string(),
-            row["headers_6"],
-            "{name}: 6-byte headers"
-        );
-        assert_eq!(
-            facts.headers_14.to_string(),
-            row["headers_14"],
-            "{name}: 14-byte headers"
-        );
+        assert_eq!(facts.chunk_streams().to_string(), row["chunk_streams"], "{name}: chunk streams");
+        assert_eq!(facts.headers_6.to_string(), row["headers_6"], "{name}: 6-byte headers");
+        assert_eq!(facts.headers_14.to_string(), row["headers_14"], "{name}: 14-byte headers");
         let depth = facts.streams.iter().map(|s| s.max_depth).max().unwrap_or(0);
         assert_eq!(depth.to_string(), row["max_depth"], "{name}: deepest tree");
-        assert_eq!(
-            format!("0x{:04X}", facts.root_id.unwrap()),
-            row["root_id"],
-            "{name}: root id"
-        );
+        assert_eq!(format!("0x{:04X}", facts.root_id.unwrap()), row["root_id"], "{name}: root id");
         chunk_streams += facts.chunk_streams();
         for v in t1::run(&file, |_| {}) {
             streams += 1;
             if let Verdict::Fail(m) = &v.verdict {
-                failures.push(format!(
-                    "{name}: {} {} at {} ({})",
-                    v.stream, m.kind, m.chunk_path, m.message
-                ));
+                failures.push(format!("{name}: {} {} at {} ({})", v.stream, m.kind, m.chunk_path, m.message));
             }
         }
         bytes += file.decoded_bytes();

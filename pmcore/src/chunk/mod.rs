@@ -71,22 +71,12 @@ pub struct Chunk<'a> {
 impl<'a> Chunk<'a> {
     /// A leaf chunk built in memory (6-byte header).
     pub fn leaf(id: u16, payload: impl Into<Cow<'a, [u8]>>) -> Self {
-        Chunk {
-            id,
-            width: HeaderWidth::Short,
-            offset: None,
-            body: Body::Leaf(payload.into()),
-        }
+        Chunk { id, width: HeaderWidth::Short, offset: None, body: Body::Leaf(payload.into()) }
     }
 
     /// A container chunk built in memory (6-byte header).
     pub fn container(id: u16, children: Vec<Chunk<'a>>) -> Self {
-        Chunk {
-            id,
-            width: HeaderWidth::Short,
-            offset: None,
-            body: Body::Container(children),
-        }
+        Chunk { id, width: HeaderWidth::Short, offset: None, body: Body::Container(children) }
     }
 
     /// Same chunk with another header width.
@@ -129,9 +119,7 @@ impl<'a> Chunk<'a> {
             offset: self.offset,
             body: match self.body {
                 Body::Leaf(p) => Body::Leaf(Cow::Owned(p.into_owned())),
-                Body::Container(c) => {
-                    Body::Container(c.into_iter().map(Chunk::into_owned).collect())
-                }
+                Body::Container(c) => Body::Container(c.into_iter().map(Chunk::into_owned).collect()),
             },
         }
     }

@@ -21,12 +21,7 @@ struct Parser<'s, 'a> {
 
 impl<'a> Parser<'_, 'a> {
     fn error(&self, steps: &[(usize, u16)], offset: u64, kind: ChunkErrorKind) -> ChunkError {
-        ChunkError {
-            stream: self.stream.to_string(),
-            path: ChunkPath::from_steps(self.stream, steps),
-            offset,
-            kind,
-        }
+        ChunkError { stream: self.stream.to_string(), path: ChunkPath::from_steps(self.stream, steps), offset, kind }
     }
 
     fn u16_at(&self, pos: u64) -> u16 {
@@ -58,84 +53,40 @@ impl<'a> Parser<'_, 'a> {
         while pos < end {
             let available = end - pos;
             if available < 6 {
-                return Err(self.error(
-                    steps,
-                    pos,
-                    ChunkErrorKind::TruncatedHeader {
-                        needed: 6,
-                        available,
-                    },
-                ));
+                return Err(self.error(steps, pos, ChunkErrorKind::TruncatedHeader { needed: 6, available }));
             }
             let id = self.u16_at(pos);
             steps.push((out.len(), id));
             let short = self.u32_at(pos + 2);
             let (width, size, container) = if short == 0 {
                 if available < 14 {
-                    return Err(self.error(
-                        steps,
-                        pos,
-                        ChunkErrorKind::TruncatedHeader {
-                            needed: 14,
-                            available,
-                        },
-                    ));
+                    return Err(self.error(steps, pos, ChunkErrorKind::TruncatedHeader { needed: 14, available }));
                 }
                 let long = self.u64_at(pos + 6);
-                (
-                    HeaderWidth::Long,
-                    long & !CONTAINER_BIT_64,
-                    long & CONTAINER_BIT_64 != 0,
-                )
+                (HeaderWidth::Long, long & !CONTAINER_BIT_64, long & CONTAINER_BIT_64 != 0)
             } else {
-                (
-                    HeaderWidth::Short,
-                    u64::from(short & !CONTAINER_BIT_32),
-                    short & CONTAINER_BIT_32 != 0,
-                )
+                (HeaderWidth::Short, u64::from(short & !CONTAINER_BIT_32), short & CONTAINER_BIT_32 != 0)
             };
             let header = width.bytes();
             if size < header {
-                return Err(self.error(
-                    steps,
-                    pos,
-                    ChunkErrorKind::SizeSmallerThanHeader { size, header },
-                ));
+                return Err(self.error(steps, pos, ChunkErrorKind::SizeSmallerThanHeader { size, header }));
             }
             if size > available {
                 let end_at = u128::from(pos) + u128::from(size);
-                return Err(self.error(
-                    steps,
-                    pos,
-                    ChunkErrorKind::SizePastParentEnd {
-                        end: end_at,
-                        parent_end: end,
-                    },
-                ));
+                return Err(self.error(steps, pos, ChunkErrorKind::SizePastParentEnd { end: end_at, parent_end: end }));
             }
             let body_start = pos + header;
             let chunk_end = pos + size;
             let body = if container {
                 if depth >= MAX_DEPTH && body_start < chunk_end {
-                    return Err(self.error(
-                        steps,
-                        pos,
-                        ChunkErrorKind::TooDeep { limit: MAX_DEPTH },
-                    ));
+                    return Err(self.error(steps, pos, ChunkErrorKind::TooDeep { limit: MAX_DEPTH }));
                 }
                 Body::Container(self.children(body_start, chunk_end, depth + 1, steps)?)
             } else {
-                Body::Leaf(Cow::Borrowed(
-                    &self.data[body_start as usize..chunk_end as usize],
-                ))
+                Body::Leaf(Cow::Borrowed(&self.data[body_start as usize..chunk_end as usize]))
             };
             steps.pop();
-            out.push(Chunk {
-                id,
-                width,
-                offset: Some(pos),
-                body,
-            });
+            out.push(Chunk { id, width, offset: Some(pos), body });
             pos = chunk_end;
         }
         Ok(out)
@@ -175,14 +126,8 @@ mod tests {
         assert_eq!(root.width, HeaderWidth::Short);
         let c = root.children();
         assert_eq!(c.len(), 3);
-        assert_eq!(
-            (c[0].width, c[0].payload()),
-            (HeaderWidth::Short, Some(&[0xAA, 0xBB][..]))
-        );
-        assert_eq!(
-            (c[1].width, c[1].payload()),
-            (HeaderWidth::Long, Some(&[0xCC][..]))
-        );
+        assert_eq!((c[0].width, c[0].payload()), (HeaderWidth::Short, Some(&[0xAA, 0xBB][..])));
+        assert_eq!((c[1].width, c[1].payload()), (HeaderWidth::Long, Some(&[0xCC][..])));
         assert_eq!(c[2].width, HeaderWidth::Long);
         assert!(c[2].is_container() && c[2].children().is_empty());
         assert_eq!(super::super::write_stream(&tree).unwrap(), data);
@@ -209,13 +154,7 @@ mod tests {
         let mut data = short(0x0001, 6, false);
         data.extend_from_slice(&[0x02, 0x00, 0x01]);
         let err = parse_stream("Scene", &data).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::TruncatedHeader {
-                needed: 6,
-                available: 3
-            }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::TruncatedHeader { needed: 6, available: 3 });
         assert_eq!(err.offset, 6);
         assert_eq!(err.path.as_str(), "Scene");
         assert_eq!(err.stream, "Scene");
@@ -226,13 +165,7 @@ mod tests {
         let mut data = short(0x2012, 6 + 10, true);
         data.extend_from_slice(&[0x05, 0x00, 0, 0, 0, 0, 1, 2, 3, 4]);
         let err = parse_stream("Scene", &data).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::TruncatedHeader {
-                needed: 14,
-                available: 10
-            }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::TruncatedHeader { needed: 14, available: 10 });
         assert_eq!(err.offset, 6);
         assert_eq!(err.path.as_str(), "Scene/0x2012/[0]0x0005");
     }
@@ -240,25 +173,13 @@ mod tests {
     #[test]
     fn size_smaller_than_header_short_and_long() {
         let err = parse_stream("Scene", &short(0x0001, 5, false)).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::SizeSmallerThanHeader { size: 5, header: 6 }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::SizeSmallerThanHeader { size: 5, header: 6 });
         assert_eq!(err.path.as_str(), "Scene/0x0001");
         // container bit with a zero size is not the long form: it is a 0-size short header.
         let err = parse_stream("Scene", &short(0x0001, 0, true)).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::SizeSmallerThanHeader { size: 0, header: 6 }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::SizeSmallerThanHeader { size: 0, header: 6 });
         let err = parse_stream("Scene", &long(0x0001, 13, true)).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::SizeSmallerThanHeader {
-                size: 13,
-                header: 14
-            }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::SizeSmallerThanHeader { size: 13, header: 14 });
     }
 
     #[test]
@@ -269,13 +190,7 @@ mod tests {
         let mut data = short(0x2012, 6 + kids.len() as u32, true);
         data.extend(kids);
         let err = parse_stream("Scene", &data).unwrap_err();
-        assert_eq!(
-            err.kind,
-            ChunkErrorKind::SizePastParentEnd {
-                end: 112,
-                parent_end: 22
-            }
-        );
+        assert_eq!(err.kind, ChunkErrorKind::SizePastParentEnd { end: 112, parent_end: 22 });
         assert_eq!(err.offset, 12);
         assert_eq!(err.path.as_str(), "Scene/0x2012/[1]0x0002");
     }

@@ -99,30 +99,18 @@ mod tests {
 
     #[test]
     fn masks_positions() {
-        assert_eq!(
-            mask_positions("Scene/0x2012/[17]0x0001/[3]0x2150"),
-            "Scene/0x2012/[*]0x0001/[*]0x2150"
-        );
+        assert_eq!(mask_positions("Scene/0x2012/[17]0x0001/[3]0x2150"), "Scene/0x2012/[*]0x0001/[*]0x2150");
     }
 
     #[test]
     fn locates_offsets_in_nested_chunks() {
         let tree = vec![Chunk::container(
             0x2012,
-            vec![
-                Chunk::leaf(0x0001, vec![0u8; 4]),
-                Chunk::container(0x0002, vec![Chunk::leaf(0x2150, vec![1u8; 3])]),
-            ],
+            vec![Chunk::leaf(0x0001, vec![0u8; 4]), Chunk::container(0x0002, vec![Chunk::leaf(0x2150, vec![1u8; 3])])],
         )];
         assert_eq!(locate_offset("Scene", &tree, 0).as_str(), "Scene/0x2012");
-        assert_eq!(
-            locate_offset("Scene", &tree, 7).as_str(),
-            "Scene/0x2012/[0]0x0001"
-        );
-        assert_eq!(
-            locate_offset("Scene", &tree, 6 + 10 + 6 + 7).as_str(),
-            "Scene/0x2012/[1]0x0002/[0]0x2150"
-        );
+        assert_eq!(locate_offset("Scene", &tree, 7).as_str(), "Scene/0x2012/[0]0x0001");
+        assert_eq!(locate_offset("Scene", &tree, 6 + 10 + 6 + 7).as_str(), "Scene/0x2012/[1]0x0002/[0]0x2150");
         assert_eq!(locate_offset("Scene", &tree, 999).as_str(), "Scene");
     }
 }

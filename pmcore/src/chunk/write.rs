@@ -34,11 +34,7 @@ pub fn write_stream(chunks: &[Chunk<'_>]) -> Result<Vec<u8>, WriteError> {
 }
 
 /// Appends a run of chunks to `out`; `stream` only names the locator of an error.
-pub fn write_stream_into(
-    stream: &str,
-    chunks: &[Chunk<'_>],
-    out: &mut Vec<u8>,
-) -> Result<(), WriteError> {
+pub fn write_stream_into(stream: &str, chunks: &[Chunk<'_>], out: &mut Vec<u8>) -> Result<(), WriteError> {
     let mut sizes = Vec::new();
     let total: u64 = chunks.iter().map(|c| measure(c, &mut sizes)).sum();
     out.reserve(usize::try_from(total).unwrap_or(0));
@@ -80,20 +76,14 @@ fn emit(
     match chunk.width {
         HeaderWidth::Short => {
             if size > SHORT_MAX {
-                return Err(WriteError::ShortHeaderOverflow {
-                    path: ChunkPath::from_steps(stream, steps),
-                    size,
-                });
+                return Err(WriteError::ShortHeaderOverflow { path: ChunkPath::from_steps(stream, steps), size });
             }
             let field = size as u32 | if container { 0x8000_0000 } else { 0 };
             out.extend_from_slice(&field.to_le_bytes());
         }
         HeaderWidth::Long => {
             if size > LONG_MAX {
-                return Err(WriteError::LongHeaderOverflow {
-                    path: ChunkPath::from_steps(stream, steps),
-                    size,
-                });
+                return Err(WriteError::LongHeaderOverflow { path: ChunkPath::from_steps(stream, steps), size });
             }
             out.extend_from_slice(&0u32.to_le_bytes());
             let field = size | if container { 0x8000_0000_0000_0000 } else { 0 };
@@ -120,18 +110,10 @@ mod tests {
 
     fn arb_chunk() -> impl Strategy<Value = Chunk<'static>> {
         let width = prop_oneof![3 => Just(HeaderWidth::Short), 1 => Just(HeaderWidth::Long)];
-        let leaf = (
-            any::<u16>(),
-            width.clone(),
-            proptest::collection::vec(any::<u8>(), 0..24),
-        )
+        let leaf = (any::<u16>(), width.clone(), proptest::collection::vec(any::<u8>(), 0..24))
             .prop_map(|(id, w, p)| Chunk::leaf(id, p).with_width(w));
         leaf.prop_recursive(6, 96, 8, move |inner| {
-            (
-                any::<u16>(),
-                width.clone(),
-                proptest::collection::vec(inner, 0..8),
-            )
+            (any::<u16>(), width.clone(), proptest::collection::vec(inner, 0..8))
                 .prop_map(|(id, w, kids)| Chunk::container(id, kids).with_width(w))
         })
     }

@@ -68,15 +68,11 @@ impl FileFacts {
             h6 += s.stats.headers_6;
             h14 += s.stats.headers_14;
             mixed += s.stats.mixed_containers;
-            if s.compression != Compression::None
-                && !compression.iter().any(|c| c == s.compression.name())
-            {
+            if s.compression != Compression::None && !compression.iter().any(|c| c == s.compression.name()) {
                 compression.push(s.compression.name().to_string());
             }
             let note = s.decompress_error().map(|e| e.to_string()).or_else(|| {
-                (s.kind == StreamKind::Opaque)
-                    .then(|| s.parse_error.as_ref().map(|e| e.to_string()))
-                    .flatten()
+                (s.kind == StreamKind::Opaque).then(|| s.parse_error.as_ref().map(|e| e.to_string())).flatten()
             });
             streams.push(StreamFacts {
                 name: s.name.clone(),
@@ -114,9 +110,6 @@ impl FileFacts {
 
     /// Number of streams parsed as chunk trees.
     pub fn chunk_streams(&self) -> usize {
-        self.streams
-            .iter()
-            .filter(|s| s.kind == StreamKind::Chunks)
-            .count()
+        self.streams.iter().filter(|s| s.kind == StreamKind::Chunks).count()
     }
 }

@@ -59,27 +59,16 @@ impl Reader<'_> {
         self.data
             .get(at..at + 2)
             .map(|b| u16::from_le_bytes([b[0], b[1]]))
-            .ok_or(PropertySetError {
-                what: "truncated u16",
-                offset: at,
-            })
+            .ok_or(PropertySetError { what: "truncated u16", offset: at })
     }
     fn u32(&self, at: usize) -> Result<u32, PropertySetError> {
         self.data
             .get(at..at.saturating_add(4))
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or(PropertySetError {
-                what: "truncated u32",
-                offset: at,
-            })
+            .ok_or(PropertySetError { what: "truncated u32", offset: at })
     }
     fn bytes(&self, at: usize, len: usize) -> Result<&[u8], PropertySetError> {
-        self.data
-            .get(at..at.saturating_add(len))
-            .ok_or(PropertySetError {
-                what: "truncated bytes",
-                offset: at,
-            })
+        self.data.get(at..at.saturating_add(len)).ok_or(PropertySetError { what: "truncated bytes", offset: at })
     }
 }
 
@@ -87,17 +76,11 @@ impl Reader<'_> {
 pub fn parse(data: &[u8]) -> Result<Vec<Section>, PropertySetError> {
     let r = Reader { data };
     if r.u16(0)? != 0xFFFE {
-        return Err(PropertySetError {
-            what: "byte-order mark is not FFFE",
-            offset: 0,
-        });
+        return Err(PropertySetError { what: "byte-order mark is not FFFE", offset: 0 });
     }
     let count = r.u32(24)?;
     if count > MAX_SECTIONS {
-        return Err(PropertySetError {
-            what: "too many sections",
-            offset: 24,
-        });
+        return Err(PropertySetError { what: "too many sections", offset: 24 });
     }
     let mut sections = Vec::new();
     for i in 0..count as usize {
@@ -109,29 +92,19 @@ pub fn parse(data: &[u8]) -> Result<Vec<Section>, PropertySetError> {
     Ok(sections)
 }
 
-fn parse_section(
-    r: &Reader<'_>,
-    fmtid: [u8; 16],
-    base: usize,
-) -> Result<Section, PropertySetError> {
+fn parse_section(r: &Reader<'_>, fmtid: [u8; 16], base: usize) -> Result<Section, PropertySetError> {
     let _size = r.u32(base)?;
     let count = r.u32(base + 4)? as usize;
     if count > r.data.len() / 8 {
-        return Err(PropertySetError {
-            what: "property count larger than the stream",
-            offset: base + 4,
-        });
+        return Err(PropertySetError { what: "property count larger than the stream", offset: base + 4 });
     }
     let mut ids = Vec::with_capacity(count);
     for i in 0..count {
         let at = base + 8 + i * 8;
         ids.push((r.u32(at)?, r.u32(at + 4)? as usize));
     }
-    let codepage = ids
-        .iter()
-        .find(|(id, _)| *id == PID_CODEPAGE)
-        .and_then(|(_, off)| r.u16(base + off + 4).ok())
-        .unwrap_or(1252);
+    let codepage =
+        ids.iter().find(|(id, _)| *id == PID_CODEPAGE).and_then(|(_, off)| r.u16(base + off + 4).ok()).unwrap_or(1252);
     let mut properties = Vec::with_capacity(count);
     for (id, off) in ids {
         if id == 0 {
@@ -145,12 +118,7 @@ fn parse_section(
 }
 
 /// Parses a typed value at `at`; returns it and the offset after it.
-fn parse_value(
-    r: &Reader<'_>,
-    at: usize,
-    codepage: u16,
-    depth: u8,
-) -> Result<(PropValue, usize), PropertySetError> {
+fn parse_value(r: &Reader<'_>, at: usize, codepage: u16, depth: u8) -> Result<(PropValue, usize), PropertySetError> {
     let vt = r.u32(at)?;
     parse_untagged(r, at + 4, vt, codepage, depth)
 }
@@ -163,20 +131,14 @@ fn parse_untagged(
     depth: u8,
 ) -> Result<(PropValue, usize), PropertySetError> {
     if depth > 2 {
-        return Err(PropertySetError {
-            what: "nested vectors",
-            offset: at,
-        });
+        return Err(PropertySetError { what: "nested vectors", offset: at });
     }
     const VT_VECTOR: u32 = 0x1000;
     if vt & VT_VECTOR != 0 {
         let elem = vt & !VT_VECTOR;
         let count = r.u32(at)? as usize;
         if count > r.data.len() / 4 {
-            return Err(PropertySetError {
-                what: "vector count larger than the stream",
-                offset: at,
-            });
+            return Err(PropertySetError { what: "vector count larger than the stream", offset: at });
         }
         let mut pos = at + 4;
         let mut items = Vec::with_capacity(count);
@@ -199,21 +161,19 @@ fn parse_untagged(
             let len = r.u32(at)? as usize;
             let raw = r.bytes(at + 4, len)?;
             let end = at + 4 + len.div_ceil(4) * 4;
-            Ok((
-                PropValue::Text(decode_codepage(trim_nul(raw), codepage)),
-                end,
-            ))
+            // Under code page 1200 an LPSTR holds UTF-16 code units: NUL bytes are not terminators.
+            let text = if codepage == 1200 {
+                decode_codepage(raw, codepage)
+            } else {
+                decode_codepage(trim_nul(raw), codepage)
+            };
+            Ok((PropValue::Text(text.trim_end_matches('\0').to_string()), end))
         }
         0x1F => {
             let chars = r.u32(at)? as usize;
             let raw = r.bytes(at + 4, chars.saturating_mul(2))?;
-            let units: Vec<u16> = raw
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
-            let text = String::from_utf16_lossy(&units)
-                .trim_end_matches('\0')
-                .to_string();
+            let units: Vec<u16> = raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            let text = String::from_utf16_lossy(&units).trim_end_matches('\0').to_string();
             let end = at + 4 + (chars * 2).div_ceil(4) * 4;
             Ok((PropValue::Text(text), end))
         }
@@ -231,10 +191,7 @@ fn decode_codepage(raw: &[u8], codepage: u16) -> String {
     match codepage {
         65001 => String::from_utf8_lossy(raw).into_owned(),
         1200 => {
-            let units: Vec<u16> = raw
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect();
+            let units: Vec<u16> = raw.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
             String::from_utf16_lossy(&units)
         }
         // Latin-1 is exact for ASCII and close enough for labels in other single-byte pages;
@@ -252,23 +209,15 @@ pub fn headed_parts(sections: &[Section]) -> Vec<(String, Vec<String>)> {
     let Some(first) = sections.first() else {
         return Vec::new();
     };
-    let find = |id| {
-        first
-            .properties
-            .iter()
-            .find(|p| p.id == id)
-            .map(|p| &p.value)
-    };
-    let (Some(PropValue::List(pairs)), Some(PropValue::List(parts))) =
-        (find(PID_HEADING_PAIRS), find(PID_DOC_PARTS))
+    let find = |id| first.properties.iter().find(|p| p.id == id).map(|p| &p.value);
+    let (Some(PropValue::List(pairs)), Some(PropValue::List(parts))) = (find(PID_HEADING_PAIRS), find(PID_DOC_PARTS))
     else {
         return Vec::new();
     };
     let mut out = Vec::new();
     let mut next = 0usize;
     for pair in pairs.chunks(2) {
-        let (Some(PropValue::Text(heading)), Some(PropValue::Int(n))) = (pair.first(), pair.get(1))
-        else {
+        let (Some(PropValue::Text(heading)), Some(PropValue::Int(n))) = (pair.first(), pair.get(1)) else {
             continue;
         };
         let n = (*n).max(0) as usize;

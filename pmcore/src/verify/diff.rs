@@ -10,11 +10,7 @@ pub const WINDOW: usize = 16;
 pub fn hex_window(data: &[u8], start: usize, len: usize) -> String {
     let end = start.saturating_add(len).min(data.len());
     let start = start.min(end);
-    data[start..end]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    data[start..end].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
 }
 
 /// Compares `expected` with `actual`; on a difference returns a [`Mismatch`] whose
@@ -29,11 +25,7 @@ pub fn first_mismatch(
     if expected == actual {
         return None;
     }
-    let offset = expected
-        .iter()
-        .zip(actual)
-        .position(|(a, b)| a != b)
-        .unwrap_or(expected.len().min(actual.len()));
+    let offset = expected.iter().zip(actual).position(|(a, b)| a != b).unwrap_or(expected.len().min(actual.len()));
     let window_start = offset.saturating_sub(WINDOW);
     let chunk_path = match tree {
         Some(t) => locate_offset(stream, t, offset as u64).0,

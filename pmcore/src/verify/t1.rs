@@ -28,15 +28,8 @@ pub fn run(file: &MaxFile, mut on_stream: impl FnMut(&str)) -> Vec<StreamVerdict
         let stored = &file.ole.streams[i].bytes;
         let (verdict, bytes) = chunk_round_trip(file, i);
         // Compressed streams go back as stored; others as the writer produced them.
-        rewritten.push(if s.compression != Compression::None {
-            Cow::Borrowed(stored.as_slice())
-        } else {
-            bytes
-        });
-        verdicts.push(StreamVerdict {
-            stream: s.name.clone(),
-            verdict,
-        });
+        rewritten.push(if s.compression != Compression::None { Cow::Borrowed(stored.as_slice()) } else { bytes });
+        verdicts.push(StreamVerdict { stream: s.name.clone(), verdict });
     }
     on_stream("@envelope");
     envelope_round_trip(file, &rewritten, &mut verdicts);
@@ -61,18 +54,10 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> (Verdict, Cow<'_, [u8]>) {
         }
     };
     match s.kind {
-        StreamKind::Empty => (
-            Verdict::Pass {
-                note: Some("empty stream".into()),
-            },
-            Cow::Borrowed(stored),
-        ),
+        StreamKind::Empty => (Verdict::Pass { note: Some("empty stream".into()) }, Cow::Borrowed(stored)),
         StreamKind::Opaque => {
             if s.expected_chunks() {
-                let e = s
-                    .parse_error
-                    .as_ref()
-                    .expect("opaque non-empty stream has a parse error");
+                let e = s.parse_error.as_ref().expect("opaque non-empty stream has a parse error");
                 let m = Mismatch {
                     kind: "chunk-parse".into(),
                     chunk_path: e.path.0.clone(),
@@ -83,9 +68,7 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> (Verdict, Cow<'_, [u8]>) {
                 (Verdict::Fail(m), Cow::Borrowed(stored))
             } else {
                 (
-                    Verdict::Pass {
-                        note: Some("opaque stream, compared through the envelope".into()),
-                    },
+                    Verdict::Pass { note: Some("opaque stream, compared through the envelope".into()) },
                     Cow::Borrowed(stored),
                 )
             }
@@ -105,12 +88,10 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> (Verdict, Cow<'_, [u8]>) {
                 }
             };
             match write_stream(&tree) {
-                Ok(out) => {
-                    match first_mismatch(&s.name, "chunk-roundtrip", data, &out, Some(&tree)) {
-                        None => (Verdict::pass(), Cow::Owned(out)),
-                        Some(m) => (Verdict::Fail(m), Cow::Owned(out)),
-                    }
-                }
+                Ok(out) => match first_mismatch(&s.name, "chunk-roundtrip", data, &out, Some(&tree)) {
+                    None => (Verdict::pass(), Cow::Owned(out)),
+                    Some(m) => (Verdict::Fail(m), Cow::Owned(out)),
+                },
                 Err(e) => {
                     let m = Mismatch {
                         kind: "chunk-write".into(),
@@ -125,35 +106,15 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> (Verdict, Cow<'_, [u8]>) {
     }
 }
 
-fn envelope_round_trip(
-    file: &MaxFile,
-    rewritten: &[Cow<'_, [u8]>],
-    verdicts: &mut Vec<StreamVerdict>,
-) {
+fn envelope_round_trip(file: &MaxFile, rewritten: &[Cow<'_, [u8]>], verdicts: &mut Vec<StreamVerdict>) {
     let names: Vec<&str> = file.ole.streams.iter().map(|s| s.name.as_str()).collect();
     let fail_all = |verdicts: &mut Vec<StreamVerdict>, kind: &str, message: String| {
-        let m = Mismatch {
-            kind: kind.into(),
-            chunk_path: "@envelope".into(),
-            message,
-            ..Default::default()
-        };
-        verdicts.push(StreamVerdict {
-            stream: CLSID_STREAM.into(),
-            verdict: Verdict::Fail(m.clone()),
-        });
-        verdicts.push(StreamVerdict {
-            stream: STREAM_LIST.into(),
-            verdict: Verdict::Fail(m),
-        });
+        let m = Mismatch { kind: kind.into(), chunk_path: "@envelope".into(), message, ..Default::default() };
+        verdicts.push(StreamVerdict { stream: CLSID_STREAM.into(), verdict: Verdict::Fail(m.clone()) });
+        verdicts.push(StreamVerdict { stream: STREAM_LIST.into(), verdict: Verdict::Fail(m) });
     };
-    let bytes = match container::write(
-        &file.ole.clsid,
-        names
-            .iter()
-            .copied()
-            .zip(rewritten.iter().map(|b| b.as_ref())),
-    ) {
+    let bytes = match container::write(&file.ole.clsid, names.iter().copied().zip(rewritten.iter().map(|b| b.as_ref())))
+    {
         Ok(b) => b,
         Err(e) => return fail_all(verdicts, "envelope-write", e.to_string()),
     };
@@ -190,10 +151,7 @@ fn envelope_round_trip(
             ..Default::default()
         })
     };
-    verdicts.push(StreamVerdict {
-        stream: CLSID_STREAM.into(),
-        verdict: clsid,
-    });
+    verdicts.push(StreamVerdict { stream: CLSID_STREAM.into(), verdict: clsid });
     let after: Vec<&str> = reopened.streams.iter().map(|s| s.name.as_str()).collect();
     let list = if after == names {
         Verdict::pass()
@@ -205,8 +163,5 @@ fn envelope_round_trip(
             ..Default::default()
         })
     };
-    verdicts.push(StreamVerdict {
-        stream: STREAM_LIST.into(),
-        verdict: list,
-    });
+    verdicts.push(StreamVerdict { stream: STREAM_LIST.into(), verdict: list });
 }

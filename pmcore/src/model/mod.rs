@@ -1,0 +1,18 @@
+//! Typed model of a `.max` file. [`directory`] reads DllDirectory and ClassDirectory3;
+//! [`scene_index`] resolves every Scene object to its class and exposes references and
+//! node names read-only — the view triage and the exporters navigate.
+
+pub mod directory;
+pub mod scene_index;
+
+/// Decodes UTF-16LE bytes (odd trailing byte ignored, invalid units replaced).
+pub fn utf16(bytes: &[u8]) -> String {
+    let units: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    String::from_utf16_lossy(&units)
+}
+
+/// Little-endian `i32`s of a payload whose length is a multiple of 4.
+pub fn i32s(bytes: &[u8]) -> Option<Vec<i32>> {
+    (bytes.len() % 4 == 0)
+        .then(|| bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}

@@ -1,0 +1,57 @@
+//! Where events go: stdout (one flushed line each, so a crash loses nothing already
+//! said) or a vector (the farm's in-process mode). Breadcrumbs also update the
+//! process-wide "last breadcrumb" that the panic hook reports.
+
+use crate::events::{Breadcrumb, Event};
+use std::io::Write;
+use std::sync::Mutex;
+
+static LAST_BREADCRUMB: Mutex<Option<Breadcrumb>> = Mutex::new(None);
+
+/// Last breadcrumb emitted by this process (for the panic hook).
+pub fn last_breadcrumb() -> Option<Breadcrumb> {
+    LAST_BREADCRUMB.try_lock().ok().and_then(|g| g.clone())
+}
+
+/// A destination for events.
+pub trait Sink {
+    /// Delivers one event.
+    fn emit(&mut self, event: Event);
+
+    /// Records and delivers a breadcrumb, then gives the fault hook its chance to fire.
+    fn breadcrumb(&mut self, crumb: Breadcrumb) {
+        if let Ok(mut g) = LAST_BREADCRUMB.lock() {
+            *g = Some(crumb.clone());
+        }
+        let key = format!("{}:{}", crumb.tier, crumb.stream);
+        self.emit(Event::Breadcrumb(crumb));
+        crate::fault::at_breadcrumb(&key);
+    }
+}
+
+/// Writes each event as one line to stdout and flushes it.
+#[derive(Default)]
+pub struct StdoutSink;
+
+impl Sink for StdoutSink {
+    fn emit(&mut self, event: Event) {
+        let mut out = std::io::stdout().lock();
+        // A closed stdout means the coordinator is gone or the fault hook closed it;
+        // there is nobody left to tell, so write errors are ignored.
+        let _ = writeln!(out, "{}", event.to_line());
+        let _ = out.flush();
+    }
+}
+
+/// Collects events in memory.
+#[derive(Default)]
+pub struct VecSink {
+    /// Events in emission order.
+    pub events: Vec<Event>,
+}
+
+impl Sink for VecSink {
+    fn emit(&mut self, event: Event) {
+        self.events.push(event);
+    }
+}

@@ -1,0 +1,339 @@
+//! The worker → farm event contract, schema version 1: one JSON object per line on the
+//! worker's stdout. This module is the only definition; `pmfarm` reads the same types,
+//! and `docs/events.md` documents every event and field with an example.
+//!
+//! Compatibility rule: adding an event or an optional field keeps schema 1; changing
+//! or removing an existing field bumps [`SCHEMA_VERSION`].
+
+use pmcore::verify::Verdict;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of this contract, carried by the `start` event.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One line of worker output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// First line: which file, which tool.
+    Start(Start),
+    /// What the input is and its shape (version, streams, compression, headers).
+    Facts(Facts),
+    /// Written before each risky step, so a hard crash leaves its location behind.
+    Breadcrumb(Breadcrumb),
+    /// One verdict per tier × stream (T3: per exporter).
+    Result(TierResult),
+    /// Classes seen in `Scene`, with typed / generic / degraded counts.
+    Inventory(Inventory),
+    /// Ryzom triage classes detected from the file's own content.
+    Triage(Triage),
+    /// One exporter's outcome.
+    Export(Export),
+    /// Last line of a worker that finished: the file's overall verdict.
+    End(End),
+    /// Emitted by the panic hook for a panic nothing caught, just before the process dies.
+    Panic(PanicReport),
+}
+
+/// `start`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Start {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// Path as given on the command line.
+    pub path: String,
+    /// File size in bytes.
+    pub bytes: u64,
+    /// SHA-256 of the file, lower-case hex.
+    pub sha256: String,
+    /// `pmworker <version>`.
+    pub tool: String,
+}
+
+/// `facts`: fields after `input` appear only where they apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    /// `ole`, `lfs-pointer`, `empty`, `not-ole` or `corrupt-ole`.
+    pub input: String,
+    /// Scene root chunk id, `0x2021`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_id: Option<String>,
+    /// `Max 2016`, or `unknown (0x….)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_version: Option<String>,
+    /// Saving release from the document summary (`18.00`), `null` when absent.
+    #[serde(default, skip_serializing_if = "is_not_ole")]
+    pub saving_release: Option<String>,
+    /// Stream inventory in directory order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<pmcore::facts::StreamFacts>,
+    /// Root CLSID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clsid: Option<String>,
+    /// 6-byte headers over all chunk streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_6: Option<u64>,
+    /// 14-byte headers over all chunk streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_14: Option<u64>,
+    /// Compression schemes used (`none`, `gzip`, `zstd`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compression: Vec<String>,
+    /// For `lfs-pointer`: the pointer's oid and size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lfs: Option<pmcore::input::LfsPointer>,
+    /// For `corrupt-ole`: what is broken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+fn is_not_ole(_: &Option<String>) -> bool {
+    false
+}
+
+/// `breadcrumb`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Breadcrumb {
+    /// `t1`, `t2`, `t3`, `triage`, `export`, `open`.
+    pub tier: String,
+    /// Stream name, or exporter name for exports.
+    pub stream: String,
+    /// Chunk path when the step is narrower than a stream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_path: Option<String>,
+    /// Class display name when the step is one object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+}
+
+/// Tier of a verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    /// Chunk layer and envelope round trip.
+    T1,
+    /// Typed model round trip.
+    T2,
+    /// Exports against reference outputs.
+    T3,
+}
+
+impl Tier {
+    /// `t1`, `t2`, `t3`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::T1 => "t1",
+            Tier::T2 => "t2",
+            Tier::T3 => "t3",
+        }
+    }
+}
+
+/// `result`: the verdict fields (`verdict`, and `kind`/`chunk_path`/`offset`/… for a
+/// fail, `reason` for normalized/skip, `classes` for degraded) sit at the top level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TierResult {
+    /// Which tier.
+    pub tier: Tier,
+    /// Stream (T1/T2) or exporter (T3).
+    pub stream: String,
+    /// The verdict, flattened.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// Tier-specific counters (T3 field counters, ULP histogram, scale factor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<serde_json::Value>,
+}
+
+/// One class of the per-file inventory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassCount {
+    /// ClassId pair (a, b).
+    pub class_id: [u32; 2],
+    /// SuperClass id.
+    pub superclass: u32,
+    /// Display name.
+    pub name: String,
+    /// DLL file name (`Builtin`/`Script` for the special indices).
+    pub dll: String,
+    /// Scene objects of this class.
+    pub count: u64,
+    /// Of which decoded by an exact typed class.
+    pub typed: u64,
+    /// Of which kept as generic objects.
+    pub generic: u64,
+    /// Of which degraded to raw after a decoder surprise.
+    pub degraded: u64,
+}
+
+/// `inventory`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Inventory {
+    /// Classes seen in Scene.
+    pub classes: Vec<ClassCount>,
+    /// Share of Scene bytes regenerated from typed state (0–1).
+    pub typed_coverage: f64,
+}
+
+/// A Map Extender hit: the explicit asset list the T3 caveats require.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapExtHit {
+    /// Node name whose modifier stack holds it (or `object #N` without a node tree).
+    pub node: String,
+    /// DLL file name of the class entry.
+    pub dll: String,
+    /// Class display name.
+    pub class_name: String,
+}
+
+/// A NeL flare object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlareHit {
+    /// Node name (or `object #N`).
+    pub node: String,
+    /// `true`/`false` when ParamBlock2 param 45 could be read, else `"unread"`.
+    pub first_flare_keep_size: serde_json::Value,
+}
+
+/// Biped systems and their figure era.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BipedInfo {
+    /// Number of biped systems (0x9155 objects).
+    pub systems: u64,
+    /// Raw chunk 0x0115 value per system (3 = legacy, 0 = fresh), `null` when absent.
+    pub figure_era: Vec<Option<i64>>,
+}
+
+/// A directory entry no Scene object instantiates (informational only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnusedEntry {
+    /// `dll` or `class`.
+    pub directory: String,
+    /// Entry name (DLL file name or class display name).
+    pub name: String,
+}
+
+/// `triage`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Triage {
+    /// Triage class slugs present (`mapext`, `flare`, `biped`, `header-mix`, `headers-64`,
+    /// `gzip`, `zstd`, `lfs-pointer`, `corrupt-input`).
+    pub classes: Vec<String>,
+    /// Map Extender asset list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mapext: Vec<MapExtHit>,
+    /// Flare objects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flare: Vec<FlareHit>,
+    /// Biped systems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub biped: Option<BipedInfo>,
+    /// Triage-relevant directory entries nobody uses (e.g. `biped.dlc` listed but unused).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unused_entries: Vec<UnusedEntry>,
+}
+
+/// `export`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Export {
+    /// `obj`, `skel`.
+    pub exporter: String,
+    /// `ok`, `not-applicable`, `not-implemented`, `error`.
+    pub status: String,
+    /// Files written (relative to the output directory).
+    pub files: Vec<String>,
+    /// SHA-256 over the written files in order (the export digest for baselines).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Exporter-specific summary (counts).
+    #[serde(default)]
+    pub summary: serde_json::Value,
+}
+
+/// Overall verdict of a worker that reached the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndStatus {
+    /// Every tier passed (normalized/degraded count as passing).
+    Pass,
+    /// A tier failed, an exporter errored, or the input is corrupt.
+    Fail,
+    /// Nothing to check (LFS pointer, empty, not OLE); `reason` says which.
+    Skip,
+}
+
+/// Counts of non-plain verdicts.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndCounts {
+    /// Verdicts `pass`.
+    pub pass: u64,
+    /// Verdicts `fail`.
+    pub fail: u64,
+    /// Verdicts `normalized`.
+    pub normalized: u64,
+    /// Verdicts `degraded`.
+    pub degraded: u64,
+    /// Verdicts `skip`.
+    pub skip: u64,
+}
+
+/// Everything that varies from run to run; never compared by baselines.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Milliseconds per phase (`open`, `t1`, `t2`, `t3`, `export`).
+    pub durations_ms: BTreeMap<String, u64>,
+    /// Peak resident set size of the worker (from `getrusage`).
+    pub peak_rss_bytes: u64,
+}
+
+/// `end`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct End {
+    /// Overall verdict.
+    pub status: EndStatus,
+    /// Why (`lfs-pointer`, `empty`, `not-ole` for skips; first failure for fails).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Distinct failure kinds, sorted.
+    pub fail_kinds: Vec<String>,
+    /// Verdict counts.
+    pub counts: EndCounts,
+    /// Run-to-run varying measurements.
+    pub timing: Timing,
+}
+
+/// `panic`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanicReport {
+    /// Panic message.
+    pub message: String,
+    /// `file:line:column`.
+    pub location: Option<String>,
+    /// Last breadcrumb written before the panic.
+    pub last_breadcrumb: Option<Breadcrumb>,
+}
+
+/// Worker exit codes; the farm reads them together with the `end` event.
+pub mod exit {
+    /// `end.status` is `pass` or `skip`.
+    pub const OK: i32 = 0;
+    /// `end.status` is `fail`.
+    pub const FAIL: i32 = 1;
+    /// Usage error or unreadable path: an infrastructure error, not a verdict on the file.
+    pub const USAGE: i32 = 2;
+    /// Exit code of a panic nothing caught (Rust's default for a panicking main thread).
+    pub const PANIC: i32 = 101;
+}
+
+impl Event {
+    /// One JSON line (no trailing newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).expect("events always serialize")
+    }
+
+    /// Parses one line.
+    pub fn from_line(line: &str) -> Result<Event, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+}

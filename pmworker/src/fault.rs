@@ -1,0 +1,84 @@
+//! Test-only fault hook, compiled into every worker so the farm's tests exercise the real
+//! binary: `PMWORKER_FAULT=<action>[@<where>]` fires `<action>` at the first breadcrumb
+//! whose `tier:stream` contains `<where>` (any breadcrumb when omitted).
+//!
+//! Actions: `panic`, `abort`, `segfault`, `hang` (silent busy loop), `sleep` (silent
+//! sleep), `alloc` (allocate and touch memory without bound), `flood` (endless output on
+//! stdout), `garbage` (non-JSON lines then exit 0), `close-stdout` (close fd 1 and go on),
+//! `exit=N` (exit with code N at once).
+//! Unset in production; nothing else reads it.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Environment variable that arms the hook.
+pub const FAULT_VAR: &str = "PMWORKER_FAULT";
+
+static FIRED: AtomicBool = AtomicBool::new(false);
+
+/// Called at every breadcrumb; fires the armed fault once when `key` matches.
+pub fn at_breadcrumb(key: &str) {
+    let Ok(spec) = std::env::var(FAULT_VAR) else { return };
+    let (action, place) = spec.split_once('@').unwrap_or((spec.as_str(), ""));
+    if !key.contains(place) || FIRED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    fire(action);
+}
+
+fn fire(action: &str) {
+    match action {
+        "panic" => panic!("fault hook: injected panic"),
+        "abort" => std::process::abort(),
+        "segfault" => unsafe {
+            // Rust's stack-overflow handler owns SIGSEGV and ignores a raised one: restore
+            // the default action first so the process really dies by the signal.
+            libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+            libc::raise(libc::SIGSEGV);
+        },
+        "hang" => {
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }
+        "sleep" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
+        "alloc" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                let mut block = vec![0u8; 64 << 20];
+                for i in (0..block.len()).step_by(4096) {
+                    block[i] = 1;
+                }
+                hoard.push(std::hint::black_box(block));
+            }
+        }
+        "flood" => {
+            let line = vec![b'x'; 1 << 16];
+            let mut out = std::io::stdout().lock();
+            loop {
+                if out.write_all(&line).is_err() {
+                    std::process::exit(3);
+                }
+            }
+        }
+        "garbage" => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "this is not json {{{{");
+            let _ = writeln!(out, "\u{1}\u{2} more garbage");
+            let _ = out.flush();
+            std::process::exit(0);
+        }
+        "close-stdout" => unsafe {
+            libc::close(1);
+        },
+        other => {
+            if let Some(code) = other.strip_prefix("exit=").and_then(|c| c.parse().ok()) {
+                std::process::exit(code);
+            }
+            eprintln!("pmworker: unknown {FAULT_VAR} action `{other}` ignored");
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The per-file pipeline: read → classify → facts → T1 → T2 → triage → exports/T3 → end.
+//! The binary runs it once per process; the farm's in-process mode runs the same code.
+
+use crate::emit::Sink;
+use crate::events::*;
+use pmcore::verify::{StreamVerdict, Verdict};
+use pmcore::{classify, facts::FileFacts, Input, MaxFile};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What to run on a file.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Tiers to run.
+    pub tiers: Vec<Tier>,
+    /// Exporters to run (`obj`, `skel`).
+    pub exports: Vec<String>,
+    /// Folder of reference outputs for T3 (same relative names as the exports).
+    pub reference: Option<PathBuf>,
+    /// Folder for export outputs (a temporary folder per exporter when absent).
+    pub out: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { tiers: vec![Tier::T1, Tier::T2], exports: Vec::new(), reference: None, out: None }
+    }
+}
+
+/// Tool name and version carried by `start`.
+pub fn tool_name() -> String {
+    format!("pmworker {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Accumulates verdicts into the `end` event.
+#[derive(Default)]
+struct Tally {
+    counts: EndCounts,
+    fail_kinds: BTreeSet<String>,
+    first_failure: Option<String>,
+}
+
+impl Tally {
+    fn add(&mut self, v: &Verdict, stream: &str) {
+        match v {
+            Verdict::Pass { .. } => self.counts.pass += 1,
+            Verdict::Fail(m) => {
+                self.counts.fail += 1;
+                self.fail_kinds.insert(m.kind.clone());
+                self.first_failure.get_or_insert_with(|| format!("{stream}: {}", m.message));
+            }
+            Verdict::Normalized { .. } => self.counts.normalized += 1,
+            Verdict::Degraded { .. } => self.counts.degraded += 1,
+            Verdict::Skip { .. } => self.counts.skip += 1,
+        }
+    }
+}
+
+/// Reads `path` and runs the pipeline. `Err` only when the file cannot be read (the
+/// caller exits 2: an infrastructure error, not a verdict on the file).
+pub fn run_path(path: &Path, opts: &Options, sink: &mut dyn Sink) -> std::io::Result<EndStatus> {
+    let started = Instant::now();
+    let bytes = std::fs::read(path)?;
+    let mut timing = Timing::default();
+    timing.durations_ms.insert("read".into(), started.elapsed().as_millis() as u64);
+    Ok(run_bytes(&path.display().to_string(), &bytes, opts, sink, timing))
+}
+
+/// Runs the pipeline on bytes already in memory.
+pub fn run_bytes(
+    display_path: &str,
+    bytes: &[u8],
+    opts: &Options,
+    sink: &mut dyn Sink,
+    mut timing: Timing,
+) -> EndStatus {
+    sink.emit(Event::Start(Start {
+        schema: SCHEMA_VERSION,
+        path: display_path.to_string(),
+        bytes: bytes.len() as u64,
+        sha256: hex(&Sha256::digest(bytes)),
+        tool: tool_name(),
+    }));
+    let mut tally = Tally::default();
+    let clock = Instant::now();
+    sink.breadcrumb(Breadcrumb { tier: "open".into(), stream: "@container".into(), ..Default::default() });
+    let input = classify(bytes);
+    let mut facts = Facts { input: input.class_name().to_string(), ..Default::default() };
+    let file = match input {
+        Input::Ole(ole) => MaxFile::new(ole),
+        Input::LfsPointer(p) => {
+            facts.lfs = Some(p);
+            return finish_skip(sink, facts, "lfs-pointer", timing);
+        }
+        Input::Empty => return finish_skip(sink, facts, "empty", timing),
+        Input::NotOle => return finish_skip(sink, facts, "not-ole", timing),
+        Input::CorruptOle(e) => {
+            facts.error = Some(e.to_string());
+            sink.emit(Event::Facts(facts));
+            sink.emit(Event::Triage(Triage { classes: vec!["corrupt-input".into()], ..Default::default() }));
+            let end = End {
+                status: EndStatus::Fail,
+                reason: Some(format!("corrupt OLE: {e}")),
+                fail_kinds: vec!["corrupt-input".into()],
+                counts: EndCounts { fail: 1, ..Default::default() },
+                timing: finish_timing(timing),
+            };
+            sink.emit(Event::End(end));
+            return EndStatus::Fail;
+        }
+    };
+    let file_facts = FileFacts::of(&file);
+    fill_facts(&mut facts, &file_facts);
+    sink.emit(Event::Facts(facts));
+    timing.durations_ms.insert("open".into(), clock.elapsed().as_millis() as u64);
+
+    if opts.tiers.contains(&Tier::T1) {
+        let clock = Instant::now();
+        let verdicts = {
+            let mut crumb = |stream: &str| {
+                sink.breadcrumb(Breadcrumb { tier: "t1".into(), stream: stream.into(), ..Default::default() })
+            };
+            pmcore::verify::t1::run(&file, &mut crumb)
+        };
+        emit_results(sink, Tier::T1, verdicts, &mut tally);
+        timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
+    }
+    if opts.tiers.contains(&Tier::T2) {
+        let clock = Instant::now();
+        let verdicts = run_t2(&file, sink);
+        emit_results(sink, Tier::T2, verdicts, &mut tally);
+        timing.durations_ms.insert("t2".into(), clock.elapsed().as_millis() as u64);
+    }
+    let clock = Instant::now();
+    sink.breadcrumb(Breadcrumb { tier: "triage".into(), stream: "Scene".into(), ..Default::default() });
+    sink.emit(Event::Triage(triage_from_facts(&file_facts)));
+    timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
+
+    let status = if tally.counts.fail > 0 { EndStatus::Fail } else { EndStatus::Pass };
+    sink.emit(Event::End(End {
+        status,
+        reason: tally.first_failure,
+        fail_kinds: tally.fail_kinds.into_iter().collect(),
+        counts: tally.counts,
+        timing: finish_timing(timing),
+    }));
+    status
+}
+
+/// T2 slot: until the typed model lands every chunk stream reports `skip` with that reason,
+/// so a run can never read as a T2 pass it did not earn.
+fn run_t2(file: &MaxFile, sink: &mut dyn Sink) -> Vec<StreamVerdict> {
+    file.streams
+        .iter()
+        .filter(|s| s.kind == pmcore::StreamKind::Chunks)
+        .map(|s| {
+            sink.breadcrumb(Breadcrumb { tier: "t2".into(), stream: s.name.clone(), ..Default::default() });
+            StreamVerdict { stream: s.name.clone(), verdict: Verdict::Skip { reason: "typed model not built".into() } }
+        })
+        .collect()
+}
+
+fn emit_results(sink: &mut dyn Sink, tier: Tier, verdicts: Vec<StreamVerdict>, tally: &mut Tally) {
+    for v in verdicts {
+        tally.add(&v.verdict, &v.stream);
+        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict: v.verdict, detail: None }));
+    }
+}
+
+fn fill_facts(facts: &mut Facts, f: &FileFacts) {
+    facts.root_id = f.root_id.map(|id| format!("0x{id:04x}"));
+    facts.max_version = f.max_version.clone();
+    facts.saving_release = f.saving_release.clone();
+    facts.streams = f.streams.clone();
+    facts.clsid = Some(f.clsid.clone());
+    facts.headers_6 = Some(f.headers_6);
+    facts.headers_14 = Some(f.headers_14);
+    facts.compression = f.compression.clone();
+}
+
+/// Triage classes that follow from the facts alone (headers, compression).
+fn triage_from_facts(f: &FileFacts) -> Triage {
+    let mut classes = Vec::new();
+    if f.headers_14 > 0 {
+        classes.push("headers-64".to_string());
+    }
+    if f.mixed_width_containers > 0 {
+        classes.push("header-mix".to_string());
+    }
+    for c in &f.compression {
+        if c != "none" {
+            classes.push(c.clone());
+        }
+    }
+    Triage { classes, ..Default::default() }
+}
+
+fn finish_skip(sink: &mut dyn Sink, facts: Facts, reason: &str, timing: Timing) -> EndStatus {
+    sink.emit(Event::Facts(facts));
+    sink.emit(Event::Triage(Triage { classes: vec![reason.to_string()], ..Default::default() }));
+    sink.emit(Event::End(End {
+        status: EndStatus::Skip,
+        reason: Some(reason.to_string()),
+        fail_kinds: Vec::new(),
+        counts: EndCounts::default(),
+        timing: finish_timing(timing),
+    }));
+    EndStatus::Skip
+}
+
+fn finish_timing(mut timing: Timing) -> Timing {
+    timing.peak_rss_bytes = peak_rss_bytes();
+    timing
+}
+
+/// Peak RSS of this process in bytes.
+pub fn peak_rss_bytes() -> u64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
+        (usage.ru_maxrss as u64).saturating_mul(1024)
+    } else {
+        0
+    }
+}
+
+/// Lower-case hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Durations map helper for callers that time their own phases.
+pub fn durations(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
+}
