@@ -6,5 +6,8 @@
 pub mod dump;
 pub mod emit;
 pub mod events;
+pub mod export;
 pub mod fault;
 pub mod pipeline;
+pub mod t2;
+pub mod triage;

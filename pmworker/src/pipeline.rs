@@ -129,14 +129,29 @@ pub fn run_bytes(
     }
     if opts.tiers.contains(&Tier::T2) {
         let clock = Instant::now();
-        let verdicts = run_t2(&file, sink);
+        let verdicts = crate::t2::run(&file, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
         timing.durations_ms.insert("t2".into(), clock.elapsed().as_millis() as u64);
     }
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "triage".into(), stream: "Scene".into(), ..Default::default() });
-    sink.emit(Event::Triage(triage_from_facts(&file_facts)));
+    let triage = crate::triage::detect(&file, &file_facts);
+    sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
+
+    if !opts.exports.is_empty() || opts.tiers.contains(&Tier::T3) {
+        let clock = Instant::now();
+        for v in crate::export::run(&file, opts, sink) {
+            tally.add(&v.verdict, &v.stream);
+            sink.emit(Event::Result(TierResult {
+                tier: Tier::T3,
+                stream: v.stream,
+                verdict: v.verdict,
+                detail: v.detail,
+            }));
+        }
+        timing.durations_ms.insert("export".into(), clock.elapsed().as_millis() as u64);
+    }
 
     let status = if tally.counts.fail > 0 { EndStatus::Fail } else { EndStatus::Pass };
     sink.emit(Event::End(End {
@@ -147,19 +162,6 @@ pub fn run_bytes(
         timing: finish_timing(timing),
     }));
     status
-}
-
-/// T2 slot: until the typed model lands every chunk stream reports `skip` with that reason,
-/// so a run can never read as a T2 pass it did not earn.
-fn run_t2(file: &MaxFile, sink: &mut dyn Sink) -> Vec<StreamVerdict> {
-    file.streams
-        .iter()
-        .filter(|s| s.kind == pmcore::StreamKind::Chunks)
-        .map(|s| {
-            sink.breadcrumb(Breadcrumb { tier: "t2".into(), stream: s.name.clone(), ..Default::default() });
-            StreamVerdict { stream: s.name.clone(), verdict: Verdict::Skip { reason: "typed model not built".into() } }
-        })
-        .collect()
 }
 
 fn emit_results(sink: &mut dyn Sink, tier: Tier, verdicts: Vec<StreamVerdict>, tally: &mut Tally) {
@@ -178,23 +180,6 @@ fn fill_facts(facts: &mut Facts, f: &FileFacts) {
     facts.headers_6 = Some(f.headers_6);
     facts.headers_14 = Some(f.headers_14);
     facts.compression = f.compression.clone();
-}
-
-/// Triage classes that follow from the facts alone (headers, compression).
-fn triage_from_facts(f: &FileFacts) -> Triage {
-    let mut classes = Vec::new();
-    if f.headers_14 > 0 {
-        classes.push("headers-64".to_string());
-    }
-    if f.mixed_width_containers > 0 {
-        classes.push("header-mix".to_string());
-    }
-    for c in &f.compression {
-        if c != "none" {
-            classes.push(c.clone());
-        }
-    }
-    Triage { classes, ..Default::default() }
 }
 
 fn finish_skip(sink: &mut dyn Sink, facts: Facts, reason: &str, timing: Timing) -> EndStatus {
