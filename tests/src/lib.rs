@@ -82,3 +82,6 @@ pub fn binary(name: &str) -> PathBuf {
     assert!(path.is_file(), "{} is not built; run `cargo test --workspace`", path.display());
     path
 }
+
+/// Hostile inputs derived from real files at test time.
+pub mod hostile;
