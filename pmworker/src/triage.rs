@@ -1,12 +1,52 @@
-//! Triage detection in the worker: which Ryzom triage classes the file holds.
+//! Triage detection in the worker: turns the facts (header widths, compression) and the
+//! Scene detectors of [`pmcore::triage`] into the `triage` event.
 
-use crate::events::Triage;
+use crate::events::{BipedInfo, FlareHit, MapExtHit, Triage, UnusedEntry};
 use pmcore::facts::FileFacts;
+use pmcore::triage::{detect_file, DirectoryKind};
 use pmcore::MaxFile;
 
-/// Triage classes that follow from the facts alone (headers, compression).
-pub fn detect(_file: &MaxFile, f: &FileFacts) -> Triage {
-    let mut classes = Vec::new();
+/// Triage classes of an opened file, from its facts and its own Scene content.
+pub fn detect(file: &MaxFile, f: &FileFacts) -> Triage {
+    let mut triage = Triage::default();
+    if let Some(scene) = detect_file(file) {
+        triage.mapext = scene
+            .mapext
+            .iter()
+            .map(|h| MapExtHit { node: h.at.label(), dll: h.dll.clone(), class_name: h.class_name.clone() })
+            .collect();
+        triage.flare = scene
+            .flare
+            .iter()
+            .map(|h| FlareHit {
+                node: h.at.label(),
+                first_flare_keep_size: match h.first_flare_keep_size {
+                    Some(b) => serde_json::Value::Bool(b),
+                    None => serde_json::Value::String("unread".into()),
+                },
+            })
+            .collect();
+        triage.biped = scene.biped.map(|b| BipedInfo { systems: b.systems as u64, figure_era: b.figure_era });
+        triage.unused_entries = scene
+            .unused_entries
+            .into_iter()
+            .map(|e| UnusedEntry {
+                directory: match e.directory {
+                    DirectoryKind::Dll => "dll".into(),
+                    DirectoryKind::Class => "class".into(),
+                },
+                name: e.name,
+            })
+            .collect();
+    }
+    let classes = &mut triage.classes;
+    for (present, slug) in
+        [(!triage.mapext.is_empty(), "mapext"), (!triage.flare.is_empty(), "flare"), (triage.biped.is_some(), "biped")]
+    {
+        if present {
+            classes.push(slug.to_string());
+        }
+    }
     if f.headers_14 > 0 {
         classes.push("headers-64".to_string());
     }
@@ -18,5 +58,5 @@ pub fn detect(_file: &MaxFile, f: &FileFacts) -> Triage {
             classes.push(c.clone());
         }
     }
-    Triage { classes, ..Default::default() }
+    triage
 }
