@@ -12,6 +12,7 @@ pub mod guard;
 pub mod input;
 pub mod maxfile;
 pub mod model;
+pub mod synth;
 pub mod triage;
 pub mod verify;
 
