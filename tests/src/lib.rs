@@ -84,4 +84,5 @@ pub fn binary(name: &str) -> PathBuf {
 }
 
 /// Hostile inputs derived from real files at test time.
+pub mod fixtures;
 pub mod hostile;
