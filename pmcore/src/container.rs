@@ -95,7 +95,12 @@ pub fn write<'s>(
     streams: impl IntoIterator<Item = (&'s str, &'s [u8])>,
 ) -> Result<Vec<u8>, ContainerError> {
     let werr = |e: std::io::Error| ContainerError::Write(e.to_string());
-    let mut cf = cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::new())).map_err(werr)?;
+    let streams: Vec<(&str, &[u8])> = streams.into_iter().collect();
+    // Presize the output: sectors plus directory and FAT overhead, so the buffer never regrows.
+    let payload: usize = streams.iter().map(|(_, b)| b.len().div_ceil(512) * 512 + 128).sum();
+    let estimate = payload + payload / 64 + 16 * 1024;
+    let mut cf = cfb::CompoundFile::create_with_version(cfb::Version::V3, Cursor::new(Vec::with_capacity(estimate)))
+        .map_err(werr)?;
     for (name, bytes) in streams {
         let path = format!("/{name}");
         if let Some(parent) = std::path::Path::new(&path).parent() {
@@ -115,6 +120,73 @@ pub fn write<'s>(
 /// Writes an [`OleFile`] back (stream bytes as stored).
 pub fn write_file(file: &OleFile) -> Result<Vec<u8>, ContainerError> {
     write(&file.clsid, file.streams.iter().map(|s| (s.name.as_str(), s.bytes.as_slice())))
+}
+
+/// How one stream of a reopened file compares with what was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamCheck {
+    /// Same bytes.
+    Same,
+    /// Not present in the reopened file.
+    Missing,
+    /// Differs; carries the reopened bytes for the report (the rare path).
+    Differs(Vec<u8>),
+}
+
+/// Reopens `bytes` and compares each expected stream, streaming through a small buffer
+/// (no copy of the streams); returns the reopened CLSID, the per-stream checks, and the
+/// reopened stream names in directory order.
+pub fn reopen_and_compare(
+    bytes: &[u8],
+    expected: &[(&str, &[u8])],
+) -> Result<([u8; 16], Vec<StreamCheck>, Vec<String>), ContainerError> {
+    match guard::contain(|| reopen_and_compare_uncontained(bytes, expected)) {
+        Ok(r) => r,
+        Err(message) => Err(ContainerError::ReaderPanic(message)),
+    }
+}
+
+fn reopen_and_compare_uncontained(
+    bytes: &[u8],
+    expected: &[(&str, &[u8])],
+) -> Result<([u8; 16], Vec<StreamCheck>, Vec<String>), ContainerError> {
+    let mut cf = cfb::CompoundFile::open(Cursor::new(bytes)).map_err(|e| ContainerError::Structure(e.to_string()))?;
+    let clsid = uuid_to_le_bytes(cf.root_entry().clsid());
+    let names: Vec<String> = cf
+        .walk()
+        .filter(|e| e.is_stream())
+        .map(|e| e.path().to_string_lossy().trim_start_matches('/').to_string())
+        .collect();
+    let mut checks = Vec::with_capacity(expected.len());
+    let mut buf = vec![0u8; 64 * 1024];
+    for (name, want) in expected {
+        if !names.iter().any(|n| n == name) {
+            checks.push(StreamCheck::Missing);
+            continue;
+        }
+        let read_err =
+            |e: std::io::Error| ContainerError::StreamRead { stream: name.to_string(), message: e.to_string() };
+        let mut s = cf.open_stream(format!("/{name}")).map_err(read_err)?;
+        let mut same = s.len() == want.len() as u64;
+        let mut pos = 0usize;
+        while same {
+            let n = s.read(&mut buf).map_err(read_err)?;
+            if n == 0 {
+                break;
+            }
+            same = want.get(pos..pos + n) == Some(&buf[..n]);
+            pos += n;
+        }
+        if same {
+            checks.push(StreamCheck::Same);
+        } else {
+            let mut all = Vec::new();
+            let mut s = cf.open_stream(format!("/{name}")).map_err(read_err)?;
+            s.read_to_end(&mut all).map_err(read_err)?;
+            checks.push(StreamCheck::Differs(all));
+        }
+    }
+    Ok((clsid, checks, names))
 }
 
 fn uuid_to_le_bytes(u: &uuid::Uuid) -> [u8; 16] {
