@@ -1,0 +1,172 @@
+//! The real `pmworker` binary over every file of the public corpus: every stdout line
+//! parses against schema 1, each run has `start` first and `end` last, the statuses and
+//! exit codes are the documented ones (docs/exit-codes.md), and the `facts` agree with
+//! the corpus `manifest.tsv` and README table.
+
+use pmworker::events::{EndStatus, Event, Facts, Start, Tier, SCHEMA_VERSION};
+use pmworker::pipeline::tool_name;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One run of the worker, parsed.
+struct Parsed {
+    code: Option<i32>,
+    events: Vec<Event>,
+}
+
+fn run_and_parse(path: &Path) -> Parsed {
+    let run = pmtests::fixtures::run_worker(path, &[]);
+    let events = run
+        .lines()
+        .iter()
+        .map(|l| Event::from_line(l).unwrap_or_else(|e| panic!("{}: line does not parse ({e}): {l}", path.display())))
+        .collect();
+    Parsed { code: run.code, events }
+}
+
+/// Expected input class from the corpus naming of the three synthetic inputs.
+fn expected_input(name: &str) -> &'static str {
+    match name.split("__").next().unwrap() {
+        "lfs_pointer" => "lfs-pointer",
+        "empty" => "empty",
+        "not_ole" => "not-ole",
+        _ => "ole",
+    }
+}
+
+#[test]
+fn every_public_file_yields_start_end_and_the_documented_status() {
+    let Some(corpus) = pmtests::public_corpus() else { return };
+    let manifest = pmtests::manifest(&corpus);
+    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+    let mut lines = 0;
+    for path in pmtests::corpus_files(&corpus) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let row = &manifest[&name];
+        let run = run_and_parse(&path);
+        lines += run.events.len();
+        let Some(Event::Start(Start { schema, bytes, sha256, tool, .. })) = run.events.first() else {
+            panic!("{name}: first event is not start: {:?}", run.events.first());
+        };
+        assert_eq!(*schema, SCHEMA_VERSION, "{name}");
+        assert_eq!(bytes.to_string(), row["bytes"], "{name}: bytes");
+        assert_eq!(sha256, &row["sha256"], "{name}: sha256");
+        assert_eq!(tool, &tool_name(), "{name}");
+        let Some(Event::End(end)) = run.events.last() else {
+            panic!("{name}: last event is not end: {:?}", run.events.last());
+        };
+        let count = |f: fn(&Event) -> bool| run.events.iter().filter(|e| f(e)).count();
+        assert_eq!(count(|e| matches!(e, Event::Start(_))), 1, "{name}: one start");
+        assert_eq!(count(|e| matches!(e, Event::End(_))), 1, "{name}: one end");
+        assert_eq!(count(|e| matches!(e, Event::Facts(_))), 1, "{name}: one facts");
+        assert_eq!(count(|e| matches!(e, Event::Triage(_))), 1, "{name}: one triage");
+        assert_eq!(count(|e| matches!(e, Event::Panic(_))), 0, "{name}: no panic");
+        let facts = run.events.iter().find_map(|e| if let Event::Facts(f) = e { Some(f) } else { None }).unwrap();
+        let input = expected_input(&name);
+        assert_eq!(facts.input, input, "{name}: input class");
+        if input == "ole" {
+            assert_eq!(end.status, EndStatus::Pass, "{name}: {end:?}");
+            assert_eq!(run.code, Some(0), "{name}: pass exits 0");
+            assert!(end.fail_kinds.is_empty() && end.counts.fail == 0, "{name}: {end:?}");
+            let t1: Vec<_> = run
+                .events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Result(r) if r.tier == Tier::T1 => Some(r),
+                    _ => None,
+                })
+                .collect();
+            let chunk_streams: usize = row["chunk_streams"].parse().unwrap();
+            assert!(t1.len() > chunk_streams, "{name}: a T1 result per stream plus the envelope");
+            assert!(t1.iter().all(|r| r.verdict.name() == "pass"), "{name}: T1 {t1:?}");
+        } else {
+            assert_eq!(end.status, EndStatus::Skip, "{name}");
+            assert_eq!(end.reason.as_deref(), Some(input), "{name}: skip reason is the input class");
+            assert_eq!(run.code, Some(0), "{name}: skip exits 0");
+            assert!(!run.events.iter().any(|e| matches!(e, Event::Result(_))), "{name}: nothing checked");
+        }
+        *tally.entry(format!("{input}/{:?}", end.status)).or_default() += 1;
+    }
+    println!("worker over the public corpus: {tally:?}, {lines} event lines parsed");
+    assert_eq!(tally.get("ole/Pass"), Some(&32));
+    assert_eq!(tally.values().sum::<usize>(), 35);
+}
+
+/// README table rows: file → (version cell, release cell, compression, 64-bit headers).
+fn readme_rows(corpus: &Path) -> BTreeMap<String, Vec<String>> {
+    let text = std::fs::read_to_string(corpus.join("README.md")).expect("README.md");
+    text.lines()
+        .filter(|l| l.starts_with("| ") && l.ends_with(" |") && l.contains(".max"))
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect::<Vec<_>>())
+        .filter(|cells| cells.len() == 11)
+        .map(|cells| (cells[0].clone(), cells))
+        .collect()
+}
+
+/// The README gives the release as written in the property set (`18.00`) or shortened
+/// to its leading components (`22` for `22.0.0.757`): both agree with our value.
+fn release_agrees(readme: &str, ours: &str) -> bool {
+    ours == readme || ours.strip_prefix(readme).is_some_and(|rest| rest.starts_with('.'))
+}
+
+#[test]
+fn facts_agree_with_the_corpus_manifest_and_readme() {
+    let Some(corpus) = pmtests::public_corpus() else { return };
+    let manifest = pmtests::manifest(&corpus);
+    let readme = readme_rows(&corpus);
+    assert_eq!(readme.len(), manifest.len(), "a README row per manifest row");
+    let (mut checked, mut shortened, mut read_where_unknown) = (0, Vec::new(), Vec::new());
+    for path in pmtests::corpus_files(&corpus) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let (row, cells) = (&manifest[&name], &readme[&name]);
+        let run = run_and_parse(&path);
+        let facts: &Facts =
+            run.events.iter().find_map(|e| if let Event::Facts(f) = e { Some(f) } else { None }).unwrap();
+        if facts.input != "ole" {
+            assert_eq!(row["root_id"], "n/a", "{name}");
+            assert!(facts.root_id.is_none() && facts.streams.is_empty() && facts.headers_6.is_none(), "{name}");
+            continue;
+        }
+        checked += 1;
+        let root = facts.root_id.as_deref().expect("root id");
+        assert_eq!(root.to_ascii_lowercase(), row["root_id"].to_ascii_lowercase(), "{name}: root id");
+        let version = facts.max_version.as_deref().expect("version").replace(' ', "");
+        assert_eq!(version, row["version"], "{name}: version (manifest)");
+        assert_eq!(cells[3], format!("{} {}", row["root_id"], row["version"]), "{name}: README version cell");
+        assert_eq!(facts.compression, vec![row["compression"].clone()], "{name}: compression");
+        assert_eq!(cells[5], row["compression"], "{name}: README compression");
+        assert_eq!(facts.headers_6.unwrap().to_string(), row["headers_6"], "{name}: 6-byte headers");
+        assert_eq!(facts.headers_14.unwrap().to_string(), row["headers_14"], "{name}: 14-byte headers");
+        let chunk_streams = facts.streams.iter().filter(|s| s.kind == pmcore::StreamKind::Chunks).count();
+        assert_eq!(chunk_streams.to_string(), row["chunk_streams"], "{name}: chunk streams");
+        let scene_14 = facts.streams.iter().find(|s| s.name == "Scene").map(|s| s.headers_14).unwrap_or(0);
+        let has_64 = if scene_14 > 0 { "yes" } else { "no" };
+        assert_eq!(has_64, row["has_64bit_headers"], "{name}: 64-bit headers in Scene");
+        let release = &cells[4];
+        match (release.as_str(), facts.saving_release.as_deref()) {
+            ("unknown", Some(ours)) => read_where_unknown.push(format!("{name}: README unknown, read {ours}")),
+            ("unknown", None) => {}
+            (readme, Some(ours)) if readme == ours => {}
+            (readme, Some(ours)) if release_agrees(readme, ours) => {
+                shortened.push(format!("{name}: {readme} ~ {ours}"))
+            }
+            (readme, ours) => panic!("{name}: saving release README {readme}, ours {ours:?}"),
+        }
+    }
+    println!("facts agree with manifest + README on {checked} real files");
+    println!("release shortened in the README ({}):\n  {}", shortened.len(), shortened.join("\n  "));
+    println!(
+        "README says unknown, we read a value ({}):\n  {}",
+        read_where_unknown.len(),
+        read_where_unknown.join("\n  ")
+    );
+    assert_eq!(checked, 32);
+}
+
+#[test]
+fn release_rule_accepts_shortening_only_at_a_component_boundary() {
+    assert!(release_agrees("18.00", "18.00"));
+    assert!(release_agrees("22", "22.0.0.757"));
+    assert!(!release_agrees("2", "22.0.0.757"));
+    assert!(!release_agrees("18.00", "18.3.490.0"));
+}
