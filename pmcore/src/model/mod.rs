@@ -2,7 +2,9 @@
 //! [`scene_index`] resolves every Scene object to its class and exposes references and
 //! node names read-only — the view triage and the exporters navigate.
 
+pub mod controllers;
 pub mod directory;
+pub mod geometry;
 pub mod scene_index;
 
 /// Decodes UTF-16LE bytes (odd trailing byte ignored, invalid units replaced).
