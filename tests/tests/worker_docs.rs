@@ -1,0 +1,39 @@
+//! Keeps docs/events.md honest: every example line in its `json` blocks parses as a
+//! schema-1 event and serializes back to the same JSON value (no unknown or misspelt
+//! field), and every event kind has at least one example.
+
+use pmworker::events::Event;
+use std::collections::BTreeSet;
+
+fn example_lines() -> Vec<String> {
+    let text = std::fs::read_to_string(pmtests::workspace_root().join("docs/events.md")).expect("docs/events.md");
+    let mut out = Vec::new();
+    let mut in_json = false;
+    for line in text.lines() {
+        match line.trim() {
+            "```json" => in_json = true,
+            "```" => in_json = false,
+            l if in_json && !l.is_empty() => out.push(l.to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn every_documented_example_is_a_valid_event() {
+    let lines = example_lines();
+    let mut kinds = BTreeSet::new();
+    for line in &lines {
+        let event = Event::from_line(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let written: serde_json::Value = serde_json::from_str(&event.to_line()).unwrap();
+        let documented: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(written, documented, "the example has a field the schema does not keep: {line}");
+        kinds.insert(documented["event"].as_str().unwrap().to_string());
+    }
+    let all = ["start", "facts", "breadcrumb", "result", "inventory", "triage", "export", "end", "panic"];
+    for kind in all {
+        assert!(kinds.contains(kind), "docs/events.md has no `{kind}` example");
+    }
+    println!("{} documented example lines parse, {} event kinds", lines.len(), kinds.len());
+}
