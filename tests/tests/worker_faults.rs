@@ -119,3 +119,35 @@ fn corrupt_ole_fails_with_corrupt_input() {
         assert_eq!(end.fail_kinds, vec!["corrupt-input".to_string()], "{what}");
     }
 }
+
+/// A tier failure is a verdict on the file: exit 1, a `fail` result with its locator,
+/// and `end.status = fail` naming the kind.
+#[test]
+fn a_scene_that_does_not_parse_fails_t1_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = fixtures::SceneBuilder::new();
+    let node = s.class(-1, [1, 0], 1, "Node");
+    s.node(node, "Box01", -1, -1);
+    let mut streams = s.streams();
+    let scene = &mut streams.iter_mut().find(|(n, _)| n == "Scene").unwrap().1;
+    scene.truncate(scene.len() - 3); // the root container now claims 3 bytes it does not have
+    let bytes = fixtures::ole_bytes(&streams.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect::<Vec<_>>());
+    let run = fixtures::run_worker(&fixtures::write_file(dir.path(), "cut.max", &bytes), &[]);
+    assert_eq!(run.code, Some(exit::FAIL), "{}", run.stdout);
+    let events = events(&run);
+    let failed: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Result(r) if r.verdict.is_fail() => Some(r),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{events:?}");
+    assert_eq!((failed[0].tier, failed[0].stream.as_str()), (pmworker::events::Tier::T1, "Scene"));
+    let pmcore::verify::Verdict::Fail(m) = &failed[0].verdict else { unreachable!() };
+    assert_eq!(m.kind, "chunk-parse");
+    let Some(Event::End(end)) = events.last() else { panic!("no end") };
+    assert_eq!(end.status, EndStatus::Fail);
+    assert_eq!(end.fail_kinds, vec!["chunk-parse".to_string()]);
+    assert_eq!(end.counts.fail, 1);
+}
