@@ -218,7 +218,8 @@ pub struct UnusedEntry {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Triage {
     /// Triage class slugs present (`mapext`, `flare`, `biped`, `header-mix`, `headers-64`,
-    /// `gzip`, `zstd`, `lfs-pointer`, `corrupt-input`).
+    /// `gzip`, `zstd`; for unchecked inputs the input class: `lfs-pointer`, `empty`,
+    /// `not-ole`, `corrupt-input`). See `docs/events.md`.
     pub classes: Vec<String>,
     /// Map Extender asset list.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

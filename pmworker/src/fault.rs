@@ -19,11 +19,17 @@ static FIRED: AtomicBool = AtomicBool::new(false);
 /// Called at every breadcrumb; fires the armed fault once when `key` matches.
 pub fn at_breadcrumb(key: &str) {
     let Ok(spec) = std::env::var(FAULT_VAR) else { return };
-    let (action, place) = spec.split_once('@').unwrap_or((spec.as_str(), ""));
-    if !key.contains(place) || FIRED.swap(true, Ordering::SeqCst) {
-        return;
+    let Some(action) = action_at(&spec, key) else { return };
+    if !FIRED.swap(true, Ordering::SeqCst) {
+        fire(action);
     }
-    fire(action);
+}
+
+/// The action of `spec` (`action[@where]`) when it applies at breadcrumb `key`
+/// (`tier:stream`): `where` is a substring of `key`, or omitted.
+fn action_at<'s>(spec: &'s str, key: &str) -> Option<&'s str> {
+    let (action, place) = spec.split_once('@').unwrap_or((spec, ""));
+    key.contains(place).then_some(action)
 }
 
 fn fire(action: &str) {
@@ -80,5 +86,19 @@ fn fire(action: &str) {
             }
             eprintln!("pmworker: unknown {FAULT_VAR} action `{other}` ignored");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::action_at;
+
+    #[test]
+    fn a_spec_applies_where_its_place_is_part_of_the_breadcrumb() {
+        assert_eq!(action_at("segfault@t1:Scene", "t1:Scene"), Some("segfault"));
+        assert_eq!(action_at("segfault@t1:Scene", "t2:Scene"), None);
+        assert_eq!(action_at("panic@Scene", "t2:Scene"), Some("panic"));
+        assert_eq!(action_at("abort", "open:@container"), Some("abort"));
+        assert_eq!(action_at("exit=7@triage", "triage:Scene"), Some("exit=7"));
     }
 }

@@ -220,3 +220,38 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn durations(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emit::VecSink;
+
+    fn run(bytes: &[u8]) -> (EndStatus, Vec<Event>) {
+        let mut sink = VecSink::default();
+        let status = run_bytes("x.max", bytes, &Options::default(), &mut sink, Timing::default());
+        (status, sink.events)
+    }
+
+    #[test]
+    fn non_ole_inputs_are_skipped_with_their_class_as_reason() {
+        let lfs = b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 3\n".as_slice();
+        for (bytes, class) in [(b"".as_slice(), "empty"), (b"plain text".as_slice(), "not-ole"), (lfs, "lfs-pointer")] {
+            let (status, events) = run(bytes);
+            assert_eq!(status, EndStatus::Skip, "{class}");
+            assert!(matches!(events.first(), Some(Event::Start(s)) if s.bytes == bytes.len() as u64));
+            let Some(Event::End(end)) = events.last() else { panic!("{class}: no end") };
+            assert_eq!(end.reason.as_deref(), Some(class));
+            assert!(events.iter().any(|e| matches!(e, Event::Facts(f) if f.input == class)), "{class}");
+        }
+    }
+
+    #[test]
+    fn corrupt_ole_is_a_fail_with_kind_corrupt_input() {
+        let mut bytes = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+        bytes.extend([0x5a; 600]);
+        let (status, events) = run(&bytes);
+        assert_eq!(status, EndStatus::Fail);
+        let Some(Event::End(end)) = events.last() else { panic!("no end") };
+        assert_eq!(end.fail_kinds, vec!["corrupt-input".to_string()]);
+    }
+}
