@@ -1,0 +1,798 @@
+//! The static HTML site: `index.html` and one `bucket-<page>.html` per bucket. Every page
+//! is self-contained (template, CSS and script from `reports/` are compiled in and inlined;
+//! a Content-Security-Policy forbids any fetch), so it opens from a CI artifact over
+//! `file://`. Tables are plain `<table class="data">`: readable with JavaScript off, and
+//! sortable / filterable / paginated by `reports/report.js` when it runs.
+
+use super::escape::escape;
+use super::model::*;
+use super::svg;
+use super::{Artifact, Exporter, ReportError};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+const TEMPLATE: &str = include_str!("../../../reports/page.html");
+const CSS: &str = include_str!("../../../reports/report.css");
+const JS: &str = include_str!("../../../reports/report.js");
+
+/// Rows per page of a paginated table (the script shows the rest on later pages).
+pub const PAGE_SIZE: usize = 100;
+
+/// Writes the HTML pages.
+pub struct HtmlExporter;
+
+/// Fills `{{name}}` placeholders of the template in one pass, so text inserted for one
+/// placeholder is never scanned for another.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        match after.find("}}").and_then(|end| values.iter().find(|(k, _)| *k == &after[..end]).map(|(_, v)| (end, v))) {
+            Some((end, value)) => {
+                out.push_str(value);
+                rest = &after[end + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Stable, URL-safe anchor of a file on a bucket page.
+pub fn file_anchor(path: &str) -> String {
+    let digest = Sha256::digest(path.as_bytes());
+    format!("f-{}", digest.iter().take(6).map(|b| format!("{b:02x}")).collect::<String>())
+}
+
+/// Percent-encodes a file name for an `href` (the stems are ASCII-safe already; this keeps
+/// the rule in one place).
+fn href(name: &str) -> String {
+    name.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'#' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn badge(word: &str) -> String {
+    format!(r#"<span class="badge {}">{}</span>"#, escape(word), escape(word))
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// One cell: its HTML, an optional sort key, and whether it is numeric (right-aligned).
+struct Cell {
+    html: String,
+    sort: Option<String>,
+    class: &'static str,
+}
+
+impl Cell {
+    fn text(t: &str) -> Cell {
+        Cell { html: escape(t), sort: None, class: "" }
+    }
+    fn html(h: String) -> Cell {
+        Cell { html: h, sort: None, class: "" }
+    }
+    fn num(n: u64) -> Cell {
+        Cell { html: n.to_string(), sort: None, class: "num" }
+    }
+    fn num_shown(n: f64, shown: String) -> Cell {
+        Cell { html: escape(&shown), sort: Some(format!("{n}")), class: "num" }
+    }
+    fn path(p: &str, link: Option<String>) -> Cell {
+        let html = match link {
+            Some(l) => format!(r#"<a href="{}">{}</a>"#, escape(&l), escape(p)),
+            None => escape(p),
+        };
+        Cell { html, sort: Some(p.to_string()), class: "path" }
+    }
+}
+
+/// A column: sort key, label, `num` or `text`.
+type Column<'a> = (&'a str, &'a str, &'a str);
+
+/// A sortable, filterable data table; its caption always states the row count.
+fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Vec<(Option<String>, Vec<Cell>)>) {
+    let _ = write!(
+        out,
+        r#"<table class="data" id="{}" data-page-size="{PAGE_SIZE}" data-rows="{}"><caption>{} ({} rows)</caption><thead><tr>"#,
+        escape(id),
+        rows.len(),
+        escape(caption),
+        rows.len()
+    );
+    for (key, label, kind) in columns {
+        let class = if *kind == "num" { r#" class="num""# } else { "" };
+        let _ = write!(out, r#"<th data-key="{}" data-type="{}"{class}>{}</th>"#, escape(key), escape(kind), escape(label));
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for (row_id, cells) in rows {
+        match row_id {
+            Some(rid) => {
+                let _ = write!(out, r#"<tr id="{}">"#, escape(&rid));
+            }
+            None => out.push_str("<tr>"),
+        }
+        for c in cells {
+            out.push_str("<td");
+            if !c.class.is_empty() {
+                let _ = write!(out, r#" class="{}""#, c.class);
+            }
+            if let Some(s) = &c.sort {
+                let _ = write!(out, r#" data-sort="{}""#, escape(s));
+            }
+            let _ = write!(out, ">{}</td>", c.html);
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// A list section: heading with anchor, a short note, then the table or an explicit "none".
+fn section(out: &mut String, id: &str, title: &str, note: &str) {
+    let _ = write!(out, r#"<h2 id="{}">{}</h2>"#, escape(id), escape(title));
+    if !note.is_empty() {
+        let _ = write!(out, "<p>{}</p>", escape(note));
+    }
+}
+
+fn none(out: &mut String, what: &str) {
+    let _ = write!(out, r#"<p class="empty">None in this run: 0 {}.</p>"#, escape(what));
+}
+
+/// Where each bucket's page is, and the page a file is best shown on.
+struct Pages<'a> {
+    by_slug: BTreeMap<&'a str, &'a str>,
+}
+
+impl<'a> Pages<'a> {
+    fn new(report: &'a Report) -> Self {
+        Pages { by_slug: report.buckets.iter().map(|b| (b.slug.as_str(), b.page.as_str())).collect() }
+    }
+
+    fn bucket(&self, slug: &str) -> Option<String> {
+        self.by_slug.get(slug).map(|p| format!("{p}.html"))
+    }
+
+    fn file(&self, slug: &str, path: &str) -> Option<String> {
+        self.bucket(slug).map(|page| format!("{page}#{}", file_anchor(path)))
+    }
+
+    /// Link to a file on its version bucket (or `all`, or the first bucket that has it).
+    fn file_home(&self, buckets: &[String], path: &str) -> Option<String> {
+        let home = buckets
+            .iter()
+            .find(|b| b.starts_with("max-") && !b.contains("--"))
+            .or_else(|| buckets.iter().find(|b| *b == "all"))
+            .or_else(|| buckets.first())?;
+        self.file(home, path)
+    }
+
+    fn bucket_link(&self, slug: &str) -> String {
+        match self.bucket(slug) {
+            Some(page) => format!(r#"<a href="{}">{}</a>"#, escape(&href(&page)), escape(slug)),
+            None => escape(slug),
+        }
+    }
+}
+
+fn page(title: &str, nav: &str, body: &str, report: &Report) -> String {
+    let footer = format!(
+        "Rendered by {} from results of {} (results schema {}, report schema {}). Self-contained: no network access.",
+        escape(&report.stamp.report_tool),
+        escape(&report.stamp.tool),
+        report.stamp.results_schema,
+        report.schema
+    );
+    fill(
+        TEMPLATE,
+        &[
+            ("generator", &escape(&report.stamp.report_tool)),
+            ("title", &escape(title)),
+            ("css", CSS),
+            ("nav", nav),
+            ("body", body),
+            ("footer", &footer),
+            ("js", JS),
+        ],
+    )
+}
+
+const INDEX_SECTIONS: [(&str, &str); 17] = [
+    ("stamp", "Run"),
+    ("totals", "Totals"),
+    ("pass-rate", "Pass rate"),
+    ("baseline", "Baseline"),
+    ("gates", "Gates"),
+    ("slowest", "Slowest"),
+    ("rss", "Peak RSS"),
+    ("buckets", "Buckets"),
+    ("mapext", "MapExt assets"),
+    ("flare", "Flares"),
+    ("era-mismatch", "Era mismatch"),
+    ("lfs-pointer", "LFS pointers"),
+    ("degraded-classes", "Degraded classes"),
+    ("typed-coverage", "Typed coverage"),
+    ("index-json", "JSON"),
+    ("junit", "JUnit"),
+    ("summary-md", "Markdown"),
+];
+
+fn index_nav() -> String {
+    INDEX_SECTIONS
+        .iter()
+        .map(|(id, label)| match *id {
+            "index-json" => r#"<a href="index.json">index.json</a>"#.to_string(),
+            "junit" => r#"<a href="junit.xml">junit.xml</a>"#.to_string(),
+            "summary-md" => r#"<a href="summary.md">summary.md</a>"#.to_string(),
+            _ => format!(r##"<a href="#{id}">{label}</a>"##),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn json_pre(v: &serde_json::Value) -> String {
+    format!("<pre>{}</pre>", escape(&serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())))
+}
+
+fn index_page(r: &Report) -> String {
+    let pages = Pages::new(r);
+    let mut b = String::new();
+
+    section(&mut b, "stamp", "Run stamp", "");
+    let _ = write!(
+        b,
+        r#"<dl class="stamp"><dt>Tool</dt><dd>{}</dd><dt>Report</dt><dd>{}</dd><dt>Results schema</dt><dd>{}</dd><dt>Corpus root</dt><dd><code>{}</code></dd><dt>Corpus manifest SHA-256</dt><dd><code>{}</code></dd><dt>Files</dt><dd>{}</dd><dt>Options</dt><dd>{}</dd><dt>Limits</dt><dd>{}</dd><dt>Run timing</dt><dd>{}</dd></dl>"#,
+        escape(&r.stamp.tool),
+        escape(&r.stamp.report_tool),
+        r.stamp.results_schema,
+        escape(&r.stamp.corpus_root),
+        escape(&r.stamp.corpus_manifest_sha256),
+        r.files,
+        json_pre(&r.stamp.options),
+        json_pre(&r.stamp.limits),
+        json_pre(&r.stamp.timing),
+    );
+
+    section(&mut b, "totals", "Totals per status", "Every enumerated file has exactly one status.");
+    b.push_str(r#"<div class="cards" id="totals-cards">"#);
+    for (status, n) in &r.totals {
+        let bad = *n > 0 && !matches!(status.as_str(), "pass" | "skip");
+        let label = match pages.bucket(&format!("status-{status}")) {
+            Some(page) => format!(r#"<a href="{}">{}</a>"#, escape(&href(&page)), escape(status)),
+            None => escape(status),
+        };
+        let _ = write!(
+            b,
+            r#"<div class="card{}" data-status="{}"><span class="n">{n}</span>{label}</div>"#,
+            if bad { " bad" } else { "" },
+            escape(status)
+        );
+    }
+    b.push_str("</div>\n");
+
+    section(
+        &mut b,
+        "pass-rate",
+        "Pass rate per Max version × tier",
+        "A file counts for a tier when it has a non-skip verdict there and passes when none is fail; a worker that crashed, timed out, ran out of memory or could not run counts as failing every tier of the run. Skipped files count nowhere.",
+    );
+    if r.pass_rates.is_empty() {
+        none(&mut b, "version × tier rows");
+    } else {
+        b.push_str(&svg::pass_rate_chart(&r.pass_rates));
+        let rows = r
+            .pass_rates
+            .iter()
+            .map(|p| {
+                (None, vec![
+                    Cell::text(&p.max_version),
+                    Cell::text(&p.tier),
+                    Cell::num(p.passed),
+                    Cell::num(p.total),
+                    Cell::num_shown(p.rate, format!("{:.1}%", p.rate * 100.0)),
+                ])
+            })
+            .collect();
+        table(
+            &mut b,
+            "pass-rates",
+            "Pass rate per Max version and tier",
+            &[("version", "Max version", "text"), ("tier", "Tier", "text"), ("passed", "Passed", "num"), ("total", "Files", "num"), ("rate", "Rate", "num")],
+            rows,
+        );
+    }
+
+    section(&mut b, "baseline", "Regressions and fixes against the baseline", "");
+    match &r.baseline {
+        None => b.push_str(r#"<p class="empty">This run was not compared with a baseline (run with <code>--baseline NAME</code>).</p>"#),
+        Some(base) => {
+            let counts: Vec<String> = base.counts.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
+            let _ = write!(
+                b,
+                r#"<p>Baseline <code>{}</code>{}: {}</p>"#,
+                escape(&base.name),
+                base.source.as_ref().map(|s| format!(" (read from <code>{}</code>)", escape(s))).unwrap_or_default(),
+                counts.join(" · ")
+            );
+            if base.changed.is_empty() {
+                none(&mut b, "changed files");
+            } else {
+                let rows = base
+                    .changed
+                    .iter()
+                    .map(|c| {
+                        let changes: Vec<String> = c
+                            .changes
+                            .iter()
+                            .map(|ch| {
+                                let unit = if ch.stream.is_empty() { ch.tier.clone() } else { format!("{}:{}", ch.tier, ch.stream) };
+                                format!("{} {} → {}", escape(&unit), escape(&ch.before), escape(&ch.after))
+                            })
+                            .collect();
+                        (None, vec![
+                            Cell { html: badge(c.class.name()), sort: Some(c.class.name().into()), class: "" },
+                            Cell::path(&c.path, pages.file_home(&c.buckets, &c.path)),
+                            Cell::html(changes.join("<br>")),
+                        ])
+                    })
+                    .collect();
+                table(&mut b, "changed", "Files whose result changed", &[("class", "Change", "text"), ("path", "File", "text"), ("what", "What changed", "text")], rows);
+            }
+        }
+    }
+
+    section(&mut b, "gates", "Gate verdicts", "");
+    if r.gates.is_empty() {
+        none(&mut b, "gate rules evaluated");
+    } else {
+        let failed = r.gates.iter().filter(|g| !g.passed).count();
+        let _ = write!(b, "<p>{} of {} rules hold; {failed} broken.</p>", r.gates.len() - failed, r.gates.len());
+        let rows = r
+            .gates
+            .iter()
+            .map(|g| {
+                (None, vec![
+                    Cell { html: badge(if g.passed { "held" } else { "broken" }), sort: Some(if g.passed { "1" } else { "0" }.into()), class: "" },
+                    Cell::text(&g.name),
+                    Cell::html(pages.bucket_link(&g.bucket)),
+                    Cell::text(&g.tier),
+                    Cell::text(&g.metric),
+                    Cell::num_shown(g.value, format!("{}", g.value)),
+                    Cell::num_shown(g.threshold, format!("{}", g.threshold)),
+                    Cell::text(&g.detail),
+                ])
+            })
+            .collect();
+        table(
+            &mut b,
+            "gate-table",
+            "Gate rules",
+            &[
+                ("verdict", "Verdict", "text"),
+                ("name", "Rule", "text"),
+                ("bucket", "Bucket", "text"),
+                ("tier", "Tier", "text"),
+                ("metric", "Metric", "text"),
+                ("value", "Measured", "num"),
+                ("threshold", "Threshold", "num"),
+                ("detail", "Detail", "text"),
+            ],
+            rows,
+        );
+    }
+
+    ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
+    ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", human_bytes);
+
+    section(&mut b, "buckets", "Buckets", "Each file belongs to several buckets (its version, input class, tiers, triage classes, non-pass status, and their combinations).");
+    let bucket_rows = r
+        .buckets
+        .iter()
+        .map(|bk| {
+            let mut cells = vec![Cell { html: pages.bucket_link(&bk.slug), sort: Some(bk.slug.clone()), class: "" }, Cell::num(bk.files)];
+            for n in bk.status_counts.values() {
+                cells.push(Cell::num(*n));
+            }
+            let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+            cells.push(Cell::text(&changed.join(", ")));
+            (None, cells)
+        })
+        .collect();
+    let status_names: Vec<String> = r.totals.keys().cloned().collect();
+    let mut columns: Vec<Column> = vec![("bucket", "Bucket", "text"), ("files", "Files", "num")];
+    columns.extend(status_names.iter().map(|s| (s.as_str(), s.as_str(), "num")));
+    columns.push(("changes", "Changes vs baseline", "text"));
+    table(&mut b, "bucket-table", "Buckets", &columns, bucket_rows);
+
+    lists(&mut b, &pages, r);
+
+    page("pmfarm report", &index_nav(), &b, r)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ranked(
+    b: &mut String,
+    pages: &Pages,
+    id: &str,
+    title: &str,
+    rows: &[FileMetric],
+    files: u64,
+    label: &str,
+    show: impl Fn(u64) -> String,
+) {
+    section(b, id, title, "");
+    if rows.is_empty() {
+        none(b, "files");
+        return;
+    }
+    let caption = format!("The {} {} of {files} files", rows.len(), title.to_lowercase());
+    let cells = rows
+        .iter()
+        .map(|m| {
+            (None, vec![
+                Cell::path(&m.path, pages.file(&m.bucket, &m.path)),
+                Cell { html: badge(&m.status), sort: Some(m.status.clone()), class: "" },
+                Cell::num_shown(m.value as f64, show(m.value)),
+            ])
+        })
+        .collect();
+    table(b, &format!("{id}-table"), &caption, &[("path", "File", "text"), ("status", "Status", "text"), ("value", label, "num")], cells);
+}
+
+fn lists(b: &mut String, pages: &Pages, r: &Report) {
+    let l = &r.lists;
+    let link = |path: &str| pages.file("all", path).or_else(|| {
+        r.buckets.iter().find(|bk| bk.entries.iter().any(|e| e.path == path)).map(|bk| format!("{}.html#{}", bk.page, file_anchor(path)))
+    });
+
+    section(b, "mapext", "MapExt asset list", "Files using the non-standard Map Extender UVW modifier: their reference UVs are not trustworthy, so they are listed here instead of counting silently in T3 statistics.");
+    if l.mapext.is_empty() {
+        none(b, "MapExt hits");
+    } else {
+        let rows = l.mapext.iter().map(|m| (None, vec![Cell::path(&m.path, link(&m.path)), Cell::text(&m.node), Cell::text(&m.dll), Cell::text(&m.class_name)])).collect();
+        table(b, "mapext-table", "Map Extender hits (file, node, modifier DLL and class)", &[("path", "File", "text"), ("node", "Node", "text"), ("dll", "Modifier DLL", "text"), ("class", "Class", "text")], rows);
+    }
+
+    section(b, "flare", "Flare-flag list", "NeL flare objects and their stored _FirstFlareKeepSize flag: the max file is authoritative where it disagrees with the reference.");
+    if l.flare.is_empty() {
+        none(b, "flare objects");
+    } else {
+        let rows = l.flare.iter().map(|f| (None, vec![Cell::path(&f.path, link(&f.path)), Cell::text(&f.node), Cell::text(&f.first_flare_keep_size)])).collect();
+        table(b, "flare-table", "Flare objects", &[("path", "File", "text"), ("node", "Node", "text"), ("flag", "_FirstFlareKeepSize", "text")], rows);
+    }
+
+    section(b, "era-mismatch", "Era-mismatch list", "Files the worker tagged era-mismatch: their reference exports predate the current max sources, so T3 differences are expected by design.");
+    if l.era_mismatch.is_empty() {
+        none(b, "era-mismatch files");
+    } else {
+        let rows = l
+            .era_mismatch
+            .iter()
+            .map(|e| {
+                let eras: Vec<String> = e.figure_era.iter().map(|v| v.map_or("absent".to_string(), |n| n.to_string())).collect();
+                (None, vec![Cell::path(&e.path, link(&e.path)), Cell::text(&e.max_version), Cell::num(e.biped_systems), Cell::text(&eras.join(", "))])
+            })
+            .collect();
+        table(b, "era-table", "Era-mismatch files", &[("path", "File", "text"), ("version", "Max version", "text"), ("systems", "Biped systems", "num"), ("era", "Figure era (0x0115)", "text")], rows);
+    }
+
+    section(b, "lfs-pointer", "LFS-pointer list", "Git-LFS pointer files: skipped with a reason, never passed or failed.");
+    if l.lfs_pointer.is_empty() {
+        none(b, "LFS pointers");
+    } else {
+        let rows = l
+            .lfs_pointer
+            .iter()
+            .map(|p| (None, vec![Cell::path(&p.path, link(&p.path)), Cell::num(p.bytes), Cell { html: badge(&p.status), sort: Some(p.status.clone()), class: "" }, Cell::text(&p.reason)]))
+            .collect();
+        table(b, "lfs-table", "LFS pointers", &[("path", "File", "text"), ("bytes", "Bytes", "num"), ("status", "Status", "text"), ("reason", "Reason", "text")], rows);
+    }
+
+    section(b, "degraded-classes", "Degraded classes", "Classes whose objects fell back to raw bytes (bytes still identical), with how many files and objects.");
+    if l.degraded_classes.is_empty() {
+        none(b, "degraded classes");
+    } else {
+        let rows = l
+            .degraded_classes
+            .iter()
+            .map(|d| {
+                let examples: Vec<String> = d
+                    .examples
+                    .iter()
+                    .map(|p| match link(p) {
+                        Some(h) => format!(r#"<a href="{}">{}</a>"#, escape(&h), escape(p)),
+                        None => escape(p),
+                    })
+                    .collect();
+                (None, vec![
+                    Cell::text(&d.name),
+                    Cell::text(&d.class),
+                    Cell::text(&d.dll),
+                    Cell::num(d.files),
+                    Cell::num(d.objects),
+                    Cell::text(&d.reason),
+                    Cell::html(examples.join("<br>")),
+                ])
+            })
+            .collect();
+        table(
+            b,
+            "degraded-table",
+            "Degraded classes",
+            &[("name", "Class", "text"), ("class", "ClassId/Super", "text"), ("dll", "DLL", "text"), ("files", "Files", "num"), ("objects", "Objects", "num"), ("reason", "A reason", "text"), ("examples", "Files (first 10)", "text")],
+            rows,
+        );
+    }
+
+    section(b, "typed-coverage", "Typed coverage per version", "Share of Scene bytes regenerated from typed state, and objects by how they were decoded.");
+    if l.typed_coverage.is_empty() {
+        none(b, "inventories");
+    } else {
+        let pct = |v: f64| Cell::num_shown(v, format!("{:.1}%", v * 100.0));
+        let rows = l
+            .typed_coverage
+            .iter()
+            .map(|c| {
+                (None, vec![
+                    Cell::text(&c.max_version),
+                    Cell::num(c.files),
+                    pct(c.mean),
+                    pct(c.min),
+                    pct(c.max),
+                    Cell::num(c.typed_objects),
+                    Cell::num(c.generic_objects),
+                    Cell::num(c.degraded_objects),
+                ])
+            })
+            .collect();
+        table(
+            b,
+            "coverage-table",
+            "Typed coverage per Max version",
+            &[("version", "Max version", "text"), ("files", "Files", "num"), ("mean", "Mean", "num"), ("min", "Min", "num"), ("max", "Max", "num"), ("typed", "Typed objects", "num"), ("generic", "Generic", "num"), ("degraded", "Degraded", "num")],
+            rows,
+        );
+    }
+}
+
+/// Two hex rows with the differing bytes marked and the first difference outlined.
+fn hex_window(m: &MismatchView) -> String {
+    let expected: Vec<&str> = m.expected_hex.split_whitespace().collect();
+    let actual: Vec<&str> = m.actual_hex.split_whitespace().collect();
+    let at = m.offset.saturating_sub(m.window_start) as usize;
+    let row = |mine: &[&str], other: &[&str]| -> String {
+        mine.iter()
+            .enumerate()
+            .map(|(i, byte)| {
+                let mut class = String::new();
+                if other.get(i) != Some(byte) {
+                    class.push('d');
+                }
+                if i == at {
+                    class.push_str(if class.is_empty() { "at" } else { " at" });
+                }
+                if class.is_empty() {
+                    format!("<span>{}</span>", escape(byte))
+                } else {
+                    format!(r#"<span class="{class}">{}</span>"#, escape(byte))
+                }
+            })
+            .collect()
+    };
+    format!(
+        r#"<table class="hex mono"><tr><th>expected @{:#x}</th><td>{}</td></tr><tr><th>actual @{:#x}</th><td>{}</td></tr></table><p>{} <code>{}</code>: {}</p>"#,
+        m.window_start,
+        row(&expected, &actual),
+        m.window_start,
+        row(&actual, &expected),
+        escape(&m.kind),
+        escape(&m.chunk_path),
+        escape(&m.message)
+    )
+}
+
+fn diff_block(diff: &str) -> String {
+    let mut out = String::from(r#"<pre class="diff">"#);
+    for line in diff.lines() {
+        let class = if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@") {
+            "hunk"
+        } else if line.starts_with('+') {
+            "add"
+        } else if line.starts_with('-') {
+            "del"
+        } else {
+            ""
+        };
+        if class.is_empty() {
+            let _ = writeln!(out, "{}", escape(line));
+        } else {
+            let _ = write!(out, r#"<span class="{class}">{}</span>"#, escape(line));
+        }
+    }
+    out.push_str("</pre>");
+    out
+}
+
+/// A T3 `detail`: scalar counters as a table, anything named like a ULP histogram as a
+/// chart, other nested values as pretty JSON.
+fn t3_block(t: &T3Detail) -> String {
+    let mut out = format!("<h3>T3 {} — {}</h3>", escape(&t.exporter), badge(&t.verdict));
+    let Some(obj) = t.detail.as_object() else {
+        return out + &json_pre(&t.detail);
+    };
+    let mut counters = String::new();
+    let mut extra = String::new();
+    for (key, value) in obj {
+        let histogram_bins: Option<Vec<(String, u64)>> = if key.to_lowercase().contains("ulp") || key.to_lowercase().contains("histogram") {
+            match value {
+                serde_json::Value::Object(m) => m.iter().map(|(k, v)| v.as_u64().map(|n| (k.clone(), n))).collect(),
+                serde_json::Value::Array(a) => a.iter().enumerate().map(|(i, v)| v.as_u64().map(|n| (i.to_string(), n))).collect(),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        match (value, histogram_bins) {
+            (_, Some(bins)) => {
+                let _ = write!(extra, "<h4>{}</h4>{}", escape(key), svg::histogram(key, &bins));
+            }
+            (serde_json::Value::Object(m), None) if m.values().all(|v| !v.is_object() && !v.is_array()) => {
+                let _ = write!(extra, r#"<table class="hex"><caption>{}</caption>"#, escape(key));
+                for (k, v) in m {
+                    let _ = write!(extra, "<tr><th>{}</th><td>{}</td></tr>", escape(k), escape(&scalar(v)));
+                }
+                extra.push_str("</table>");
+            }
+            (serde_json::Value::Object(_) | serde_json::Value::Array(_), None) => {
+                let _ = write!(extra, "<h4>{}</h4>{}", escape(key), json_pre(value));
+            }
+            (v, None) => {
+                let _ = write!(counters, "<tr><th>{}</th><td>{}</td></tr>", escape(key), escape(&scalar(v)));
+            }
+        }
+    }
+    if !counters.is_empty() {
+        let _ = write!(out, r#"<table class="hex"><caption>Field counters</caption>{counters}</table>"#);
+    }
+    out + &extra
+}
+
+fn scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn bucket_page(r: &Report, bk: &BucketReport) -> String {
+    let mut b = String::new();
+    let _ = write!(b, r#"<p>{} files · "#, bk.files);
+    let counts: Vec<String> = bk.status_counts.iter().filter(|(_, n)| **n > 0).map(|(s, n)| format!("{} {n}", badge(s))).collect();
+    b.push_str(&counts.join(" · "));
+    if !bk.changes.is_empty() {
+        let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
+        let _ = write!(b, " · against the baseline: {}", changed.join(" · "));
+    }
+    let _ = write!(b, r#" · <a href="{}.json">{}.json</a></p>"#, escape(&href(&bk.page)), escape(&bk.page));
+    let has_baseline = r.baseline.is_some();
+    let rows = bk
+        .entries
+        .iter()
+        .map(|e| {
+            let mut details = String::new();
+            if let Some(m) = &e.mismatch {
+                details.push_str(&hex_window(m));
+            }
+            if let Some(d) = e.verdict_diff.as_deref().filter(|d| !d.is_empty()) {
+                details.push_str("<h3>Baseline → this run</h3>");
+                details.push_str(&diff_block(d));
+            }
+            for t in &e.t3 {
+                details.push_str(&t3_block(t));
+            }
+            let locator_text = e.locator.clone().or_else(|| e.reason.clone()).unwrap_or_default();
+            let locator = if details.is_empty() {
+                escape(&locator_text)
+            } else {
+                let summary = if locator_text.is_empty() { "details".to_string() } else { locator_text.clone() };
+                format!("<details><summary>{}</summary>{details}</details>", escape(&summary))
+            };
+            let mut cells = vec![
+                Cell::path(&e.path, None),
+                Cell { html: badge(&e.status), sort: Some(e.status.clone()), class: "" },
+                Cell::text(e.max_version.as_deref().unwrap_or("")),
+                Cell::html(e.signatures.iter().map(|s| format!("<code>{}</code>", escape(s))).collect::<Vec<_>>().join("<br>")),
+                Cell { html: locator, sort: Some(locator_text), class: "" },
+            ];
+            if has_baseline {
+                let class = e.diff_class.map(|c| c.name()).unwrap_or("");
+                cells.push(Cell { html: if class.is_empty() { String::new() } else { badge(class) }, sort: Some(class.to_string()), class: "" });
+            }
+            cells.push(Cell::num(e.wall_ms));
+            cells.push(Cell::num_shown(e.peak_rss_bytes as f64, human_bytes(e.peak_rss_bytes)));
+            (Some(file_anchor(&e.path)), cells)
+        })
+        .collect();
+    let mut columns: Vec<Column> = vec![
+        ("path", "File", "text"),
+        ("status", "Status", "text"),
+        ("version", "Max version", "text"),
+        ("signature", "Signatures", "text"),
+        ("locator", "Locator (click for hex window, diff, T3)", "text"),
+    ];
+    if has_baseline {
+        columns.push(("baseline", "Baseline", "text"));
+    }
+    columns.push(("wall", "Wall ms", "num"));
+    columns.push(("rss", "Peak RSS", "num"));
+    table(&mut b, "files", &format!("Files in bucket {}", bk.slug), &columns, rows);
+    let nav = format!(
+        r#"<a href="index.html">← index</a> <a href="index.html#buckets">all buckets</a> <a href="{}.json">{}.json</a>"#,
+        escape(&href(&bk.page)),
+        escape(&bk.page)
+    );
+    page(&format!("Bucket {}", bk.slug), &nav, &b, r)
+}
+
+impl Exporter for HtmlExporter {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        let mut out = vec![Artifact { name: "index.html".into(), contents: index_page(report) }];
+        for bk in &report.buckets {
+            out.push(Artifact { name: format!("{}.html", bk.page), contents: bucket_page(report, bk) });
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_is_single_pass() {
+        let t = "<t>{{title}}</t>{{body}}{{unknown}}";
+        assert_eq!(fill(t, &[("title", "{{body}}"), ("body", "B")]), "<t>{{body}}</t>B{{unknown}}");
+    }
+
+    #[test]
+    fn anchors_are_stable_and_distinct() {
+        assert_eq!(file_anchor("a.max"), file_anchor("a.max"));
+        assert_ne!(file_anchor("a.max"), file_anchor("b.max"));
+        assert!(file_anchor("кубик.max").chars().all(|c| c.is_ascii_alphanumeric() || c == '-'));
+    }
+
+    #[test]
+    fn hex_window_marks_differences() {
+        let m = MismatchView { offset: 2, window_start: 0, expected_hex: "61 62 63".into(), actual_hex: "61 62 58".into(), ..Default::default() };
+        let h = hex_window(&m);
+        assert!(h.contains(r#"<span class="d at">63</span>"#) && h.contains(r#"<span class="d at">58</span>"#), "{h}");
+        assert_eq!(h.matches("<span>61</span>").count(), 2);
+    }
+}

@@ -1,0 +1,96 @@
+//! `index.json` and one `bucket-<slug>.json` per bucket: the report model as data, for
+//! scripts and dashboards. The shape is documented (with a JSON Schema) in
+//! `docs/report-schema.md`; `kind` tells the two documents apart.
+
+use super::model::*;
+use super::{Artifact, Exporter, ReportError};
+use crate::results::{GateOutcome, StatusCounts};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Writes the JSON documents.
+pub struct JsonExporter;
+
+/// A bucket as the index lists it: counts and where its pages are.
+#[derive(Serialize)]
+struct BucketLink<'a> {
+    slug: &'a str,
+    html: String,
+    json: String,
+    files: u64,
+    status_counts: &'a StatusCounts,
+    changes: &'a BTreeMap<String, u64>,
+}
+
+#[derive(Serialize)]
+struct IndexDoc<'a> {
+    schema: u32,
+    kind: &'static str,
+    stamp: &'a RunStamp,
+    files: u64,
+    totals: &'a StatusCounts,
+    pass_rates: &'a [PassRate],
+    baseline: &'a Option<BaselineView>,
+    gates: &'a [GateOutcome],
+    slowest: &'a [FileMetric],
+    largest_rss: &'a [FileMetric],
+    lists: &'a Lists,
+    buckets: Vec<BucketLink<'a>>,
+}
+
+#[derive(Serialize)]
+struct BucketDoc<'a> {
+    schema: u32,
+    kind: &'static str,
+    index: &'static str,
+    #[serde(flatten)]
+    bucket: &'a BucketReport,
+}
+
+fn to_json<T: Serialize>(what: &str, value: &T) -> Result<String, ReportError> {
+    let mut text =
+        serde_json::to_string_pretty(value).map_err(|source| ReportError::Serialize { what: what.to_string(), source })?;
+    text.push('\n');
+    Ok(text)
+}
+
+impl Exporter for JsonExporter {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        let index = IndexDoc {
+            schema: report.schema,
+            kind: "index",
+            stamp: &report.stamp,
+            files: report.files,
+            totals: &report.totals,
+            pass_rates: &report.pass_rates,
+            baseline: &report.baseline,
+            gates: &report.gates,
+            slowest: &report.slowest,
+            largest_rss: &report.largest_rss,
+            lists: &report.lists,
+            buckets: report
+                .buckets
+                .iter()
+                .map(|b| BucketLink {
+                    slug: &b.slug,
+                    html: format!("{}.html", b.page),
+                    json: format!("{}.json", b.page),
+                    files: b.files,
+                    status_counts: &b.status_counts,
+                    changes: &b.changes,
+                })
+                .collect(),
+        };
+        let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index)? }];
+        for b in &report.buckets {
+            let name = format!("{}.json", b.page);
+            let doc = BucketDoc { schema: report.schema, kind: "bucket", index: "index.json", bucket: b };
+            out.push(Artifact { contents: to_json(&name, &doc)?, name });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,132 @@
+//! `summary.md`: the run in at most [`MAX_LINES`] lines, for a PR comment. Long sections
+//! are cut with an explicit "… N more" line pointing at the HTML report, never silently.
+
+use super::model::Report;
+use super::{Artifact, Exporter, ReportError};
+
+/// Hard cap on the summary's length (a PR comment people still read).
+pub const MAX_LINES: usize = 60;
+
+/// Rows per list section before it says "… N more".
+const SECTION_ROWS: usize = 8;
+
+/// Writes `summary.md`.
+pub struct MarkdownExporter;
+
+/// Markdown-safe table cell / inline text: pipes and backticks escaped, newlines flattened.
+fn md(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace('`', "\\`").replace(['\n', '\r'], " ")
+}
+
+/// Appends `rows` with at most [`SECTION_ROWS`] shown and a trailing count of the rest.
+fn capped(out: &mut Vec<String>, rows: Vec<String>, rest_hint: &str) {
+    let total = rows.len();
+    out.extend(rows.into_iter().take(SECTION_ROWS));
+    if total > SECTION_ROWS {
+        out.push(format!("\n… {} more {rest_hint} in `report/index.html`.", total - SECTION_ROWS));
+    }
+}
+
+/// The summary's lines (before the cap).
+fn lines(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    out.push(format!("## pmfarm report — {} files ({})", r.files, md(&r.stamp.tool)));
+    out.push(String::new());
+    let sha = &r.stamp.corpus_manifest_sha256;
+    out.push(format!("Corpus manifest `{}`, rendered by {}.", md(&sha[..sha.len().min(16)]), md(&r.stamp.report_tool)));
+    out.push(String::new());
+    let statuses: Vec<&String> = r.totals.keys().collect();
+    out.push(format!("| {} |", statuses.iter().map(|s| md(s)).collect::<Vec<_>>().join(" | ")));
+    out.push(format!("|{}", "---:|".repeat(statuses.len())));
+    out.push(format!("| {} |", r.totals.values().map(|n| n.to_string()).collect::<Vec<_>>().join(" | ")));
+    out.push(String::new());
+
+    let failed: Vec<_> = r.gates.iter().filter(|g| !g.passed).collect();
+    out.push(format!("**Gates:** {} of {} rules hold.", r.gates.len() - failed.len(), r.gates.len()));
+    capped(
+        &mut out,
+        failed
+            .iter()
+            .map(|g| format!("- ❌ `{}` on `{}` {}: {} = {} (threshold {})", md(&g.name), md(&g.bucket), md(&g.tier), md(&g.metric), g.value, g.threshold))
+            .collect(),
+        "failing gates",
+    );
+    out.push(String::new());
+
+    out.push("**Pass rate** (version × tier):".into());
+    out.push(String::new());
+    out.push("| Max version | tier | passed | rate |".into());
+    out.push("|---|---|---:|---:|".into());
+    capped(
+        &mut out,
+        r.pass_rates
+            .iter()
+            .map(|p| format!("| {} | {} | {}/{} | {:.1}% |", md(&p.max_version), p.tier, p.passed, p.total, p.rate * 100.0))
+            .collect(),
+        "version × tier rows",
+    );
+    out.push(String::new());
+
+    if let Some(b) = &r.baseline {
+        let counts: Vec<String> = b.counts.iter().filter(|(_, n)| **n > 0).map(|(c, n)| format!("{n} {c}")).collect();
+        out.push(format!("**Baseline `{}`:** {}.", md(&b.name), if counts.is_empty() { "no files".into() } else { counts.join(", ") }));
+        capped(
+            &mut out,
+            b.changed
+                .iter()
+                .map(|c| {
+                    let what: Vec<String> = c
+                        .changes
+                        .iter()
+                        .map(|ch| format!("{}{} {}→{}", ch.tier, if ch.stream.is_empty() { String::new() } else { format!(":{}", ch.stream) }, ch.before, ch.after))
+                        .collect();
+                    format!("- {} `{}` {}", c.class.name(), md(&c.path), md(&what.join(", ")))
+                })
+                .collect(),
+            "changed files",
+        );
+        out.push(String::new());
+    }
+
+    let l = &r.lists;
+    out.push(format!(
+        "**Lists:** MapExt {} hits, flare {}, era-mismatch {}, LFS pointers {}, degraded classes {}.",
+        l.mapext.len(),
+        l.flare.len(),
+        l.era_mismatch.len(),
+        l.lfs_pointer.len(),
+        l.degraded_classes.len()
+    ));
+    out.push(String::new());
+    let not_passing: Vec<String> = r
+        .buckets
+        .iter()
+        .flat_map(|b| b.entries.iter())
+        .filter(|e| !matches!(e.status.as_str(), "pass" | "skip"))
+        .map(|e| e.path.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|p| format!("- `{}`", md(p)))
+        .collect();
+    out.push(format!("**Files not passing:** {}.", not_passing.len()));
+    capped(&mut out, not_passing, "files");
+    out
+}
+
+impl Exporter for MarkdownExporter {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
+        let mut all = lines(report).join("\n").lines().map(str::to_string).collect::<Vec<_>>();
+        if all.len() > MAX_LINES {
+            let cut = all.len() - (MAX_LINES - 1);
+            all.truncate(MAX_LINES - 1);
+            all.push(format!("… summary cut at {MAX_LINES} lines ({cut} more); see `report/index.html`."));
+        }
+        let mut text = all.join("\n");
+        text.push('\n');
+        Ok(vec![Artifact { name: "summary.md".into(), contents: text }])
+    }
+}

@@ -1,0 +1,316 @@
+//! The one report model every exporter writes from (HTML, JSON, JUnit, Markdown), so the
+//! formats cannot drift apart. It is a *view* over the farm's output types in
+//! [`crate::results`]: it adds nothing the run did not measure, it only groups, counts and
+//! ranks. `index.json` and `bucket-<slug>.json` are this model serialized, and
+//! `docs/report-schema.md` documents every field.
+
+use crate::results::{Change, DiffClass, GateOutcome, StatusCounts};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the report JSON; bumped when a field changes meaning or disappears.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// How many rows the ranked index tables (slowest files, largest RSS) keep. The table
+/// caption always says "N of M" so the cut is never silent.
+pub const RANKED_ROWS: usize = 20;
+
+/// The whole report.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`REPORT_SCHEMA`].
+    pub schema: u32,
+    /// Which tool, corpus, options and limits produced the run.
+    pub stamp: RunStamp,
+    /// Enumerated files (= lines of `results.jsonl`).
+    pub files: u64,
+    /// Files per status, every status present.
+    pub totals: StatusCounts,
+    /// Pass rate per Max version × tier.
+    pub pass_rates: Vec<PassRate>,
+    /// Comparison with the baseline, when the run had one.
+    pub baseline: Option<BaselineView>,
+    /// Every evaluated gate rule, with its numbers.
+    pub gates: Vec<GateOutcome>,
+    /// The slowest files by farm wall time, longest first ([`RANKED_ROWS`] of them at most).
+    pub slowest: Vec<FileMetric>,
+    /// The files with the largest peak RSS, largest first ([`RANKED_ROWS`] at most).
+    pub largest_rss: Vec<FileMetric>,
+    /// The dedicated lists the design's T3 caveats ask for.
+    pub lists: Lists,
+    /// One entry per bucket, sorted by slug.
+    pub buckets: Vec<BucketReport>,
+}
+
+/// The run stamp: enough to tell two reports apart and to reproduce the run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunStamp {
+    /// `pmfarm <version>` that ran the corpus.
+    pub tool: String,
+    /// `pmfarm <version>` that rendered this report.
+    pub report_tool: String,
+    /// Schema of the farm outputs read.
+    pub results_schema: u32,
+    /// Corpus root the paths are relative to.
+    pub corpus_root: String,
+    /// SHA-256 over the sorted `path\tsha256` lines: equal for runs over the same bytes.
+    pub corpus_manifest_sha256: String,
+    /// Options that change results.
+    pub options: serde_json::Value,
+    /// Limits applied to every worker.
+    pub limits: serde_json::Value,
+    /// Run-level timing from `summary.json` (informational).
+    pub timing: serde_json::Value,
+}
+
+/// Pass rate of one tier on the files of one Max version.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PassRate {
+    /// `Max 2016`, or `(no version: lfs-pointer)` for inputs without a Scene root.
+    pub max_version: String,
+    /// `t1`, `t2`, `t3`.
+    pub tier: String,
+    /// Files that count for this tier (see `docs/report-schema.md` for the rule).
+    pub total: u64,
+    /// Of which passed (no `fail` verdict in the tier, and the worker ended normally).
+    pub passed: u64,
+    /// `passed / total` (0 when nothing counted), kept in the model so every format
+    /// prints the same number.
+    pub rate: f64,
+}
+
+impl PassRate {
+    /// A rate with its ratio computed.
+    pub fn new(max_version: &str, tier: &str, passed: u64, total: u64) -> PassRate {
+        let rate = if total == 0 { 0.0 } else { passed as f64 / total as f64 };
+        PassRate { max_version: max_version.to_string(), tier: tier.to_string(), total, passed, rate }
+    }
+}
+
+/// This run against the baseline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BaselineView {
+    /// Baseline name.
+    pub name: String,
+    /// Where the baseline entries were read from, when the file was found (the verdict
+    /// diffs then come from it; otherwise they are rebuilt from `baseline-diff.json`).
+    pub source: Option<String>,
+    /// Files per diff class, every class present.
+    pub counts: BTreeMap<String, u64>,
+    /// Every file whose class is not `same`, regressions first, then by path.
+    pub changed: Vec<ChangedFile>,
+}
+
+/// A file whose result changed against the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangedFile {
+    /// File path.
+    pub path: String,
+    /// Regressed, fixed, new, removed, spurious.
+    pub class: DiffClass,
+    /// Buckets of the file in this run (empty for `removed`).
+    pub buckets: Vec<String>,
+    /// What changed.
+    pub changes: Vec<Change>,
+}
+
+/// One ranked measurement of one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMetric {
+    /// File path.
+    pub path: String,
+    /// Its status.
+    pub status: String,
+    /// The most specific bucket page the file is shown on (its version bucket).
+    pub bucket: String,
+    /// Milliseconds or bytes, as the table says.
+    pub value: u64,
+}
+
+/// The dedicated lists.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Lists {
+    /// Map Extender asset list: one row per hit.
+    pub mapext: Vec<MapExtRow>,
+    /// NeL flare objects: one row per flare.
+    pub flare: Vec<FlareRow>,
+    /// Files the worker tagged `era-mismatch`, with their biped figure eras.
+    pub era_mismatch: Vec<EraRow>,
+    /// Git-LFS pointers (skipped, never passed or failed).
+    pub lfs_pointer: Vec<LfsRow>,
+    /// Classes that fell back to raw bytes, summed over the run.
+    pub degraded_classes: Vec<DegradedClassRow>,
+    /// Typed coverage of `Scene` per Max version.
+    pub typed_coverage: Vec<CoverageRow>,
+}
+
+/// One Map Extender hit.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapExtRow {
+    /// File path.
+    pub path: String,
+    /// Node whose modifier stack holds the modifier.
+    pub node: String,
+    /// DLL file name of the class entry.
+    pub dll: String,
+    /// Class display name.
+    pub class_name: String,
+}
+
+/// One flare object.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlareRow {
+    /// File path.
+    pub path: String,
+    /// Node name.
+    pub node: String,
+    /// `true`, `false` or `unread`.
+    pub first_flare_keep_size: String,
+}
+
+/// One era-mismatch file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EraRow {
+    /// File path.
+    pub path: String,
+    /// Max version.
+    pub max_version: String,
+    /// Biped systems in the file.
+    pub biped_systems: u64,
+    /// Figure era (chunk 0x0115) per system, `null` when absent.
+    pub figure_era: Vec<Option<i64>>,
+}
+
+/// One LFS pointer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LfsRow {
+    /// File path.
+    pub path: String,
+    /// Pointer file size in bytes.
+    pub bytes: u64,
+    /// Status given (always `skip` in a correct run).
+    pub status: String,
+    /// Reason recorded by the farm.
+    pub reason: String,
+}
+
+/// One degraded class over the run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DegradedClassRow {
+    /// Class display name.
+    pub name: String,
+    /// `0xA-0xB/0xSUPER`, the same notation as failure signatures.
+    pub class: String,
+    /// DLL file name, when the inventory named it.
+    pub dll: String,
+    /// Files holding a degraded object of this class.
+    pub files: u64,
+    /// Degraded objects over the run (from the inventories; at least one per file).
+    pub objects: u64,
+    /// One reason the decoder gave (the first seen).
+    pub reason: String,
+    /// Paths of the first files (up to 10; `files` is the full count).
+    pub examples: Vec<String>,
+}
+
+/// Typed coverage of one Max version.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CoverageRow {
+    /// Max version.
+    pub max_version: String,
+    /// Files with an inventory.
+    pub files: u64,
+    /// Mean share of Scene bytes regenerated from typed state (0–1).
+    pub mean: f64,
+    /// Lowest share.
+    pub min: f64,
+    /// Highest share.
+    pub max: f64,
+    /// Scene objects decoded by an exact typed class.
+    pub typed_objects: u64,
+    /// Scene objects kept generic.
+    pub generic_objects: u64,
+    /// Scene objects degraded to raw.
+    pub degraded_objects: u64,
+}
+
+/// One bucket and its files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BucketReport {
+    /// Bucket slug as the farm wrote it.
+    pub slug: String,
+    /// File-name stem: `bucket-<slug>` (made file-name safe and unique).
+    pub page: String,
+    /// Files in the bucket.
+    pub files: u64,
+    /// Their statuses, every status present.
+    pub status_counts: StatusCounts,
+    /// Files whose result changed against the baseline, per diff class.
+    pub changes: BTreeMap<String, u64>,
+    /// Every file of the bucket, sorted by path.
+    pub entries: Vec<FileEntry>,
+}
+
+/// One file on a bucket page.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// File path.
+    pub path: String,
+    /// Terminal status.
+    pub status: String,
+    /// Why (skip reason, first failure, signal, limit).
+    pub reason: Option<String>,
+    /// Max version.
+    pub max_version: Option<String>,
+    /// Failure signatures.
+    pub signatures: Vec<String>,
+    /// Where it went wrong, in one line: first failing verdict, or crash breadcrumb.
+    pub locator: Option<String>,
+    /// The first failing verdict's hex window.
+    pub mismatch: Option<MismatchView>,
+    /// Class against the baseline, when there is one.
+    pub diff_class: Option<DiffClass>,
+    /// Unified diff (`similar`) between the baseline's and this run's verdicts; only for
+    /// changed files.
+    pub verdict_diff: Option<String>,
+    /// T3 verdicts that carried `detail` (skel field counters, ULP histogram).
+    pub t3: Vec<T3Detail>,
+    /// Farm wall time.
+    pub wall_ms: u64,
+    /// Peak RSS of the worker.
+    pub peak_rss_bytes: u64,
+}
+
+/// The first mismatch of a file, with both hex windows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MismatchView {
+    /// Tier.
+    pub tier: String,
+    /// Stream or exporter.
+    pub stream: String,
+    /// Failure kind.
+    pub kind: String,
+    /// Chunk path.
+    pub chunk_path: String,
+    /// Offset of the first differing byte.
+    pub offset: u64,
+    /// Where both windows start.
+    pub window_start: u64,
+    /// Original bytes.
+    pub expected_hex: String,
+    /// Produced bytes.
+    pub actual_hex: String,
+    /// One-line description.
+    pub message: String,
+}
+
+/// A T3 verdict with its counters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct T3Detail {
+    /// Exporter (`skel`, `obj`).
+    pub exporter: String,
+    /// Verdict name.
+    pub verdict: String,
+    /// The worker's `detail` object, verbatim.
+    pub detail: serde_json::Value,
+}
