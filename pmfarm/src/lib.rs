@@ -3,3 +3,4 @@
 //! stored baseline and enforces gates.
 
 pub mod results;
+pub mod report;
