@@ -20,7 +20,7 @@ if [ -d "$shared" ]; then
 fi
 
 cd fuzz
-cargo +nightly fuzz build -O $targets >/dev/null
+for t in $targets; do cargo +nightly fuzz build -O "$t" >/dev/null; done
 pids=()
 for t in $targets; do
   mkdir -p artifacts/$t
