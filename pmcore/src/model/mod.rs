@@ -1,11 +1,28 @@
 //! Typed model of a `.max` file. [`directory`] reads DllDirectory and ClassDirectory3;
 //! [`scene_index`] resolves every Scene object to its class and exposes references and
 //! node names read-only — the view triage and the exporters navigate.
+//!
+//! The round-trip model (T2): [`file`] decodes every chunk stream into runs of
+//! [`part::Part`]s — typed where a decoder understands the chunk, raw spans otherwise —
+//! and rebuilds each stream from typed state plus the raw spans of a source buffer.
+//! [`scene`] is the Scene class container with the [`registry`]; [`appdata`] and
+//! [`references`] are the Animatable / ReferenceMaker overlays; [`streams`] types the
+//! directories, ClassData and Config; [`normalize`] is the whitelist.
 
+pub mod appdata;
 pub mod controllers;
 pub mod directory;
+pub mod file;
 pub mod geometry;
+pub mod normalize;
+pub mod part;
+pub mod references;
+pub mod registry;
+pub mod scene;
 pub mod scene_index;
+pub mod streams;
+pub mod value;
+pub mod writer;
 
 /// Decodes UTF-16LE bytes (odd trailing byte ignored, invalid units replaced).
 pub fn utf16(bytes: &[u8]) -> String {

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod t1;
+pub mod t2;
 
 pub use diff::{first_mismatch, hex_window};
 

@@ -1,0 +1,143 @@
+//! A whole file through the typed model: every chunk stream decoded by its stream's
+//! decoder, each rebuilt from typed state plus raw spans of a source buffer.
+
+use super::directory::{Directories, CLASS_DIRECTORY_STREAMS};
+use super::part::{Claims, Ctx, Span};
+use super::scene::SceneModel;
+use super::streams::{RunModel, StreamType};
+use super::writer::{BuildError, Writer};
+use crate::chunk::parse_stream;
+use crate::maxfile::{MaxFile, StreamKind};
+
+/// The typed model of one stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamModel {
+    /// `Scene`.
+    Scene(SceneModel),
+    /// Every other chunk stream.
+    Run(RunModel),
+}
+
+/// One decoded chunk stream.
+#[derive(Clone, Debug)]
+pub struct TypedStream {
+    /// Index in [`MaxFile::streams`].
+    pub index: usize,
+    /// Stream name.
+    pub name: String,
+    /// Decoded bytes length.
+    pub len: u64,
+    /// The model.
+    pub model: StreamModel,
+    /// Spans the model owns (regenerates).
+    pub claims: Claims,
+}
+
+/// Every chunk stream of a file, decoded.
+#[derive(Clone, Debug, Default)]
+pub struct TypedFile {
+    /// Chunk streams in file order.
+    pub streams: Vec<TypedStream>,
+}
+
+/// Result of building one stream.
+pub struct Built {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+    /// Whitelisted normalizations applied, with counts.
+    pub normalizations: Vec<(&'static str, u64)>,
+}
+
+impl TypedFile {
+    /// Decodes every chunk stream of `file`. `record_claims` keeps the owned spans (for
+    /// the regeneration proof). `on_step(stream, chunk path, class)` runs before each
+    /// stream and before each Scene object.
+    pub fn decode(
+        file: &MaxFile,
+        record_claims: bool,
+        mut on_step: impl FnMut(&str, Option<&str>, Option<&str>),
+    ) -> TypedFile {
+        let dll = file.tree_of("DllDirectory").unwrap_or_default();
+        let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| file.tree_of(n)).unwrap_or_default();
+        let dirs = Directories::read(&dll, &class);
+        let mut out = TypedFile::default();
+        for (index, s) in file.streams.iter().enumerate() {
+            if s.kind != StreamKind::Chunks {
+                continue;
+            }
+            on_step(&s.name, None, None);
+            let Ok(data) = file.data(index) else { continue };
+            let Ok(tree) = parse_stream(&s.name, data) else { continue };
+            let mut ctx = Ctx::new(&s.name, record_claims);
+            let len = data.len() as u64;
+            let model = match StreamType::of(&s.name) {
+                StreamType::Scene => {
+                    let name = s.name.as_str();
+                    StreamModel::Scene(SceneModel::decode(&tree, len, &dirs, &mut ctx, |path, class| {
+                        on_step(name, Some(path), Some(class))
+                    }))
+                }
+                kind => StreamModel::Run(RunModel::decode(kind, &tree, len, &mut ctx)),
+            };
+            out.streams.push(TypedStream { index, name: s.name.clone(), len, model, claims: ctx.claims });
+        }
+        out
+    }
+
+    /// The Scene model.
+    pub fn scene(&self) -> Option<&SceneModel> {
+        self.streams.iter().find_map(|s| match &s.model {
+            StreamModel::Scene(m) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// The Scene model, mutable.
+    pub fn scene_mut(&mut self) -> Option<&mut SceneModel> {
+        self.streams.iter_mut().find_map(|s| match &mut s.model {
+            StreamModel::Scene(m) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// The stream called `name`.
+    pub fn stream(&self, name: &str) -> Option<&TypedStream> {
+        self.streams.iter().find(|s| s.name == name)
+    }
+}
+
+impl TypedStream {
+    /// Builds the stream from its typed state and the raw spans of `source` (the
+    /// decoded bytes it was decoded from, or a copy with owned spans overwritten).
+    pub fn build(&self, source: &[u8]) -> Result<Built, BuildError> {
+        let mut bytes = Vec::with_capacity(source.len());
+        let mut w = Writer::new(&self.name, &mut bytes);
+        match &self.model {
+            StreamModel::Scene(m) => m.build(source, &mut w)?,
+            StreamModel::Run(m) => m.build(source, &mut w)?,
+        }
+        let normalizations = std::mem::take(&mut w.normalizations);
+        Ok(Built { bytes, normalizations })
+    }
+
+    /// `source` with every owned span overwritten (each byte inverted, so none survives):
+    /// what build must still turn back into the original bytes.
+    pub fn scribbled(&self, source: &[u8]) -> Vec<u8> {
+        let mut copy = source.to_vec();
+        for Span { start, end } in self.claims.spans() {
+            if let Some(bytes) = copy.get_mut(*start as usize..*end as usize) {
+                bytes.iter_mut().for_each(|b| *b = !*b);
+            }
+        }
+        copy
+    }
+
+    /// Share of this stream's bytes regenerated from typed state (0–1).
+    pub fn coverage(&self) -> f64 {
+        if self.len == 0 {
+            0.0
+        } else {
+            self.claims.bytes() as f64 / self.len as f64
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The shape every typed model shares: a run of [`Part`]s, one per stored chunk, in
+//! stored order. A part is either raw (a byte span of the source, copied verbatim at
+//! build time) or typed (regenerated from decoded state). Because typed and raw parts
+//! sit side by side in stored order, build re-emits every chunk at its original
+//! position — there is no "typed first, leftovers after".
+//!
+//! Raw parts hold spans, not bytes: build takes the source buffer as an argument, so a
+//! test can overwrite the typed-owned spans (the [`Claims`]) between decode and build
+//! and prove that typed bytes really are regenerated.
+
+use super::appdata::AppData;
+use super::references::References;
+use super::value::{Kind, Value};
+use super::writer::{BuildError, Writer};
+use crate::chunk::{Chunk, ChunkPath, HeaderWidth};
+
+/// A byte range `[start, end)` of the decoded stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+impl Span {
+    /// Number of bytes.
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// A typed leaf chunk: id, header width as read, decoded value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedLeaf {
+    /// Chunk id.
+    pub id: u16,
+    /// Header width as read.
+    pub width: HeaderWidth,
+    /// Decoded payload.
+    pub value: Value,
+}
+
+/// A container whose header is regenerated and whose children are parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedContainer {
+    /// Chunk id.
+    pub id: u16,
+    /// Header width as read.
+    pub width: HeaderWidth,
+    /// Children in stored order.
+    pub parts: Vec<Part>,
+}
+
+/// One stored chunk inside a typed model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    /// Not understood (or kept on purpose): copied verbatim from the source buffer.
+    Raw(Span),
+    /// A documented leaf, regenerated from its value.
+    Leaf(TypedLeaf),
+    /// A documented container, header regenerated, children parts.
+    Container(TypedContainer),
+    /// Animatable AppData (0x2150).
+    AppData(AppData),
+    /// ReferenceMaker references (0x2034 flat or 0x2035 map).
+    References(References),
+}
+
+impl Part {
+    /// Chunk id of a typed part (`None` for raw).
+    pub fn id(&self) -> Option<u16> {
+        match self {
+            Part::Raw(_) => None,
+            Part::Leaf(l) => Some(l.id),
+            Part::Container(c) => Some(c.id),
+            Part::AppData(_) => Some(super::appdata::APPDATA),
+            Part::References(r) => Some(r.id()),
+        }
+    }
+
+    /// Writes this part: raw spans from `source`, typed parts from their state.
+    pub fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+        match self {
+            Part::Raw(span) => w.raw(source, span.start, span.end),
+            Part::Leaf(l) => w.leaf_with(l.id, l.width, |out| l.value.encode(out)),
+            Part::Container(c) => {
+                let open = w.open(c.id, c.width, true);
+                build_parts(&c.parts, source, w)?;
+                w.close(open)
+            }
+            Part::AppData(a) => a.build(w),
+            Part::References(r) => r.build(w),
+        }
+    }
+}
+
+/// Writes a run of parts in order.
+pub fn build_parts(parts: &[Part], source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+    parts.iter().try_for_each(|p| p.build(source, w))
+}
+
+/// The typed leaf with `id` in a run of parts.
+pub fn leaf(parts: &[Part], id: u16) -> Option<&TypedLeaf> {
+    parts.iter().find_map(|p| match p {
+        Part::Leaf(l) if l.id == id => Some(l),
+        _ => None,
+    })
+}
+
+/// Mutable typed leaf with `id` in a run of parts.
+pub fn leaf_mut(parts: &mut [Part], id: u16) -> Option<&mut TypedLeaf> {
+    parts.iter_mut().find_map(|p| match p {
+        Part::Leaf(l) if l.id == id => Some(l),
+        _ => None,
+    })
+}
+
+/// What surprised a decoder, and where: the object (or entry) degrades to raw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Surprise {
+    /// What did not match the documented layout.
+    pub reason: String,
+    /// Chunk path of the surprising chunk.
+    pub chunk_path: String,
+}
+
+/// The byte spans a decode took ownership of (so build must regenerate them) and their
+/// total. Spans are kept only when asked for (the regeneration proof); the total always.
+#[derive(Clone, Debug, Default)]
+pub struct Claims {
+    spans: Option<Vec<Span>>,
+    bytes: u64,
+}
+
+/// A point to roll claims back to when a decode degrades.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimMark {
+    spans: usize,
+    bytes: u64,
+}
+
+impl Claims {
+    /// Claims that record spans when `record` (for the regeneration proof).
+    pub fn new(record: bool) -> Self {
+        Claims { spans: record.then(Vec::new), bytes: 0 }
+    }
+
+    /// Claims `span`.
+    pub fn claim(&mut self, span: Span) {
+        self.bytes += span.len();
+        if let Some(s) = &mut self.spans {
+            s.push(span);
+        }
+    }
+
+    /// Claims only the header of a container whose children are handled separately.
+    pub fn header(&mut self, span: Span, width: HeaderWidth) {
+        self.claim(Span { start: span.start, end: span.start + width.bytes() });
+    }
+
+    /// Current position, for [`Claims::rollback`].
+    pub fn mark(&self) -> ClaimMark {
+        ClaimMark { spans: self.spans.as_ref().map_or(0, Vec::len), bytes: self.bytes }
+    }
+
+    /// Forgets every claim made after `mark` (the decode degraded to raw).
+    pub fn rollback(&mut self, mark: ClaimMark) {
+        self.bytes = mark.bytes;
+        if let Some(s) = &mut self.spans {
+            s.truncate(mark.spans);
+        }
+    }
+
+    /// Total claimed bytes.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Recorded spans (empty unless recording).
+    pub fn spans(&self) -> &[Span] {
+        self.spans.as_deref().unwrap_or(&[])
+    }
+}
+
+/// Decode state shared by every decoder of one stream: the stream name and the
+/// (position, id) steps of the current chunk, for locators built only on surprise.
+pub struct Ctx<'s> {
+    /// Stream name.
+    pub stream: &'s str,
+    /// Locator steps of the chunk being decoded.
+    pub steps: Vec<(usize, u16)>,
+    /// Typed-owned spans.
+    pub claims: Claims,
+}
+
+impl<'s> Ctx<'s> {
+    /// A context for `stream`.
+    pub fn new(stream: &'s str, record_claims: bool) -> Self {
+        Ctx { stream, steps: Vec::with_capacity(16), claims: Claims::new(record_claims) }
+    }
+
+    /// A surprise located at the current steps.
+    pub fn surprise(&self, reason: impl Into<String>) -> Surprise {
+        Surprise { reason: reason.into(), chunk_path: self.path() }
+    }
+
+    /// Chunk path of the current steps.
+    pub fn path(&self) -> String {
+        ChunkPath::from_steps(self.stream, &self.steps).0
+    }
+
+    /// Runs `f` with `(pos, id)` pushed on the steps.
+    pub fn at<T>(&mut self, pos: usize, id: u16, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.steps.push((pos, id));
+        let out = f(self);
+        self.steps.pop();
+        out
+    }
+}
+
+/// Span of each child of a run that ends at `end` (the next sibling's offset, or `end`).
+pub fn child_spans<'c, 'a>(
+    children: &'c [Chunk<'a>],
+    end: u64,
+) -> impl Iterator<Item = (usize, &'c Chunk<'a>, Span)> + 'c {
+    children.iter().enumerate().map(move |(i, c)| {
+        let start = c.offset.unwrap_or(0);
+        let stop = children.get(i + 1).and_then(|n| n.offset).unwrap_or(end);
+        (i, c, Span { start, end: stop })
+    })
+}
+
+/// Decodes a leaf chunk as `kind`, claiming it; a container or a size that does not fit
+/// is a surprise.
+pub fn typed_leaf(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Result<TypedLeaf, Surprise> {
+    let Some(payload) = c.payload() else {
+        return Err(ctx.surprise(format!("0x{:04x} is a container, expected a {kind:?} leaf", c.id)));
+    };
+    match Value::decode(kind, payload) {
+        Some(value) => {
+            ctx.claims.claim(span);
+            Ok(TypedLeaf { id: c.id, width: c.width, value })
+        }
+        None => Err(ctx.surprise(format!("0x{:04x} has {} bytes, not a {kind:?}", c.id, payload.len()))),
+    }
+}
+
+/// Decodes a container whose children are typed by `kind_of(id)` (raw when `None`);
+/// nested containers are typed by `nested` when it returns a decoder result.
+pub fn typed_container(
+    c: &Chunk<'_>,
+    span: Span,
+    ctx: &mut Ctx<'_>,
+    kind_of: &dyn Fn(u16) -> Option<Kind>,
+) -> Result<TypedContainer, Surprise> {
+    let mark = ctx.claims.mark();
+    let mut parts = Vec::with_capacity(c.children().len());
+    for (i, child, cspan) in child_spans(c.children(), span.end) {
+        let part = match kind_of(child.id) {
+            Some(kind) => ctx.at(i, child.id, |ctx| typed_leaf(child, cspan, kind, ctx)).map(Part::Leaf),
+            None => Ok(Part::Raw(cspan)),
+        };
+        match part {
+            Ok(p) => parts.push(p),
+            Err(s) => {
+                ctx.claims.rollback(mark);
+                return Err(s);
+            }
+        }
+    }
+    ctx.claims.header(span, c.width);
+    Ok(TypedContainer { id: c.id, width: c.width, parts })
+}

@@ -1,0 +1,521 @@
+//! The typed Scene: the version root container holding one chunk per object. Each
+//! object resolves through ClassDirectory3 (0x2032/0x2033 = OSM/WSM Derived) and the
+//! [`registry`](super::registry); its chunks become [`Part`]s in stored order — typed
+//! where its class level documents them, raw otherwise. An object whose data surprises
+//! its decoder keeps its original bytes (degraded), never failing the file.
+
+use super::appdata::{self, AppData};
+use super::directory::Directories;
+use super::part::{child_spans, typed_leaf, Ctx, Part, Span, Surprise};
+use super::references::{self, References};
+use super::registry::{self, Resolution, TypedClass};
+use super::scene_index::{self, ResolvedClass};
+use super::value::{Kind, Value};
+use super::writer::{BuildError, Writer};
+use crate::chunk::{Chunk, HeaderWidth};
+use std::collections::HashMap;
+
+/// Chunk ids the object levels type.
+pub mod ids {
+    /// Animatable: note tracks etc., kept raw in place.
+    pub const ANIMATABLE_2140: u16 = 0x2140;
+    /// ReferenceMaker: one byte (0x2E in every documented file).
+    pub const REFMAKER_204B: u16 = 0x204B;
+    /// NodeImpl version (`u32`).
+    pub const NODE_VERSION: u16 = 0x09ce;
+    /// NodeImpl parent (`u32` storage index, `u32` flags).
+    pub const NODE_PARENT: u16 = 0x0960;
+    /// NodeImpl name (UTF-16).
+    pub const NODE_NAME: u16 = 0x0962;
+    /// TrackViewNode child display name (UTF-16).
+    pub const TVN_NAME: u16 = 0x0110;
+    /// TrackViewNode child ClassId (2×`u32`).
+    pub const TVN_CLASS: u16 = 0x0120;
+    /// TrackViewNode child "is not another node" (`s32`).
+    pub const TVN_FLAG: u16 = 0x0130;
+    /// TrackViewNode empty marker.
+    pub const TVN_EMPTY_0140: u16 = 0x0140;
+    /// TrackViewNode empty marker.
+    pub const TVN_EMPTY_0150: u16 = 0x0150;
+}
+
+/// A class as the Scene sees it: directory entry plus how the model treats it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassInfo {
+    /// Scene chunk id of its objects.
+    pub chunk_id: u16,
+    /// Directory resolution; `None` when the id is outside ClassDirectory3.
+    pub resolved: Option<ResolvedClass>,
+    /// Exact / superclass / generic.
+    pub resolution: Resolution,
+}
+
+impl ClassInfo {
+    /// Display name (or `<class #N missing>`).
+    pub fn name(&self) -> String {
+        match &self.resolved {
+            Some(r) => r.name.clone(),
+            None => format!("<class #{} missing>", self.chunk_id),
+        }
+    }
+}
+
+/// What the model did with one object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ObjectState {
+    /// Decoded through its class level(s).
+    Typed,
+    /// Kept raw: unknown superclass or unresolvable id.
+    Generic,
+    /// Kept raw after a decoder surprise.
+    Degraded(Surprise),
+}
+
+/// How an object's bytes are rebuilt.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ObjectBody {
+    /// The whole object chunk copied verbatim.
+    Raw(Span),
+    /// A 0-byte leaf (container bit clear), header regenerated.
+    EmptyLeaf,
+    /// A container whose children are parts in stored order.
+    Parts(Vec<Part>),
+}
+
+/// One Scene object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// Chunk id (ClassDirectory3 index or 0x2032/0x2033).
+    pub id: u16,
+    width: HeaderWidth,
+    /// Index into [`SceneModel::classes`].
+    pub class: usize,
+    /// Typed / generic / degraded.
+    pub state: ObjectState,
+    /// Content.
+    pub body: ObjectBody,
+}
+
+impl Object {
+    /// The object's parts (empty unless typed).
+    pub fn parts(&self) -> &[Part] {
+        match &self.body {
+            ObjectBody::Parts(p) => p,
+            _ => &[],
+        }
+    }
+
+    fn parts_mut(&mut self) -> Option<&mut Vec<Part>> {
+        match &mut self.body {
+            ObjectBody::Parts(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The first reference chunk.
+    pub fn references(&self) -> Option<&References> {
+        self.parts().iter().find_map(|p| match p {
+            Part::References(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The first AppData.
+    pub fn appdata(&self) -> Option<&AppData> {
+        self.parts().iter().find_map(|p| match p {
+            Part::AppData(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The first AppData, mutable.
+    pub fn appdata_mut(&mut self) -> Option<&mut AppData> {
+        self.parts_mut()?.iter_mut().find_map(|p| match p {
+            Part::AppData(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    fn value(&self, id: u16) -> Option<&Value> {
+        super::part::leaf(self.parts(), id).map(|l| &l.value)
+    }
+}
+
+/// Per-class object counts for the inventory.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ClassTally {
+    /// ClassId pair.
+    pub class_id: [u32; 2],
+    /// SuperClassId.
+    pub superclass: u32,
+    /// Display name.
+    pub name: String,
+    /// DLL file name.
+    pub dll: String,
+    /// Exact / superclass / generic.
+    pub resolution: &'static str,
+    /// Objects of this class.
+    pub count: u64,
+    /// Decoded by the typed model (exact class or typed superclass).
+    pub typed: u64,
+    /// Kept raw as generic objects.
+    pub generic: u64,
+    /// Kept raw after a decoder surprise.
+    pub degraded: u64,
+}
+
+/// Counts of typed-owned chunks, for the coverage floor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypedCounts {
+    /// AppData containers (including empty ones, which build drops).
+    pub appdata: u64,
+    /// 0x2034 reference chunks.
+    pub refs_flat: u64,
+    /// 0x2035 reference chunks.
+    pub refs_map: u64,
+    /// NodeImpl 0x09ce.
+    pub node_version: u64,
+    /// NodeImpl 0x0960.
+    pub node_parent: u64,
+    /// NodeImpl 0x0962.
+    pub node_name: u64,
+}
+
+/// Node parent/children links, from NodeImpl parent chunks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeTree {
+    /// Parent storage index per storage index (nodes only).
+    pub parent: HashMap<usize, usize>,
+    /// Children per storage index, in storage order.
+    pub children: HashMap<usize, Vec<usize>>,
+}
+
+/// The decoded Scene stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SceneModel {
+    root: Option<(u16, HeaderWidth)>,
+    /// Objects in storage order (storage index = position).
+    pub objects: Vec<Object>,
+    /// Distinct classes seen, in first-seen order.
+    pub classes: Vec<ClassInfo>,
+    tail: Vec<Span>,
+    /// Non-fatal observations (e.g. the scene object is not last).
+    pub notes: Vec<String>,
+}
+
+/// Expected SceneImpl reference slot count for a format version, where measured.
+pub fn scene_impl_slots(version: u16) -> Option<usize> {
+    match version {
+        0x2004 => Some(11),
+        0x200B..=0x2012 => Some(12),
+        0x2020..=0x2028 => Some(13),
+        _ => None,
+    }
+}
+
+impl SceneModel {
+    /// Decodes the Scene tree; `on_object(path, class)` runs before each object decode.
+    pub fn decode(
+        tree: &[Chunk<'_>],
+        stream_len: u64,
+        dirs: &Directories,
+        ctx: &mut Ctx<'_>,
+        mut on_object: impl FnMut(&str, &str),
+    ) -> SceneModel {
+        let mut model =
+            SceneModel { root: None, objects: Vec::new(), classes: Vec::new(), tail: Vec::new(), notes: Vec::new() };
+        let mut spans = child_spans(tree, stream_len);
+        let Some((_, root, root_span)) = spans.next() else { return model };
+        if !root.is_container() {
+            model.tail.push(root_span);
+            model.notes.push("Scene root is a leaf: kept raw".into());
+        } else {
+            model.root = Some((root.id, root.width));
+            ctx.claims.header(root_span, root.width);
+            ctx.steps.push((0, root.id));
+            model.decode_objects(root, root_span, dirs, ctx, &mut on_object);
+            ctx.steps.pop();
+        }
+        model.tail.extend(spans.map(|(_, _, s)| s));
+        if model.tail.len() > usize::from(model.root.is_none()) {
+            model.notes.push(format!("Scene holds {} top-level chunks after the root: kept raw", model.tail.len()));
+        }
+        model
+    }
+
+    fn decode_objects(
+        &mut self,
+        root: &Chunk<'_>,
+        root_span: Span,
+        dirs: &Directories,
+        ctx: &mut Ctx<'_>,
+        on_object: &mut impl FnMut(&str, &str),
+    ) {
+        let version = root.id;
+        let mut class_of: HashMap<u16, usize> = HashMap::new();
+        let mut path = String::with_capacity(64);
+        self.objects.reserve(root.children().len());
+        for (i, c, span) in child_spans(root.children(), root_span.end) {
+            let class = *class_of.entry(c.id).or_insert_with(|| {
+                let resolved = scene_index::resolve(c.id, dirs);
+                let resolution =
+                    resolved.as_ref().map_or(Resolution::Generic, |r| registry::resolve(r.class_id, r.superclass));
+                self.classes.push(ClassInfo { chunk_id: c.id, resolved, resolution });
+                self.classes.len() - 1
+            });
+            {
+                use std::fmt::Write;
+                path.clear();
+                let _ = write!(path, "{}/0x{version:04x}/[{i}]0x{:04x}", ctx.stream, c.id);
+                let name = self.classes[class].resolved.as_ref().map_or("<class missing>", |r| r.name.as_str());
+                on_object(&path, name);
+            }
+            let info = &self.classes[class];
+            let object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, ctx));
+            self.objects.push(object);
+        }
+        match self.objects.last().map(|o| self.classes[o.class].resolution) {
+            Some(Resolution::Exact(TypedClass::SceneImpl)) => {}
+            _ => self.notes.push("the last Scene object is not the SceneImpl".into()),
+        }
+    }
+
+    /// Format version (the root chunk id).
+    pub fn version(&self) -> Option<u16> {
+        self.root.map(|(id, _)| id)
+    }
+
+    /// Class of the object at `storage_index`.
+    pub fn class_of(&self, storage_index: usize) -> Option<&ClassInfo> {
+        self.objects.get(storage_index).map(|o| &self.classes[o.class])
+    }
+
+    fn is(&self, storage_index: usize, class: TypedClass) -> bool {
+        self.class_of(storage_index).is_some_and(|c| c.resolution == Resolution::Exact(class))
+    }
+
+    /// Node name (0x0962) of a NodeImpl; "Root Node" for the RootNode.
+    pub fn node_name(&self, storage_index: usize) -> Option<String> {
+        if self.is(storage_index, TypedClass::RootNode) {
+            return Some("Root Node".into());
+        }
+        self.objects.get(storage_index)?.value(ids::NODE_NAME)?.text()
+    }
+
+    /// Renames a NodeImpl; false when it is not a typed node with a name chunk.
+    pub fn set_node_name(&mut self, storage_index: usize, name: &str) -> bool {
+        let Some(parts) = self.objects.get_mut(storage_index).and_then(Object::parts_mut) else { return false };
+        match super::part::leaf_mut(parts, ids::NODE_NAME) {
+            Some(l) => {
+                l.value = Value::utf16(name);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Parent storage index (0x0960) of a NodeImpl.
+    pub fn node_parent(&self, storage_index: usize) -> Option<usize> {
+        match self.objects.get(storage_index)?.value(ids::NODE_PARENT)? {
+            Value::U32x2([parent, _flags]) => usize::try_from(*parent).ok().filter(|&p| p < self.objects.len()),
+            _ => None,
+        }
+    }
+
+    /// Node version (0x09ce) of a NodeImpl.
+    pub fn node_version(&self, storage_index: usize) -> Option<u32> {
+        match self.objects.get(storage_index)?.value(ids::NODE_VERSION)? {
+            Value::U32(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Storage index of the node named `name`, compared case-insensitively as Max does.
+    pub fn node_by_name(&self, name: &str) -> Option<usize> {
+        let wanted = name.to_lowercase();
+        (0..self.objects.len()).find(|&i| {
+            (self.is(i, TypedClass::NodeImpl) || self.is(i, TypedClass::RootNode))
+                && self.node_name(i).is_some_and(|n| n.to_lowercase() == wanted)
+        })
+    }
+
+    /// Parent/children links of every NodeImpl.
+    pub fn node_tree(&self) -> NodeTree {
+        let mut tree = NodeTree::default();
+        for i in (0..self.objects.len()).filter(|&i| self.is(i, TypedClass::NodeImpl)) {
+            if let Some(p) = self.node_parent(i) {
+                tree.parent.insert(i, p);
+                tree.children.entry(p).or_default().push(i);
+            }
+        }
+        tree
+    }
+
+    /// Controllers of a PRS (position, rotation, scale = slots 0/1/2) or LookAt
+    /// (target node, position, roll, scale = slots 0/1/2/3) controller, by slot.
+    pub fn controller_slots(&self, storage_index: usize) -> Option<Vec<(&'static str, Option<usize>)>> {
+        let names: &[&'static str] = if self.is(storage_index, TypedClass::Prs) {
+            &["position", "rotation", "scale"]
+        } else if self.is(storage_index, TypedClass::LookAt) {
+            &["target", "position", "roll", "scale"]
+        } else {
+            return None;
+        };
+        let refs = self.objects[storage_index].references();
+        Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
+    }
+
+    /// Inventory: every class seen, with counts.
+    pub fn inventory(&self) -> Vec<ClassTally> {
+        let mut tallies: Vec<ClassTally> = self
+            .classes
+            .iter()
+            .map(|c| ClassTally {
+                class_id: c.resolved.as_ref().map_or([0, 0], |r| r.class_id),
+                superclass: c.resolved.as_ref().map_or(0, |r| r.superclass),
+                name: c.name(),
+                dll: c.resolved.as_ref().map_or_else(String::new, |r| r.dll.clone()),
+                resolution: c.resolution.name(),
+                count: 0,
+                typed: 0,
+                generic: 0,
+                degraded: 0,
+            })
+            .collect();
+        for o in &self.objects {
+            let t = &mut tallies[o.class];
+            t.count += 1;
+            match o.state {
+                ObjectState::Typed => t.typed += 1,
+                ObjectState::Generic => t.generic += 1,
+                ObjectState::Degraded(_) => t.degraded += 1,
+            }
+        }
+        tallies
+    }
+
+    /// Counts of typed-owned chunks of the kinds the coverage floor checks.
+    pub fn typed_counts(&self) -> TypedCounts {
+        let mut n = TypedCounts::default();
+        for o in &self.objects {
+            for p in o.parts() {
+                match p {
+                    Part::AppData(_) => n.appdata += 1,
+                    Part::References(References::Flat { .. }) => n.refs_flat += 1,
+                    Part::References(References::Map { .. }) => n.refs_map += 1,
+                    Part::Leaf(l) if l.id == ids::NODE_VERSION => n.node_version += 1,
+                    Part::Leaf(l) if l.id == ids::NODE_PARENT => n.node_parent += 1,
+                    Part::Leaf(l) if l.id == ids::NODE_NAME => n.node_name += 1,
+                    _ => {}
+                }
+            }
+        }
+        n
+    }
+
+    /// Degraded objects with their class.
+    pub fn degraded(&self) -> impl Iterator<Item = (&ClassInfo, &Surprise)> {
+        self.objects.iter().filter_map(|o| match &o.state {
+            ObjectState::Degraded(s) => Some((&self.classes[o.class], s)),
+            _ => None,
+        })
+    }
+
+    /// Writes the stream: typed parts from state, raw spans from `source`.
+    pub fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+        if let Some((id, width)) = self.root {
+            let open = w.open(id, width, true);
+            for o in &self.objects {
+                match &o.body {
+                    ObjectBody::Raw(span) => w.raw(source, span.start, span.end)?,
+                    ObjectBody::EmptyLeaf => w.leaf_with(o.id, o.width, |_| {})?,
+                    ObjectBody::Parts(parts) => {
+                        let obj = w.open(o.id, o.width, true);
+                        super::part::build_parts(parts, source, w)?;
+                        w.close(obj)?;
+                    }
+                }
+            }
+            w.close(open)?;
+        }
+        self.tail.iter().try_for_each(|s| w.raw(source, s.start, s.end))
+    }
+}
+
+fn decode_object(c: &Chunk<'_>, span: Span, class: usize, info: &ClassInfo, version: u16, ctx: &mut Ctx<'_>) -> Object {
+    let mut object = Object { id: c.id, width: c.width, class, state: ObjectState::Typed, body: ObjectBody::Raw(span) };
+    if info.resolution == Resolution::Generic {
+        object.state = ObjectState::Generic;
+        return object;
+    }
+    let Some(payload) = c.payload() else {
+        let mark = ctx.claims.mark();
+        match decode_parts(c, span, info.resolution, version, ctx) {
+            Ok(parts) => {
+                ctx.claims.header(span, c.width);
+                object.body = ObjectBody::Parts(parts);
+            }
+            Err(s) => {
+                ctx.claims.rollback(mark);
+                object.state = ObjectState::Degraded(s);
+            }
+        }
+        return object;
+    };
+    if payload.is_empty() {
+        ctx.claims.claim(span);
+        object.body = ObjectBody::EmptyLeaf;
+    } else {
+        object.state = ObjectState::Degraded(ctx.surprise(format!("object is a {}-byte leaf", payload.len())));
+    }
+    object
+}
+
+fn decode_parts(
+    c: &Chunk<'_>,
+    span: Span,
+    resolution: Resolution,
+    version: u16,
+    ctx: &mut Ctx<'_>,
+) -> Result<Vec<Part>, Surprise> {
+    let class = match resolution {
+        Resolution::Exact(t) => Some(t),
+        _ => None,
+    };
+    let mut parts = Vec::with_capacity(c.children().len());
+    for (i, child, cspan) in child_spans(c.children(), span.end) {
+        let part = ctx.at(i, child.id, |ctx| decode_part(child, cspan, class, ctx))?;
+        parts.push(part);
+    }
+    if class == Some(TypedClass::SceneImpl) {
+        let slots = parts.iter().find_map(|p| match p {
+            Part::References(r) => Some(r.slot_count()),
+            _ => None,
+        });
+        if let (Some(expected), Some(found)) = (scene_impl_slots(version), slots) {
+            if expected != found {
+                return Err(ctx.surprise(format!(
+                    "SceneImpl has {found} reference slots; files of version 0x{version:04x} store {expected}"
+                )));
+            }
+        }
+    }
+    Ok(parts)
+}
+
+fn decode_part(child: &Chunk<'_>, span: Span, class: Option<TypedClass>, ctx: &mut Ctx<'_>) -> Result<Part, Surprise> {
+    let kind = match (child.id, class) {
+        (appdata::APPDATA, _) => return AppData::decode(child, span, ctx).map(Part::AppData),
+        (references::FLAT | references::MAP, _) => return References::decode(child, span, ctx).map(Part::References),
+        (ids::REFMAKER_204B, _) => Kind::U8,
+        (ids::NODE_VERSION, Some(TypedClass::NodeImpl)) => Kind::U32,
+        (ids::NODE_PARENT, Some(TypedClass::NodeImpl)) => Kind::U32x2,
+        (ids::NODE_NAME, Some(TypedClass::NodeImpl)) => Kind::Utf16,
+        (ids::TVN_NAME, Some(TypedClass::TrackViewNode)) => Kind::Utf16,
+        (ids::TVN_CLASS, Some(TypedClass::TrackViewNode)) => Kind::U32x2,
+        (ids::TVN_FLAG, Some(TypedClass::TrackViewNode)) => Kind::I32,
+        (ids::TVN_EMPTY_0140 | ids::TVN_EMPTY_0150, Some(TypedClass::TrackViewNode)) => Kind::Empty,
+        _ => return Ok(Part::Raw(span)),
+    };
+    typed_leaf(child, span, kind, ctx).map(Part::Leaf)
+}
