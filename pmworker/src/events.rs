@@ -159,12 +159,16 @@ pub struct ClassCount {
     pub dll: String,
     /// Scene objects of this class.
     pub count: u64,
-    /// Of which decoded by an exact typed class.
+    /// Of which decoded by the typed model (an exact typed class, or the Animatable /
+    /// ReferenceMaker overlays of a typed superclass; `resolution` says which).
     pub typed: u64,
     /// Of which kept as generic objects.
     pub generic: u64,
     /// Of which degraded to raw after a decoder surprise.
     pub degraded: u64,
+    /// How the class resolved: `exact`, `superclass` or `generic` (added in schema 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<String>,
 }
 
 /// `inventory`.

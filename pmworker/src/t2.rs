@@ -1,20 +1,37 @@
-//! T2 in the worker: the typed-model round trip of every chunk stream, plus the class
-//! inventory event.
+//! T2 in the worker: the typed-model round trip of every chunk stream
+//! ([`pmcore::verify::t2`]), with a breadcrumb before each stream and each Scene object
+//! (naming stream, chunk path and class), then the class inventory event.
 
 use crate::emit::Sink;
-use crate::events::Breadcrumb;
-use pmcore::verify::{StreamVerdict, Verdict};
+use crate::events::{Breadcrumb, ClassCount, Event, Inventory};
+use pmcore::verify::StreamVerdict;
 use pmcore::MaxFile;
 
-/// T2 slot: until the typed model lands every chunk stream reports `skip` with that reason,
-/// so a run can never read as a T2 pass it did not earn.
+/// Runs T2 on every chunk stream, emits the `inventory` event, returns the verdicts.
 pub fn run(file: &MaxFile, sink: &mut dyn Sink) -> Vec<StreamVerdict> {
-    file.streams
-        .iter()
-        .filter(|s| s.kind == pmcore::StreamKind::Chunks)
-        .map(|s| {
-            sink.breadcrumb(Breadcrumb { tier: "t2".into(), stream: s.name.clone(), ..Default::default() });
-            StreamVerdict { stream: s.name.clone(), verdict: Verdict::Skip { reason: "typed model not built".into() } }
+    let report = pmcore::verify::t2::run(file, |stream, chunk_path, class| {
+        sink.breadcrumb(Breadcrumb {
+            tier: "t2".into(),
+            stream: stream.to_string(),
+            chunk_path: chunk_path.map(str::to_string),
+            class: class.map(str::to_string),
         })
-        .collect()
+    });
+    let classes = report
+        .inventory
+        .iter()
+        .map(|c| ClassCount {
+            class_id: c.class_id,
+            superclass: c.superclass,
+            name: c.name.clone(),
+            dll: c.dll.clone(),
+            count: c.count,
+            typed: c.typed,
+            generic: c.generic,
+            degraded: c.degraded,
+            resolution: Some(c.resolution.to_string()),
+        })
+        .collect();
+    sink.emit(Event::Inventory(Inventory { classes, typed_coverage: report.typed_coverage }));
+    report.streams
 }
