@@ -1,1 +1,325 @@
-fn main() {}
+//! `pmfarm`: the coordinator CLI. A thin layer over the library: parse, resolve paths,
+//! call [`pmfarm::run`]; exit codes 0 gates pass, 1 a gate failed, 2 usage or config
+//! error, 77 nothing runnable.
+
+use clap::{Args, Parser, Subcommand};
+use pmfarm::enumerate::{self, EnumerateError};
+use pmfarm::limits::{parse_secs, parse_size, Limits};
+use pmfarm::run::{code, RunConfig, WorkOptions};
+use pmworker::events::Tier;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Corpus farm for the headless 3ds Max reader/writer: one isolated pmworker per .max.
+#[derive(Parser, Debug)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check a corpus (the embedded demo corpus when no path is given).
+    Run(RunArgs),
+    /// Baselines: save a run as a baseline, or promote a newer run over one.
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+    /// Render the HTML/JSON/JUnit/Markdown report of a finished run.
+    Report {
+        /// Output folder of the run.
+        out: PathBuf,
+        /// Baseline whose per-file verdicts the readable diffs are drawn from.
+        #[arg(long)]
+        baseline: Option<String>,
+    },
+    /// Write the embedded demo corpus into a folder.
+    Demo {
+        /// Destination folder.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum BaselineCommand {
+    /// Save the results of OUT as baseline NAME (refuses to overwrite without --force).
+    Save {
+        /// Output folder of a finished run.
+        out: PathBuf,
+        /// Baseline name (a slug).
+        name: String,
+        /// Overwrite an existing baseline.
+        #[arg(long)]
+        force: bool,
+        /// Baselines folder (default: `baselines/` of the workspace).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
+    },
+    /// Rewrite existing baseline NAME from the results of OUT (review it as a text diff).
+    Promote {
+        /// Output folder of a finished run.
+        out: PathBuf,
+        /// Baseline name.
+        name: String,
+        /// Baselines folder (default: `baselines/` of the workspace).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
+    },
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Directories (recursive, *.max case-insensitive) and files.
+    paths: Vec<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "pmfarm-out")]
+    out: PathBuf,
+    /// Complete the interrupted run in this output folder (same files, same options).
+    #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "manifest", "workspace"])]
+    resume: Option<PathBuf>,
+    /// A list of files (one per line, or a TSV with a `file` column).
+    #[arg(long, conflicts_with = "paths")]
+    manifest: Option<PathBuf>,
+    /// Ryzom workspace folder (its `**/directories.py` lists the source directories).
+    #[arg(long, requires_all = ["graphics", "process"], conflicts_with_all = ["paths", "manifest"])]
+    workspace: Option<PathBuf>,
+    /// Graphics database root the workspace entries are relative to.
+    #[arg(long, requires = "workspace")]
+    graphics: Option<PathBuf>,
+    /// Build process whose `<Process>SourceDirectories` to read (skel, anim, shape, …).
+    #[arg(long, requires = "workspace")]
+    process: Option<String>,
+    /// Value for a name the directories.py files use but do not assign.
+    #[arg(long = "define", value_name = "NAME=VALUE")]
+    defines: Vec<String>,
+    /// Workers at once (default: number of cores).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+    /// Hard time limit per file, seconds.
+    #[arg(long, default_value = "300")]
+    timeout: String,
+    /// Time limit without any worker output, seconds.
+    #[arg(long, default_value = "60")]
+    idle_timeout: String,
+    /// Seconds between SIGTERM and SIGKILL.
+    #[arg(long, default_value = "2")]
+    grace: String,
+    /// Address-space cap per worker (RLIMIT_AS): 512M, 4G, none.
+    #[arg(long, default_value = "4G")]
+    memory: String,
+    /// Tiers, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
+    tiers: Vec<String>,
+    /// Exporters to run in the worker (obj, skel).
+    #[arg(long = "export", value_delimiter = ',')]
+    exports: Vec<String>,
+    /// Reference outputs for T3.
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// The pmworker binary (default: next to pmfarm).
+    #[arg(long)]
+    worker: Option<PathBuf>,
+    /// Run files inside this process (rayon; no isolation — for benchmarks).
+    #[arg(long)]
+    in_process: bool,
+    /// Compare with baselines/<NAME>.jsonl.
+    #[arg(long)]
+    baseline: Option<String>,
+    /// Baselines folder (default: `baselines/` of the workspace).
+    #[arg(long)]
+    baselines: Option<PathBuf>,
+    /// Gates folder (default: `gates/` of the workspace).
+    #[arg(long)]
+    gates: Option<PathBuf>,
+    /// Do not render the report.
+    #[arg(long)]
+    no_report: bool,
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            std::process::exit(if e.use_stderr() { code::USAGE } else { code::OK });
+        }
+    };
+    let exit = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Baseline(b) => baseline(b),
+        Command::Report { out, baseline } => pmfarm::report_cmd(&out, baseline.as_deref()),
+        Command::Demo { dir } => match pmfarm::demo::write(&dir) {
+            Ok(n) => {
+                println!("pmfarm: wrote {n} demo files into {}", dir.display());
+                code::OK
+            }
+            Err(e) => {
+                eprintln!("pmfarm: demo corpus: {e}");
+                code::USAGE
+            }
+        },
+    };
+    std::process::exit(exit);
+}
+
+fn usage(message: impl std::fmt::Display) -> i32 {
+    eprintln!("pmfarm: {message}");
+    code::USAGE
+}
+
+/// The workspace root: the nearest ancestor of the current folder (else of the
+/// executable) holding a `Cargo.toml` with `[workspace]`; else the current folder.
+fn workspace_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let exe = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    for start in [Some(cwd.clone()), exe].into_iter().flatten() {
+        for dir in start.ancestors() {
+            let manifest = dir.join("Cargo.toml");
+            if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
+                return dir.to_path_buf();
+            }
+        }
+    }
+    cwd
+}
+
+fn run(a: RunArgs) -> i32 {
+    let mut limits = Limits::default();
+    if let Some(j) = a.jobs {
+        if j == 0 {
+            return usage("-j must be at least 1");
+        }
+        limits.jobs = j;
+    }
+    let secs = |flag: &str, v: &str| parse_secs(v).map_err(|e| format!("--{flag}: {e}"));
+    let parsed: Result<(Duration, Duration, Duration), String> =
+        (|| Ok((secs("timeout", &a.timeout)?, secs("idle-timeout", &a.idle_timeout)?, secs("grace", &a.grace)?)))();
+    match parsed {
+        Ok((t, i, g)) => (limits.timeout, limits.idle_timeout, limits.grace) = (t, i, g),
+        Err(e) => return usage(e),
+    }
+    match parse_size(&a.memory) {
+        Ok(m) => limits.memory_bytes = m,
+        Err(e) => return usage(format!("--memory: {e}")),
+    }
+    let mut tiers = Vec::new();
+    for t in &a.tiers {
+        match t.trim() {
+            "t1" => tiers.push(Tier::T1),
+            "t2" => tiers.push(Tier::T2),
+            "t3" => tiers.push(Tier::T3),
+            other => return usage(format!("--tiers: unknown tier `{other}` (expected t1, t2 or t3)")),
+        }
+    }
+    for e in &a.exports {
+        if !["obj", "skel"].contains(&e.as_str()) {
+            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        }
+    }
+    if let Some(name) = &a.baseline {
+        if !pmfarm::baseline::valid_name(name) {
+            return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
+        }
+    }
+    let worker = match &a.worker {
+        Some(w) => w.clone(),
+        None => match std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("pmworker"))) {
+            Some(p) => p,
+            None => return usage("cannot locate pmworker; pass --worker PATH"),
+        },
+    };
+    if !a.in_process && !worker.is_file() {
+        return usage(format!("worker binary {} not found (build it, or pass --worker PATH)", worker.display()));
+    }
+    let root = workspace_root();
+    let cfg = RunConfig {
+        out: a.resume.clone().unwrap_or_else(|| a.out.clone()),
+        worker: enumerate::absolute(&worker),
+        limits,
+        work: WorkOptions {
+            tiers,
+            exports: a.exports.clone(),
+            reference: a.reference.clone(),
+            in_process: a.in_process,
+        },
+        baseline: a.baseline.clone(),
+        baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
+        gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
+        report: !a.no_report,
+    };
+    if a.resume.is_some() {
+        return pmfarm::run::resume(&cfg);
+    }
+    let corpus = if let Some(ws) = &a.workspace {
+        let mut defines = BTreeMap::new();
+        for d in &a.defines {
+            match d.split_once('=') {
+                Some((k, v)) if !k.trim().is_empty() => {
+                    defines.insert(k.trim().to_string(), v.to_string());
+                }
+                _ => return usage(format!("--define `{d}`: expected NAME=VALUE")),
+            }
+        }
+        let graphics = a.graphics.clone().unwrap_or_default();
+        enumerate::from_workspace(ws, &graphics, a.process.as_deref().unwrap_or_default(), &defines)
+    } else if let Some(m) = &a.manifest {
+        enumerate::from_manifest(m)
+    } else if !a.paths.is_empty() {
+        enumerate::from_paths(&a.paths)
+    } else {
+        let dir = cfg.out.join("demo-corpus");
+        match pmfarm::demo::write(&dir) {
+            Ok(n) => {
+                eprintln!("pmfarm: no paths given: checking the embedded demo corpus ({n} files in {})", dir.display())
+            }
+            Err(e) => return usage(format!("cannot write the demo corpus: {e}")),
+        }
+        enumerate::from_paths(&[dir])
+    };
+    match corpus {
+        Ok(c) => pmfarm::run::run(c, &cfg),
+        Err(EnumerateError::Missing(p)) => {
+            eprintln!("pmfarm: nothing runnable: corpus path {} does not exist", p.display());
+            code::NOTHING_RUNNABLE
+        }
+        Err(EnumerateError::Config(e)) => usage(format!("enumeration failed:\n{e}")),
+    }
+}
+
+fn baseline(cmd: BaselineCommand) -> i32 {
+    let (out, name, dir, promote, force) = match cmd {
+        BaselineCommand::Save { out, name, force, baselines } => (out, name, baselines, false, force),
+        BaselineCommand::Promote { out, name, baselines } => (out, name, baselines, true, true),
+    };
+    if !pmfarm::baseline::valid_name(&name) {
+        return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
+    }
+    let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let path = pmfarm::baseline::path_of(&dir, &name);
+    let results = match pmfarm::read_results(&out) {
+        Ok(r) => r,
+        Err(e) => return usage(e),
+    };
+    let old = pmfarm::baseline::load(&path).ok();
+    match (promote, old.is_some(), force) {
+        (true, false, _) => return usage(format!("{} does not exist; use `pmfarm baseline save`", path.display())),
+        (false, true, false) => {
+            return usage(format!("{} exists; use `pmfarm baseline promote` or --force", path.display()))
+        }
+        _ => {}
+    }
+    match pmfarm::baseline::save(&path, &results) {
+        Ok(n) => {
+            println!("pmfarm: baseline {} ← {} ({n} files)", path.display(), out.display());
+            if let Some(old) = old {
+                let mut r = results.clone();
+                let d = pmfarm::baseline::compare(&name, &old, &mut r, |_| None);
+                let c: Vec<String> = d.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+                println!("pmfarm: against the previous baseline: {}", c.join(", "));
+            }
+            code::OK
+        }
+        Err(e) => usage(format!("cannot write {}: {e}", path.display())),
+    }
+}

@@ -225,8 +225,14 @@ pub enum DiffClass {
 
 impl DiffClass {
     /// Every class, in report order.
-    pub const ALL: [DiffClass; 6] =
-        [DiffClass::Same, DiffClass::Regressed, DiffClass::Fixed, DiffClass::New, DiffClass::Removed, DiffClass::Spurious];
+    pub const ALL: [DiffClass; 6] = [
+        DiffClass::Same,
+        DiffClass::Regressed,
+        DiffClass::Fixed,
+        DiffClass::New,
+        DiffClass::Removed,
+        DiffClass::Spurious,
+    ];
 
     /// Stable name.
     pub fn name(self) -> &'static str {

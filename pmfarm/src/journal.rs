@@ -1,0 +1,104 @@
+//! The ledger: `journal.jsonl`, append-only, one flushed line per record, so a run killed
+//! at any instant (even by SIGKILL) can be completed with `--resume`: results already
+//! recorded are kept and never re-run; a torn last line is detected and dropped.
+
+use crate::results::{FileResult, JournalRecord};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// File name inside the output directory.
+pub const JOURNAL: &str = "journal.jsonl";
+
+/// An open journal.
+pub struct Journal {
+    file: File,
+}
+
+impl Journal {
+    /// Starts a fresh journal (truncating an old one).
+    pub fn create(out: &Path) -> std::io::Result<Journal> {
+        Ok(Journal { file: File::create(out.join(JOURNAL))? })
+    }
+
+    /// Reopens a journal for appending, first cutting off a torn last line.
+    pub fn reopen(out: &Path) -> std::io::Result<Journal> {
+        let mut file = OpenOptions::new().read(true).write(true).open(out.join(JOURNAL))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        file.set_len(keep as u64)?;
+        file.seek(SeekFrom::End(0))?;
+        Ok(Journal { file })
+    }
+
+    /// Appends one record and flushes it to the OS.
+    pub fn append(&mut self, record: &JournalRecord) -> std::io::Result<()> {
+        let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
+        line.push('\n');
+        self.file.write_all(line.as_bytes())?;
+        self.file.flush()?;
+        self.file.sync_data()
+    }
+}
+
+/// What a journal holds.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// The first `run` record: corpus root, files, options.
+    pub run: Option<JournalRecord>,
+    /// Last result per path.
+    pub results: BTreeMap<String, FileResult>,
+    /// `started` records per path (for "nothing ran twice" checks).
+    pub started: BTreeMap<String, u64>,
+    /// Lines that did not parse (only a torn last line is expected).
+    pub torn_lines: u64,
+}
+
+/// Reads a journal.
+pub fn replay(out: &Path) -> std::io::Result<Replay> {
+    let text = std::fs::read(out.join(JOURNAL))?;
+    let text = String::from_utf8_lossy(&text);
+    let mut r = Replay::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<JournalRecord>(line) {
+            Ok(rec @ JournalRecord::Run { .. }) => {
+                if r.run.is_none() {
+                    r.run = Some(rec);
+                }
+            }
+            Ok(JournalRecord::Started { path }) => *r.started.entry(path).or_default() += 1,
+            Ok(JournalRecord::Result(res)) => {
+                r.results.insert(res.path.clone(), *res);
+            }
+            Ok(JournalRecord::Finished { .. }) => {}
+            Err(_) => r.torn_lines += 1,
+        }
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Status;
+
+    #[test]
+    fn torn_last_line_is_ignored_and_cut_before_appending() {
+        let t = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(t.path()).unwrap();
+        let r = FileResult { path: "a.max".into(), status: Status::Pass, ..Default::default() };
+        j.append(&JournalRecord::Result(Box::new(r))).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(t.path().join(JOURNAL)).unwrap();
+        f.write_all(b"{\"record\":\"result\",\"path\":\"b.m").unwrap();
+        assert_eq!(replay(t.path()).unwrap().torn_lines, 1);
+        let mut j = Journal::reopen(t.path()).unwrap();
+        j.append(&JournalRecord::Started { path: "b.max".into() }).unwrap();
+        let back = replay(t.path()).unwrap();
+        assert_eq!(back.torn_lines, 0);
+        assert_eq!(back.results.len(), 1);
+        assert_eq!(back.started["b.max"], 1);
+    }
+}

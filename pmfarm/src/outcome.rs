@@ -1,0 +1,202 @@
+//! From what a worker did to one terminal status: the worker contract's reading of exit
+//! codes, signals and events (docs/results.md "Statuses"), plus the failure signatures
+//! that group one defect across many files.
+
+use crate::results::{FileResult, FileTiming, Status};
+use crate::supervise::{signal_name, KillReason, RawRun};
+use pmcore::chunk::mask_positions;
+use pmcore::verify::Verdict;
+use pmworker::events::{exit, EndStatus, Event};
+
+/// Rust's message on stderr when an allocation fails (what RLIMIT_AS produces).
+const ALLOC_FAILURE: &str = "memory allocation of";
+
+/// Builds the result of one file from a supervised worker run.
+pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> FileResult {
+    let mut r = collect_events(path, &run.events);
+    r.exit_code = run.exit_code;
+    r.signal = run.signal.map(signal_name);
+    r.timing.wall_ms = run.wall_ms;
+    if !run.stderr_tail.is_empty() {
+        r.stderr_tail = Some(run.stderr_tail.clone());
+    }
+    let end = run.events.iter().rev().find_map(|e| match e {
+        Event::End(end) => Some(end),
+        _ => None,
+    });
+    let (status, reason) = if let Some(e) = &run.spawn_error {
+        (Status::InfraError, e.clone())
+    } else if let Some(kill) = &run.killed {
+        match kill {
+            KillReason::HardTimeout => {
+                (Status::Timeout, format!("killed at the hard time limit ({:.1} s)", limits.timeout.as_secs_f64()))
+            }
+            KillReason::IdleTimeout => {
+                (Status::Timeout, format!("killed after {:.1} s without output", limits.idle_timeout.as_secs_f64()))
+            }
+            KillReason::OutputBound(what) => (Status::Crash, format!("killed: {what}")),
+        }
+    } else if run.stderr_tail.contains(ALLOC_FAILURE) {
+        (Status::Oom, "allocation failed under the memory cap".to_string())
+    } else if let Some(p) = &r.panic {
+        (Status::Crash, format!("panic: {}", p.message))
+    } else if let Some(sig) = run.signal {
+        if sig == libc::SIGKILL {
+            (Status::Oom, "killed by SIGKILL from outside the farm (memory cap or OOM killer)".to_string())
+        } else {
+            (Status::Crash, format!("killed by {}", signal_name(sig)))
+        }
+    } else {
+        match (run.exit_code, end) {
+            (Some(exit::OK), Some(e)) if e.status == EndStatus::Pass => (Status::Pass, String::new()),
+            (Some(exit::OK), Some(e)) if e.status == EndStatus::Skip => {
+                (Status::Skip, e.reason.clone().unwrap_or_else(|| "skip".into()))
+            }
+            (Some(exit::FAIL), Some(e)) if e.status == EndStatus::Fail => {
+                (Status::Fail, e.reason.clone().unwrap_or_else(|| "fail".into()))
+            }
+            (Some(exit::USAGE), _) => (Status::InfraError, first_line(&run.stderr_tail, "worker exit 2")),
+            (code, None) => {
+                let mut why = format!("exit {} without an end event", code.map_or("?".into(), |c| c.to_string()));
+                if run.garbage_lines > 0 {
+                    why.push_str(&format!(
+                        " ({} unparsable stdout lines, first: {:?})",
+                        run.garbage_lines,
+                        run.first_garbage.as_deref().unwrap_or("")
+                    ));
+                }
+                (Status::Crash, why)
+            }
+            (code, Some(e)) => (
+                Status::Crash,
+                format!("exit {} does not match end status {:?}", code.map_or("?".into(), |c| c.to_string()), e.status),
+            ),
+        }
+    };
+    finish(&mut r, status, reason);
+    r
+}
+
+/// Builds the result of one file run in-process (no isolation: a crash takes the farm down).
+pub fn from_events(path: &str, events: &[Event], status: Option<EndStatus>, wall_ms: u64) -> FileResult {
+    let mut r = collect_events(path, events);
+    r.timing.wall_ms = wall_ms;
+    let end = events.iter().rev().find_map(|e| match e {
+        Event::End(end) => Some(end),
+        _ => None,
+    });
+    let reason = end.and_then(|e| e.reason.clone()).unwrap_or_default();
+    let (status, reason) = match status {
+        Some(EndStatus::Pass) => (Status::Pass, reason),
+        Some(EndStatus::Fail) => (Status::Fail, reason),
+        Some(EndStatus::Skip) => (Status::Skip, reason),
+        None => (Status::InfraError, "cannot read the file".to_string()),
+    };
+    finish(&mut r, status, reason);
+    r
+}
+
+fn first_line(text: &str, fallback: &str) -> String {
+    text.lines().find(|l| !l.trim().is_empty()).map(str::to_string).unwrap_or_else(|| fallback.to_string())
+}
+
+fn finish(r: &mut FileResult, status: Status, reason: String) {
+    r.status = status;
+    r.reason = (!reason.is_empty()).then_some(reason);
+    if status.is_abnormal() && !r.fail_kinds.contains(&status.name().to_string()) {
+        r.fail_kinds.push(status.name().to_string());
+        r.fail_kinds.sort();
+    }
+    if !(status.is_abnormal() || status == Status::Fail) {
+        r.last_breadcrumb = None; // the locator is kept only where it explains something
+    }
+    r.signatures = signatures(r);
+}
+
+/// Copies the worker's events into a result (status decided by the caller).
+fn collect_events(path: &str, events: &[Event]) -> FileResult {
+    let mut r = FileResult { path: path.to_string(), ..Default::default() };
+    for e in events {
+        match e {
+            Event::Start(s) => {
+                r.sha256 = Some(s.sha256.clone());
+                r.bytes = s.bytes;
+            }
+            Event::Facts(f) => {
+                r.input = Some(f.input.clone());
+                r.max_version = f.max_version.clone();
+                r.root_id = f.root_id.clone();
+                r.saving_release = f.saving_release.clone();
+            }
+            Event::Breadcrumb(b) => r.last_breadcrumb = Some(b.clone()),
+            Event::Result(t) => r.results.push(t.clone()),
+            Event::Inventory(i) => r.inventory = Some(i.clone()),
+            Event::Triage(t) => r.triage = Some(t.clone()),
+            Event::Export(x) => r.exports.push(x.clone()),
+            Event::End(end) => {
+                r.fail_kinds = end.fail_kinds.clone();
+                r.timing = FileTiming {
+                    wall_ms: 0,
+                    durations_ms: end.timing.durations_ms.clone(),
+                    peak_rss_bytes: end.timing.peak_rss_bytes,
+                };
+            }
+            Event::Panic(p) => {
+                if r.last_breadcrumb.is_none() {
+                    r.last_breadcrumb = p.last_breadcrumb.clone();
+                }
+                r.panic = Some(p.clone());
+            }
+        }
+    }
+    r
+}
+
+/// Failure signatures from the input structure: one per failed verdict
+/// (`tier|stream|class|masked-path|kind`), one per degraded class, and one for an
+/// abnormal end (`tier|stream|class|masked-path|status`, from the last breadcrumb).
+/// Class identity is the ClassId pair + superclass, never a per-file directory index.
+pub fn signatures(r: &FileResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in &r.results {
+        match &t.verdict {
+            Verdict::Fail(m) => {
+                out.push(format!("{}|{}|-|{}|{}", t.tier.name(), t.stream, mask_positions(&m.chunk_path), m.kind))
+            }
+            Verdict::Degraded { classes } => {
+                for c in classes {
+                    out.push(format!(
+                        "{}|{}|0x{:08x}-0x{:08x}/0x{:x}|{}|degraded",
+                        t.tier.name(),
+                        t.stream,
+                        c.class_id[0],
+                        c.class_id[1],
+                        c.superclass,
+                        mask_positions(&c.chunk_path)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if r.status == Status::Fail && out.is_empty() {
+        for kind in &r.fail_kinds {
+            out.push(format!("file|-|-|-|{kind}"));
+        }
+    }
+    if r.status.is_abnormal() {
+        let (tier, stream, path, class) = match &r.last_breadcrumb {
+            Some(b) => (
+                b.tier.as_str(),
+                b.stream.as_str(),
+                b.chunk_path.as_deref().map(mask_positions).unwrap_or_default(),
+                b.class.clone().unwrap_or_else(|| "-".into()),
+            ),
+            None => ("-", "-", String::new(), "-".into()),
+        };
+        out.push(format!("{tier}|{stream}|{class}|{path}|{}", r.status.name()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}

@@ -1,0 +1,499 @@
+//! `pmfarm run`: enumerate → schedule one isolated worker per file (or in-process) →
+//! journal every result as it arrives → buckets → baseline diff → gates → outputs.
+//! Returns the exit code: 0 gates pass, 1 a gate failed or a file lacks a status,
+//! 77 nothing runnable, 2 usage or configuration error.
+
+use crate::enumerate::{Corpus, Item};
+use crate::journal::{self, Journal};
+use crate::limits::Limits;
+use crate::progress::Progress;
+use crate::results::*;
+use crate::supervise::{run_worker, WorkerCommand};
+use pmworker::events::Tier;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Exit codes of `pmfarm`.
+pub mod code {
+    /// Every gate passed.
+    pub const OK: i32 = 0;
+    /// A gate failed, or a file ended without a status.
+    pub const GATE_FAILED: i32 = 1;
+    /// Usage or configuration error.
+    pub const USAGE: i32 = 2;
+    /// Nothing runnable: no corpus, or only pointers and skips.
+    pub const NOTHING_RUNNABLE: i32 = 77;
+}
+
+/// What the worker is asked to do; recorded in the journal and the summary so a
+/// resumption runs the same thing.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WorkOptions {
+    /// Tiers.
+    pub tiers: Vec<Tier>,
+    /// Exporters.
+    pub exports: Vec<String>,
+    /// Reference folder for T3.
+    pub reference: Option<PathBuf>,
+    /// In-process mode (no isolation).
+    pub in_process: bool,
+}
+
+impl WorkOptions {
+    /// Worker command-line arguments before the file.
+    pub fn worker_args(&self) -> Vec<String> {
+        let mut args = vec!["--tiers".to_string(), self.tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")];
+        if !self.exports.is_empty() {
+            args.push("--export".into());
+            args.push(self.exports.join(","));
+        }
+        if let Some(r) = &self.reference {
+            args.push("--reference".into());
+            args.push(r.display().to_string());
+        }
+        args
+    }
+
+    fn pipeline_options(&self) -> pmworker::pipeline::Options {
+        pmworker::pipeline::Options {
+            tiers: self.tiers.clone(),
+            exports: self.exports.clone(),
+            reference: self.reference.clone(),
+            out: None,
+        }
+    }
+}
+
+/// Everything `run` needs.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Output folder.
+    pub out: PathBuf,
+    /// Worker executable.
+    pub worker: PathBuf,
+    /// Per-worker limits.
+    pub limits: Limits,
+    /// What to run.
+    pub work: WorkOptions,
+    /// Baseline to compare with, and the folder baselines live in.
+    pub baseline: Option<String>,
+    /// Baselines folder.
+    pub baselines_dir: PathBuf,
+    /// Gates folder.
+    pub gates_dir: PathBuf,
+    /// Write the HTML/JSON report at the end.
+    pub report: bool,
+}
+
+/// Runs a fresh corpus.
+pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
+    if corpus.items.is_empty() {
+        eprintln!("pmfarm: nothing runnable: no .max files under {}", corpus.root.display());
+        return code::NOTHING_RUNNABLE;
+    }
+    let gates = match crate::gates::load_dir(&cfg.gates_dir) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("pmfarm: gate configuration: {e}");
+            return code::USAGE;
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&cfg.out) {
+        eprintln!("pmfarm: cannot create {}: {e}", cfg.out.display());
+        return code::USAGE;
+    }
+    let mut journal = match Journal::create(&cfg.out) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("pmfarm: cannot write the journal in {}: {e}", cfg.out.display());
+            return code::USAGE;
+        }
+    };
+    let record = JournalRecord::Run {
+        schema: RESULTS_SCHEMA,
+        corpus_root: corpus.root.display().to_string(),
+        files: corpus.items.iter().map(|i| i.rel.clone()).collect(),
+        options: serde_json::to_value(&cfg.work).unwrap_or_default(),
+        resumed: false,
+    };
+    if let Err(e) = journal.append(&record) {
+        eprintln!("pmfarm: journal: {e}");
+        return code::USAGE;
+    }
+    execute(corpus, BTreeMap::new(), journal, cfg, &gates)
+}
+
+/// Completes the run recorded in `cfg.out/journal.jsonl`.
+pub fn resume(cfg: &RunConfig) -> i32 {
+    let replay = match journal::replay(&cfg.out) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pmfarm: --resume: cannot read {}: {e}", cfg.out.join(journal::JOURNAL).display());
+            return code::USAGE;
+        }
+    };
+    let Some(JournalRecord::Run { corpus_root, files, options, .. }) = replay.run else {
+        eprintln!("pmfarm: --resume: the journal has no run record");
+        return code::USAGE;
+    };
+    let work: WorkOptions = match serde_json::from_value(options) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("pmfarm: --resume: run options in the journal: {e}");
+            return code::USAGE;
+        }
+    };
+    let gates = match crate::gates::load_dir(&cfg.gates_dir) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("pmfarm: gate configuration: {e}");
+            return code::USAGE;
+        }
+    };
+    let root = PathBuf::from(&corpus_root);
+    let corpus =
+        Corpus { items: files.iter().map(|rel| Item { abs: root.join(rel), rel: rel.clone() }).collect(), root };
+    let mut journal = match Journal::reopen(&cfg.out) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("pmfarm: --resume: {e}");
+            return code::USAGE;
+        }
+    };
+    let enumerated: BTreeSet<&String> = files.iter().collect();
+    let done: BTreeMap<String, FileResult> =
+        replay.results.into_iter().filter(|(p, _)| enumerated.contains(p)).collect();
+    eprintln!(
+        "pmfarm: resuming {}: {} of {} files already done{}",
+        cfg.out.display(),
+        done.len(),
+        files.len(),
+        if replay.torn_lines > 0 { " (torn last line ignored)" } else { "" }
+    );
+    let record = JournalRecord::Run {
+        schema: RESULTS_SCHEMA,
+        corpus_root,
+        files,
+        options: serde_json::to_value(&work).unwrap_or_default(),
+        resumed: true,
+    };
+    if let Err(e) = journal.append(&record) {
+        eprintln!("pmfarm: journal: {e}");
+        return code::USAGE;
+    }
+    let cfg = RunConfig { work, ..cfg.clone() };
+    execute(corpus, done, journal, &cfg, &gates)
+}
+
+fn execute(
+    corpus: Corpus,
+    mut done: BTreeMap<String, FileResult>,
+    journal: Journal,
+    cfg: &RunConfig,
+    gates: &[(String, crate::gates::GateFile)],
+) -> i32 {
+    let started = Instant::now();
+    let pending: Vec<Item> = corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().collect();
+    let progress = Arc::new(Mutex::new(Progress::new(corpus.items.len() as u64, done.len() as u64)));
+    let journal = Arc::new(Mutex::new(journal));
+    let fresh = if cfg.work.in_process {
+        run_in_process(&pending, cfg, &journal, &progress)
+    } else {
+        match run_isolated(&pending, cfg, &journal, &progress) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("pmfarm: scheduler: {e}");
+                return code::USAGE;
+            }
+        }
+    };
+    progress.lock().map(|p| p.finish()).ok();
+    for r in fresh {
+        done.insert(r.path.clone(), r);
+    }
+
+    // Completeness invariant: every enumerated file has exactly one terminal result.
+    let missing: Vec<&str> =
+        corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).map(|i| i.rel.as_str()).collect();
+    let mut results: Vec<FileResult> =
+        corpus.items.iter().filter_map(|i| done.get(&i.rel).cloned()).collect::<Vec<_>>();
+    results.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let mut diff = None;
+    if let Some(name) = &cfg.baseline {
+        let path = crate::baseline::path_of(&cfg.baselines_dir, name);
+        let base = match crate::baseline::load(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("pmfarm: {e}");
+                return code::USAGE;
+            }
+        };
+        let by_rel: BTreeMap<&str, &Item> = corpus.items.iter().map(|i| (i.rel.as_str(), i)).collect();
+        let d = crate::baseline::compare(name, &base, &mut results, |r| {
+            let item = by_rel.get(r.path.as_str())?;
+            eprintln!("pmfarm: re-running {} alone ({})", r.path, r.status);
+            let alone = RunConfig { limits: Limits { jobs: 1, ..cfg.limits.clone() }, ..cfg.clone() };
+            let mut again = run_one_blocking(item, &alone)?;
+            again.buckets = crate::buckets::buckets_of(&again);
+            Some(again)
+        });
+        diff = Some(d);
+    }
+
+    let gate_outcomes = crate::gates::evaluate(gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
+    let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
+    if let Err(e) = write_outputs(&cfg.out, &results, &summary, diff.as_ref()) {
+        eprintln!("pmfarm: cannot write outputs in {}: {e}", cfg.out.display());
+        return code::USAGE;
+    }
+    if let Ok(mut j) = journal.lock() {
+        let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
+    }
+    print_summary(&summary, &cfg.out);
+    if cfg.report {
+        render_report(cfg);
+    }
+
+    if !missing.is_empty() {
+        eprintln!("pmfarm: FAILED: {} file(s) ended without a status: {}", missing.len(), missing.join(", "));
+        return code::GATE_FAILED;
+    }
+    let runnable = results.iter().filter(|r| r.status != Status::Skip).count();
+    if runnable == 0 {
+        eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", results.len(), skip_reasons(&results));
+        return code::NOTHING_RUNNABLE;
+    }
+    let failed: Vec<&GateOutcome> = summary.gates.iter().filter(|g| !g.passed).collect();
+    if failed.is_empty() {
+        code::OK
+    } else {
+        for g in &failed {
+            eprintln!(
+                "pmfarm: GATE FAILED {} [bucket {}, tier {}]: {} = {} (threshold {}){}",
+                g.name,
+                g.bucket,
+                g.tier,
+                g.metric,
+                trim_float(g.value),
+                trim_float(g.threshold),
+                if g.detail.is_empty() { String::new() } else { format!(" — {}", g.detail) }
+            );
+        }
+        code::GATE_FAILED
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn skip_reasons(results: &[FileResult]) -> String {
+    let mut reasons: BTreeMap<String, u64> = BTreeMap::new();
+    for r in results {
+        *reasons.entry(r.reason.clone().unwrap_or_else(|| "skip".into())).or_default() += 1;
+    }
+    reasons.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
+}
+
+fn record_result(
+    mut r: FileResult,
+    journal: &Mutex<Journal>,
+    progress: &Mutex<Progress>,
+) -> Result<FileResult, std::io::Error> {
+    r.buckets = crate::buckets::buckets_of(&r);
+    if let Ok(mut j) = journal.lock() {
+        j.append(&JournalRecord::Result(Box::new(r.clone())))?;
+    }
+    if let Ok(mut p) = progress.lock() {
+        p.file_done(&r);
+    }
+    Ok(r)
+}
+
+fn record_start(path: &str, journal: &Mutex<Journal>) {
+    if let Ok(mut j) = journal.lock() {
+        if let Err(e) = j.append(&JournalRecord::Started { path: path.to_string() }) {
+            eprintln!("pmfarm: journal: {e}");
+        }
+    }
+}
+
+fn runtime(jobs: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(jobs.clamp(1, 4)).enable_all().build()
+}
+
+/// Runs each pending file in its own worker process, `jobs` at a time.
+fn run_isolated(
+    pending: &[Item],
+    cfg: &RunConfig,
+    journal: &Arc<Mutex<Journal>>,
+    progress: &Arc<Mutex<Progress>>,
+) -> std::io::Result<Vec<FileResult>> {
+    let rt = runtime(cfg.limits.jobs)?;
+    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() });
+    let limits = Arc::new(cfg.limits.clone());
+    rt.block_on(async {
+        let slots = Arc::new(tokio::sync::Semaphore::new(cfg.limits.jobs.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for item in pending.iter().cloned() {
+            let (slots, cmd, limits, journal, progress) =
+                (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone());
+            tasks.spawn(async move {
+                let _permit = slots.acquire_owned().await.expect("semaphore is never closed");
+                record_start(&item.rel, &journal);
+                let raw = run_worker(&cmd, &item.abs, &limits).await;
+                let r = crate::outcome::from_run(&item.rel, raw, &limits);
+                record_result(r, &journal, &progress)
+            });
+        }
+        let mut out = Vec::new();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                Ok(Ok(r)) => out.push(r),
+                Ok(Err(e)) => return Err(e),
+                Err(e) => return Err(std::io::Error::other(e)),
+            }
+        }
+        Ok(out)
+    })
+}
+
+/// Runs one file alone (baseline re-runs of timeouts and infra errors).
+fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
+    if cfg.work.in_process {
+        return Some(in_process_one(item, &cfg.work));
+    }
+    let rt = runtime(1).ok()?;
+    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() };
+    let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
+    Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
+}
+
+fn in_process_one(item: &Item, work: &WorkOptions) -> FileResult {
+    let clock = Instant::now();
+    let mut sink = pmworker::emit::VecSink::default();
+    let status = pmworker::pipeline::run_path(&item.abs, &work.pipeline_options(), &mut sink).ok();
+    crate::outcome::from_events(&item.rel, &sink.events, status, clock.elapsed().as_millis() as u64)
+}
+
+/// Runs every pending file in this process on rayon's pool: the same pipeline code,
+/// no isolation (a crash ends the farm). For benchmarks.
+fn run_in_process(
+    pending: &[Item],
+    cfg: &RunConfig,
+    journal: &Arc<Mutex<Journal>>,
+    progress: &Arc<Mutex<Progress>>,
+) -> Vec<FileResult> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.limits.jobs.max(1)).build();
+    let work = |item: &Item| {
+        record_start(&item.rel, journal);
+        let r = in_process_one(item, &cfg.work);
+        record_result(r, journal, progress).ok()
+    };
+    match pool {
+        Ok(pool) => pool.install(|| pending.par_iter().filter_map(work).collect()),
+        Err(_) => pending.iter().filter_map(work).collect(),
+    }
+}
+
+fn summarize(
+    corpus: &Corpus,
+    cfg: &RunConfig,
+    results: &[FileResult],
+    gates: Vec<GateOutcome>,
+    diff: Option<&BaselineDiff>,
+    wall_ms: u128,
+) -> Summary {
+    let mut status_counts = empty_status_counts();
+    let mut buckets: BTreeMap<String, BucketSummary> = BTreeMap::new();
+    let mut manifest = String::new();
+    let mut bytes = 0u64;
+    for r in results {
+        *status_counts.entry(r.status.name().to_string()).or_default() += 1;
+        for b in &r.buckets {
+            let e = buckets
+                .entry(b.clone())
+                .or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
+            e.files += 1;
+            *e.status_counts.entry(r.status.name().to_string()).or_default() += 1;
+        }
+        manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
+        bytes += r.bytes;
+    }
+    Summary {
+        tool: format!("pmfarm {}", env!("CARGO_PKG_VERSION")),
+        schema: RESULTS_SCHEMA,
+        options: serde_json::json!({
+            "work": cfg.work,
+            "worker": cfg.worker.display().to_string(),
+            "baseline": cfg.baseline,
+            "gates_dir": cfg.gates_dir.display().to_string(),
+        }),
+        limits: serde_json::to_value(&cfg.limits).unwrap_or_default(),
+        corpus_root: corpus.root.display().to_string(),
+        corpus_manifest_sha256: pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes())),
+        files: results.len() as u64,
+        status_counts,
+        buckets,
+        gates,
+        baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes }),
+    }
+}
+
+fn write_outputs(
+    out: &Path,
+    results: &[FileResult],
+    summary: &Summary,
+    diff: Option<&BaselineDiff>,
+) -> std::io::Result<()> {
+    let mut lines = String::new();
+    for r in results {
+        lines.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
+        lines.push('\n');
+    }
+    write_atomic(&out.join("results.jsonl"), lines.as_bytes())?;
+    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
+    write_atomic(&out.join("summary.json"), json.as_bytes())?;
+    let diff_path = out.join("baseline-diff.json");
+    match diff {
+        Some(d) => {
+            let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
+            write_atomic(&diff_path, json.as_bytes())?;
+        }
+        None => {
+            let _ = std::fs::remove_file(diff_path); // never leave a stale comparison behind
+        }
+    }
+    Ok(())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(tmp, path)
+}
+
+fn print_summary(s: &Summary, out: &Path) {
+    let counts: Vec<String> =
+        s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
+    println!("pmfarm: {} files: {}", s.files, counts.join(", "));
+    if let Some(b) = &s.baseline {
+        let c: Vec<String> = b.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!("pmfarm: baseline {}: {}", b.name, c.join(", "));
+    }
+    let failed = s.gates.iter().filter(|g| !g.passed).count();
+    println!("pmfarm: gates: {} checked, {} failed", s.gates.len(), failed);
+    println!("pmfarm: results in {}", out.join("results.jsonl").display());
+}
+
+fn render_report(_cfg: &RunConfig) {}

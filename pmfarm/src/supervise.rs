@@ -1,0 +1,244 @@
+//! Runs one `pmworker` under the limits: its own process group, an address-space cap,
+//! a hard and a no-output timeout, SIGTERM → grace → SIGKILL of the whole group, stdout
+//! parsed line by line as it streams (bounded line length and total bytes), the tail of
+//! stderr kept. Produces a [`RawRun`]; deciding the status is [`crate::outcome`]'s job.
+
+use crate::limits::Limits;
+use pmworker::events::Event;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Instant;
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+/// Environment variable naming a path substring: when set, the worker fault hook
+/// (`PMWORKER_FAULT`) is passed only to workers whose file path contains it. Lets tests
+/// break one file of a run while the rest completes.
+pub const FAULT_FILE_VAR: &str = "PMWORKER_FAULT_FILE";
+
+/// How the worker is launched.
+#[derive(Clone, Debug)]
+pub struct WorkerCommand {
+    /// The `pmworker` executable.
+    pub exe: PathBuf,
+    /// Arguments placed before the file path (tiers, exports, reference folder).
+    pub args: Vec<String>,
+}
+
+/// Why the farm killed a worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KillReason {
+    /// The hard time limit passed.
+    HardTimeout,
+    /// No output for the idle limit.
+    IdleTimeout,
+    /// Stdout broke a bound (line too long, too many bytes).
+    OutputBound(String),
+}
+
+/// Everything observed about one worker run.
+#[derive(Debug, Default)]
+pub struct RawRun {
+    /// Parsed events in order.
+    pub events: Vec<Event>,
+    /// Lines that were not events (count) and the first one (truncated).
+    pub garbage_lines: u64,
+    /// First unparsable line, truncated to 200 bytes.
+    pub first_garbage: Option<String>,
+    /// Exit code when the worker exited.
+    pub exit_code: Option<i32>,
+    /// Signal number that ended it.
+    pub signal: Option<i32>,
+    /// Set when the farm killed it.
+    pub killed: Option<KillReason>,
+    /// Last bytes of stderr.
+    pub stderr_tail: String,
+    /// Wall time from spawn to reap.
+    pub wall_ms: u64,
+    /// Set when the worker could not be started.
+    pub spawn_error: Option<String>,
+}
+
+/// Runs the worker on `file` and watches it until it ends or is killed.
+pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> RawRun {
+    let started = Instant::now();
+    let mut command = Command::new(&cmd.exe);
+    command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command.process_group(0).kill_on_drop(true);
+    route_fault(&mut command, file);
+    let memory = limits.memory_bytes;
+    // SAFETY: only async-signal-safe libc calls between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(bytes) = memory {
+                let lim = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
+                if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            // Die with the coordinator, even when it is SIGKILLed: no orphans keep running.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    let mut run = RawRun::default();
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            run.spawn_error = Some(format!("cannot start {}: {e}", cmd.exe.display()));
+            return run;
+        }
+    };
+    let pid = child.id().map(|p| p as i32);
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let (mut out_open, mut err_open) = (true, true);
+    let mut out_buf = vec![0u8; 64 * 1024];
+    let mut err_buf = vec![0u8; 16 * 1024];
+    let mut line = Vec::new();
+    let mut total_out = 0u64;
+    let mut stderr_tail: Vec<u8> = Vec::new();
+    let mut exit = None;
+    let hard_deadline = tokio::time::Instant::from_std(started + limits.timeout);
+    let mut last_output = tokio::time::Instant::now();
+    loop {
+        if exit.is_some() && !out_open && !err_open {
+            break;
+        }
+        let idle_deadline = last_output + limits.idle_timeout;
+        let deadline = hard_deadline.min(idle_deadline);
+        tokio::select! {
+            n = stdout.read(&mut out_buf), if out_open => match n {
+                Ok(0) | Err(_) => out_open = false,
+                Ok(n) => {
+                    last_output = tokio::time::Instant::now();
+                    total_out += n as u64;
+                    if total_out > limits.max_output_bytes {
+                        run.killed = Some(KillReason::OutputBound(format!(
+                            "stdout over {} bytes", limits.max_output_bytes)));
+                        break;
+                    }
+                    for &b in &out_buf[..n] {
+                        if b == b'\n' {
+                            take_line(&mut run, &line);
+                            line.clear();
+                        } else {
+                            line.push(b);
+                        }
+                    }
+                    if line.len() > limits.max_line_bytes {
+                        run.killed = Some(KillReason::OutputBound(format!(
+                            "stdout line over {} bytes", limits.max_line_bytes)));
+                        break;
+                    }
+                }
+            },
+            n = stderr.read(&mut err_buf), if err_open => match n {
+                Ok(0) | Err(_) => err_open = false,
+                Ok(n) => {
+                    last_output = tokio::time::Instant::now();
+                    stderr_tail.extend_from_slice(&err_buf[..n]);
+                    let keep = limits.stderr_tail_bytes;
+                    if stderr_tail.len() > keep * 2 {
+                        stderr_tail.drain(..stderr_tail.len() - keep);
+                    }
+                }
+            },
+            status = child.wait(), if exit.is_none() => {
+                exit = Some(status);
+            },
+            _ = tokio::time::sleep_until(deadline) => {
+                run.killed = Some(if tokio::time::Instant::now() >= hard_deadline {
+                    KillReason::HardTimeout
+                } else {
+                    KillReason::IdleTimeout
+                });
+                break;
+            }
+        }
+    }
+    if !line.is_empty() && run.killed.is_none() {
+        take_line(&mut run, &line);
+    }
+    if run.killed.is_some() && exit.is_none() {
+        exit = Some(terminate_group(&mut child, pid, limits).await);
+    }
+    match exit {
+        Some(Ok(status)) => {
+            run.exit_code = status.code();
+            run.signal = status.signal();
+        }
+        Some(Err(e)) => run.spawn_error = Some(format!("cannot wait for the worker: {e}")),
+        None => {}
+    }
+    if stderr_tail.len() > limits.stderr_tail_bytes {
+        stderr_tail.drain(..stderr_tail.len() - limits.stderr_tail_bytes);
+    }
+    run.stderr_tail = String::from_utf8_lossy(&stderr_tail).into_owned();
+    run.wall_ms = started.elapsed().as_millis() as u64;
+    run
+}
+
+fn take_line(run: &mut RawRun, line: &[u8]) {
+    let text = String::from_utf8_lossy(line);
+    if text.trim().is_empty() {
+        return;
+    }
+    match Event::from_line(&text) {
+        Ok(e) => run.events.push(e),
+        Err(_) => {
+            run.garbage_lines += 1;
+            if run.first_garbage.is_none() {
+                run.first_garbage = Some(text.chars().take(200).collect());
+            }
+        }
+    }
+}
+
+/// SIGTERM to the group, up to `grace` for it to go, then SIGKILL.
+async fn terminate_group(
+    child: &mut tokio::process::Child,
+    pid: Option<i32>,
+    limits: &Limits,
+) -> std::io::Result<std::process::ExitStatus> {
+    if let Some(pid) = pid {
+        // SAFETY: signalling our own child's process group.
+        unsafe { libc::kill(-pid, libc::SIGTERM) };
+        if let Ok(status) = tokio::time::timeout(limits.grace, child.wait()).await {
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+            return status;
+        }
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+    let _ = child.start_kill();
+    child.wait().await
+}
+
+/// Passes `PMWORKER_FAULT` only to the file [`FAULT_FILE_VAR`] names (when it is set).
+fn route_fault(command: &mut Command, file: &Path) {
+    if let Ok(target) = std::env::var(FAULT_FILE_VAR) {
+        command.env_remove(FAULT_FILE_VAR);
+        if !file.to_string_lossy().contains(&target) {
+            command.env_remove(pmworker::fault::FAULT_VAR);
+        }
+    }
+}
+
+/// `SIGSEGV` for 11, `signal 64` for unnamed ones.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTRAP => "SIGTRAP",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
