@@ -1,0 +1,10 @@
+//! Exporters that run inside the worker, and T3, their comparison with reference outputs.
+//!
+//! [`obj`] writes Wavefront OBJ from stored mesh buffers; [`rig`] builds a NeL skeleton
+//! from a non-biped `Bip01` rig and [`skel`] writes and reads the `.skel` bytes; [`t3`]
+//! compares produced and reference outputs field by field.
+
+pub mod obj;
+pub mod rig;
+pub mod skel;
+pub mod t3;

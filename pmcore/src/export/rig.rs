@@ -1,0 +1,199 @@
+//! Scene → [`Skeleton`] for non-biped rigs rooted at `Bip01` (design §10 "Pilot done",
+//! digest §7.1 "How the exporter fills each field"), from controller default values.
+//!
+//! * Bones: depth-first pre-order from `Bip01`, children in scene order; a repeated name
+//!   gets the suffix `_Second`.
+//! * Local transform from the PRS defaults; DefaultRotQuat is the Max quaternion with `w`
+//!   negated; world matrices accumulate parent · local (`glam`, `f32` like Max).
+//! * Root reset: bone 0 gets DefaultPos 0 and an identity DefaultRotQuat, keeping its scale.
+//! * UnheritScale: the biped rules (parent is a biped node; the COM node) never apply on a
+//!   non-biped rig, and Max's inherit-flag bits are not decoded, so it is `false` — the
+//!   value Max's default "inherit everything" gives.
+//! * LodDisableDistance from the node's AppData (MAXScript utility class, SubId
+//!   1423062615), a text float as MAXScript's `setAppData` stores it.
+//! * InvBindPos = inverse of the world matrix.
+//!
+//! Files with a biped system report `not-implemented`; files without a `Bip01` node report
+//! `not-applicable`.
+
+use super::skel::{Bone, NelMatrix, Skeleton};
+use crate::model::controllers::{local_transform, world_matrix, ControllerError};
+use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees};
+use crate::MaxFile;
+use glam::Mat4;
+
+/// Name of the root node the build pipeline exports from.
+pub const ROOT_NAME: &str = "Bip01";
+/// AppData SubId of the bone LOD distance (`NEL3D_APPDATA_BONE_LOD_DISTANCE`).
+pub const BONE_LOD_DISTANCE_SUBID: u32 = 1423062615;
+/// ClassId of the MAXScript utility class that owns NeL AppData.
+pub const MAXSCRIPT_UTILITY_CLASS: [u32; 2] = [0x04d64858, 0x16d1751d];
+/// SuperClass id of utilities.
+pub const UTILITY_SUPERCLASS: u32 = 0x1020;
+/// ClassIds (part A, part B = 0) of the biped classes: system, COM controller, bone
+/// controller, per-part object.
+pub const BIPED_CLASSES: [u32; 4] = [0x9155, 0x9156, 0x9154, 0x9125];
+
+/// Why the rig could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RigError {
+    /// A bone's controller could not be read.
+    #[error("bone {bone:?}: {source}")]
+    Controller {
+        /// Bone (node) name.
+        bone: String,
+        /// The controller error.
+        source: ControllerError,
+    },
+    /// The world matrix is not invertible.
+    #[error("bone {bone:?}: world matrix is singular")]
+    Singular {
+        /// Bone name.
+        bone: String,
+    },
+}
+
+/// What the skel exporter decided for a file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RigOutcome {
+    /// A skeleton was built.
+    Built {
+        /// The skeleton.
+        skeleton: Skeleton,
+        /// Counts for the export summary.
+        summary: RigSummary,
+    },
+    /// No `Bip01` rig in the file.
+    NotApplicable(String),
+    /// A biped rig: not built yet.
+    NotImplemented(String),
+}
+
+/// Counts reported with a built skeleton.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RigSummary {
+    /// Bones written.
+    pub bones: usize,
+    /// Bones whose LOD distance came from AppData.
+    pub lod_from_appdata: usize,
+    /// LOD AppData entries that were present but not a readable number (distance 0 used).
+    pub lod_unreadable: usize,
+    /// Names that were repeated and got `_Second`.
+    pub renamed_duplicates: usize,
+    /// LODs in the file.
+    pub lods: usize,
+}
+
+/// Decides and, for a non-biped `Bip01` rig, builds the skeleton of `file`.
+pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
+    let Some(trees) = SceneTrees::of(file) else {
+        return Ok(RigOutcome::NotApplicable("no Scene chunk tree".into()));
+    };
+    let Some(index) = trees.index() else {
+        return Ok(RigOutcome::NotApplicable("Scene has no root container".into()));
+    };
+    let Some(root) = index.node_by_name(ROOT_NAME) else {
+        return Ok(RigOutcome::NotApplicable(format!("no node named {ROOT_NAME}")));
+    };
+    if index.objects.iter().any(|o| o.class.as_ref().is_some_and(|c| is_biped_class(c.class_id))) {
+        return Ok(RigOutcome::NotImplemented("biped rig (figure-mode reconstruction not built)".into()));
+    }
+    let (skeleton, summary) = build(&index, root)?;
+    Ok(RigOutcome::Built { skeleton, summary })
+}
+
+/// True for the four biped ClassIds.
+pub fn is_biped_class(id: [u32; 2]) -> bool {
+    id[1] == 0 && BIPED_CLASSES.contains(&id[0])
+}
+
+/// Builds the skeleton rooted at `root`.
+pub fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(Skeleton, RigSummary), RigError> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.objects.len()];
+    for o in index.objects.iter().filter(|o| o.is_node()) {
+        if let Some(p) = o.node_parent().filter(|&p| p < children.len() && p != o.storage_index) {
+            children[p].push(o.storage_index);
+        }
+    }
+    let mut summary = RigSummary::default();
+    let mut bones: Vec<Bone> = Vec::new();
+    let mut worlds: Vec<Mat4> = Vec::new();
+    let mut seen = vec![false; index.objects.len()];
+    // (node, father bone id); explicit stack, children pushed in reverse for scene order.
+    let mut todo: Vec<(usize, i32)> = vec![(root.storage_index, -1)];
+    while let Some((node_index, father)) = todo.pop() {
+        if std::mem::replace(&mut seen[node_index], true) {
+            continue;
+        }
+        let node = &index.objects[node_index];
+        let raw_name = node.node_name().unwrap_or_default();
+        let name = if bones.iter().any(|b| b.name == raw_name) {
+            summary.renamed_duplicates += 1;
+            format!("{raw_name}_Second")
+        } else {
+            raw_name.clone()
+        };
+        let controller = |source| RigError::Controller { bone: raw_name.clone(), source };
+        let local = local_transform(index, node).map_err(controller)?;
+        let world = if father < 0 {
+            world_matrix(index, node).map_err(controller)?
+        } else {
+            worlds[father as usize] * local.matrix()
+        };
+        if world.determinant().abs() < f32::MIN_POSITIVE {
+            return Err(RigError::Singular { bone: raw_name });
+        }
+        let mut bone = Bone::new(name);
+        bone.father_id = father;
+        bone.unherit_scale = false;
+        bone.default_scale = local.scale.to_array();
+        if father >= 0 {
+            bone.default_pos = local.translation.to_array();
+            bone.default_rot_quat = local.nel_rotation().to_array();
+        }
+        bone.inv_bind_pos = NelMatrix::from_affine(world.inverse());
+        match lod_distance(node) {
+            Some(Some(d)) => {
+                summary.lod_from_appdata += 1;
+                bone.lod_disable_distance = d.max(0.0);
+            }
+            Some(None) => summary.lod_unreadable += 1,
+            None => {}
+        }
+        let id = bones.len() as i32;
+        bones.push(bone);
+        worlds.push(world);
+        todo.extend(children[node_index].iter().rev().filter(|&&c| !seen[c]).map(|&c| (c, id)));
+    }
+    summary.bones = bones.len();
+    let skeleton = Skeleton::build(bones);
+    summary.lods = skeleton.lods.len();
+    Ok((skeleton, summary))
+}
+
+/// The bone-LOD AppData value of a node: `None` when absent, `Some(None)` when present but
+/// not a number.
+pub fn lod_distance(node: &SceneObject<'_>) -> Option<Option<f32>> {
+    let value = appdata_value(node, MAXSCRIPT_UTILITY_CLASS, UTILITY_SUPERCLASS, BONE_LOD_DISTANCE_SUBID)?;
+    let text: String = value.iter().take_while(|&&b| b != 0).map(|&b| b as char).collect();
+    Some(text.trim().parse::<f32>().ok().filter(|d| d.is_finite()))
+}
+
+/// Raw value bytes of the AppData entry keyed (class, superclass, sub id) on `object`
+/// (chunk 0x2150: entries 0x0110 = key 0x0120 `u32 class a, b, superclass, sub id, size` +
+/// value 0x0130).
+pub fn appdata_value<'a>(
+    object: &'a SceneObject<'a>,
+    class: [u32; 2],
+    superclass: u32,
+    sub_id: u32,
+) -> Option<&'a [u8]> {
+    let appdata = object.chunk.child(0x2150)?;
+    appdata.children().iter().filter(|e| e.id == 0x0110).find_map(|entry| {
+        let key = entry.child(0x0120)?.payload()?;
+        let words = crate::model::i32s(key.get(..16)?)?;
+        let matches =
+            [words[0] as u32, words[1] as u32] == class && words[2] as u32 == superclass && words[3] as u32 == sub_id;
+        matches.then(|| entry.child(0x0130)?.payload()).flatten()
+    })
+}
