@@ -1,9 +1,28 @@
 //! Exporters inside the worker (OBJ, NeL .skel) and their T3 comparisons.
+//!
+//! Each exporter runs in this process, so an exporter crash is a crash of this file only:
+//! a breadcrumb (tier `export`, stream = exporter name) is written before the exporter
+//! runs and another (tier `t3`) before its comparison, so the last breadcrumb names it.
+//! Outputs go to `--out DIR` or to a temporary folder per exporter, named after the input
+//! file (`<stem>.obj`, `<stem>.skel`); with `--reference DIR` the file of the same name
+//! there is the T3 reference. Without one, T3 is `skip` and the export digest is the
+//! result (for baseline diffs).
 
 use crate::emit::Sink;
-use crate::pipeline::Options;
-use pmcore::verify::Verdict;
+use crate::events::{Breadcrumb, Event, Export};
+use crate::pipeline::{hex, Options};
+use pmcore::export::obj::{self, ObjObject};
+use pmcore::export::rig::{self, RigOutcome};
+use pmcore::export::skel::{self, Skeleton};
+use pmcore::export::t3;
+use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The exporters this worker knows, in the order they run when T3 asks for all.
+pub const EXPORTERS: [&str; 2] = ["obj", "skel"];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -15,14 +34,181 @@ pub struct ExportVerdict {
     pub detail: Option<serde_json::Value>,
 }
 
-/// Runs the requested exporters; not built yet, so each reports `skip` with that reason.
-pub fn run(_file: &MaxFile, opts: &Options, _sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    opts.exports
-        .iter()
-        .map(|e| ExportVerdict {
-            stream: e.clone(),
-            verdict: Verdict::Skip { reason: "exporter not built".into() },
-            detail: None,
-        })
-        .collect()
+/// What an exporter produced, kept in memory for T3.
+enum Produced {
+    Obj(Vec<ObjObject>),
+    Skel(Skeleton),
+}
+
+/// An exporter's outcome before it is written.
+enum Outcome {
+    Built { produced: Produced, extension: &'static str, bytes: Vec<u8>, summary: Value },
+    NotApplicable(String),
+    NotImplemented(String),
+    Error(String),
+}
+
+/// Runs the requested exporters (all of them when only tier T3 was asked for) on the file
+/// read from `source` and returns one T3 verdict per exporter.
+pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+    let names: Vec<String> =
+        if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
+    let stem =
+        Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
+    names.iter().map(|name| run_one(name, &stem, file, opts, sink)).collect()
+}
+
+fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
+    sink.breadcrumb(Breadcrumb { tier: tier.into(), stream: exporter.into(), ..Default::default() });
+}
+
+fn produce(name: &str, file: &MaxFile) -> Outcome {
+    match name {
+        "obj" => match obj::export(file) {
+            Ok((objects, summary)) => Outcome::Built {
+                bytes: obj::write(&objects).into_bytes(),
+                produced: Produced::Obj(objects),
+                extension: "obj",
+                summary: serde_json::to_value(summary).unwrap_or(Value::Null),
+            },
+            Err(e) => Outcome::Error(e.to_string()),
+        },
+        "skel" => match rig::export(file) {
+            Ok(RigOutcome::Built { skeleton, summary }) => Outcome::Built {
+                bytes: skel::write(&skeleton),
+                produced: Produced::Skel(skeleton),
+                extension: "skel",
+                summary: serde_json::to_value(summary).unwrap_or(Value::Null),
+            },
+            Ok(RigOutcome::NotApplicable(why)) => Outcome::NotApplicable(why),
+            Ok(RigOutcome::NotImplemented(why)) => Outcome::NotImplemented(why),
+            Err(e) => Outcome::Error(e.to_string()),
+        },
+        other => Outcome::Error(format!("unknown exporter `{other}`")),
+    }
+}
+
+fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> ExportVerdict {
+    crumb(sink, "export", name);
+    let outcome = produce(name, file);
+    let mut event =
+        Export { exporter: name.into(), status: String::new(), files: Vec::new(), sha256: None, summary: Value::Null };
+    let verdict = |verdict, detail| ExportVerdict { stream: name.to_string(), verdict, detail };
+    let (produced, file_name, digest) = match outcome {
+        Outcome::Built { produced, extension, bytes, summary } => {
+            let file_name = format!("{stem}.{extension}");
+            event.summary = summary;
+            match write_output(opts.out.as_deref(), &file_name, &bytes) {
+                Ok(()) => {
+                    let digest = hex(&Sha256::digest(&bytes));
+                    event.status = "ok".into();
+                    event.files = vec![file_name.clone()];
+                    event.sha256 = Some(digest.clone());
+                    sink.emit(Event::Export(event));
+                    (produced, file_name, digest)
+                }
+                Err(e) => {
+                    let message = format!("cannot write {file_name}: {e}");
+                    event.status = "error".into();
+                    event.summary = json!({ "error": message });
+                    sink.emit(Event::Export(event));
+                    return verdict(fail("export-error", message), None);
+                }
+            }
+        }
+        Outcome::NotApplicable(why) => {
+            event.status = "not-applicable".into();
+            event.summary = json!({ "reason": why });
+            sink.emit(Event::Export(event));
+            return verdict(Verdict::Skip { reason: format!("not-applicable: {why}") }, Some(era_detail(name, file)));
+        }
+        Outcome::NotImplemented(why) => {
+            event.status = "not-implemented".into();
+            event.summary = json!({ "reason": why });
+            sink.emit(Event::Export(event));
+            return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, Some(era_detail(name, file)));
+        }
+        Outcome::Error(message) => {
+            event.status = "error".into();
+            event.summary = json!({ "error": message });
+            sink.emit(Event::Export(event));
+            return verdict(fail("export-error", message), None);
+        }
+    };
+    crumb(sink, "t3", name);
+    let Some(reference_dir) = &opts.reference else {
+        let detail = json!({ "sha256": digest });
+        return verdict(Verdict::Skip { reason: "no reference folder given (--reference)".into() }, Some(detail));
+    };
+    let reference_path = reference_dir.join(&file_name);
+    let Ok(reference) = std::fs::read(&reference_path) else {
+        let detail = json!({ "sha256": digest });
+        let reason = format!("no reference output {}", reference_path.display());
+        return verdict(Verdict::Skip { reason }, Some(detail));
+    };
+    let (v, mut detail) = compare(&produced, &reference, &reference_path);
+    if let Value::Object(map) = &mut detail {
+        map.insert("sha256".into(), Value::String(digest));
+        if let Produced::Skel(_) = produced {
+            if let Value::Object(era) = era_detail(name, file) {
+                map.extend(era);
+            }
+        }
+    }
+    verdict(v, Some(detail))
+}
+
+/// Compares a produced output with the reference bytes: the verdict and the counters.
+fn compare(produced: &Produced, reference: &[u8], path: &Path) -> (Verdict, Value) {
+    match produced {
+        Produced::Skel(skeleton) => match skel::read(reference) {
+            Ok(reference) => {
+                let c = t3::compare_skel(skeleton, &reference);
+                let v = if c.passed() { Verdict::pass() } else { fail("t3-skel", c.message()) };
+                (v, serde_json::to_value(&c).unwrap_or(Value::Null))
+            }
+            Err(e) => (fail("t3-reference-unreadable", format!("{}: {e}", path.display())), json!({})),
+        },
+        Produced::Obj(objects) => match std::str::from_utf8(reference).map_err(|e| e.to_string()).and_then(obj::read) {
+            Ok(reference) => {
+                let c = t3::compare_obj(objects, &reference);
+                let v = if c.passed() { Verdict::pass() } else { fail("t3-obj", c.message()) };
+                (v, serde_json::to_value(&c).unwrap_or(Value::Null))
+            }
+            Err(e) => (fail("t3-reference-unreadable", format!("{}: {e}", path.display())), json!({})),
+        },
+    }
+}
+
+/// For skel: the biped figure era from triage (the `_big/_small` era-mismatch input).
+fn era_detail(name: &str, file: &MaxFile) -> Value {
+    let era = (name == "skel")
+        .then(|| pmcore::triage::detect_file(file))
+        .flatten()
+        .and_then(|t| t.biped)
+        .map(|b| json!(b.figure_era));
+    match era {
+        Some(e) => json!({ "figure_era": e }),
+        None => json!({}),
+    }
+}
+
+fn fail(kind: &str, message: String) -> Verdict {
+    Verdict::Fail(Mismatch { kind: kind.into(), message, ..Default::default() })
+}
+
+/// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed
+/// once written (the digest in the `export` event is what stays).
+fn write_output(out: Option<&Path>, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    match out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            std::fs::write(dir.join(name), bytes)
+        }
+        None => {
+            let dir = tempfile::tempdir()?;
+            let path: PathBuf = dir.path().join(name);
+            std::fs::write(path, bytes)
+        }
+    }
 }

@@ -141,7 +141,7 @@ pub fn run_bytes(
 
     if !opts.exports.is_empty() || opts.tiers.contains(&Tier::T3) {
         let clock = Instant::now();
-        for v in crate::export::run(&file, opts, sink) {
+        for v in crate::export::run(display_path, &file, opts, sink) {
             tally.add(&v.verdict, &v.stream);
             sink.emit(Event::Result(TierResult {
                 tier: Tier::T3,
