@@ -1,7 +1,8 @@
 //! Class registry: how a Scene object's class decides what the typed model decodes.
 //! Resolution order: exact typed class → typed superclass (the Animatable and
 //! ReferenceMaker overlays, own chunks kept raw in place) → generic object (unknown
-//! superclass: every byte kept raw, listed in the inventory). Never fatal.
+//! superclass: base chunks typed, everything else raw, listed in the inventory as
+//! generic). Never fatal.
 
 /// Classes with their own typed chunks or typed accessors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -29,7 +30,8 @@ pub enum Resolution {
     Exact(TypedClass),
     /// Unknown class of a registered superclass: Animatable + ReferenceMaker overlays.
     Superclass,
-    /// Unknown superclass or unresolvable chunk id: kept raw.
+    /// Unknown superclass or unresolvable chunk id: only the Animatable / ReferenceMaker
+    /// base chunks every Scene object writes are typed; the rest stays raw.
     Generic,
 }
 

@@ -65,7 +65,8 @@ impl ClassInfo {
 pub enum ObjectState {
     /// Decoded through its class level(s).
     Typed,
-    /// Kept raw: unknown superclass or unresolvable id.
+    /// Unknown superclass or unresolvable id: only the Animatable / ReferenceMaker base
+    /// chunks are typed, everything else stays raw in place.
     Generic,
     /// Kept raw after a decoder surprise.
     Degraded(Surprise),
@@ -158,7 +159,7 @@ pub struct ClassTally {
     pub count: u64,
     /// Decoded by the typed model (exact class or typed superclass).
     pub typed: u64,
-    /// Kept raw as generic objects.
+    /// Generic objects (unknown superclass): base chunks typed, own chunks raw.
     pub generic: u64,
     /// Kept raw after a decoder surprise.
     pub degraded: u64,
@@ -443,11 +444,11 @@ impl SceneModel {
 }
 
 fn decode_object(c: &Chunk<'_>, span: Span, class: usize, info: &ClassInfo, version: u16, ctx: &mut Ctx<'_>) -> Object {
-    let mut object = Object { id: c.id, width: c.width, class, state: ObjectState::Typed, body: ObjectBody::Raw(span) };
-    if info.resolution == Resolution::Generic {
-        object.state = ObjectState::Generic;
-        return object;
-    }
+    // A generic object (superclass unknown to the registry) still gets the Animatable and
+    // ReferenceMaker overlays: every Scene object writes those base-class chunks through
+    // the SDK, whatever its superclass. Its own chunks stay raw in place.
+    let state = if info.resolution == Resolution::Generic { ObjectState::Generic } else { ObjectState::Typed };
+    let mut object = Object { id: c.id, width: c.width, class, state, body: ObjectBody::Raw(span) };
     let Some(payload) = c.payload() else {
         let mark = ctx.claims.mark();
         match decode_parts(c, span, info.resolution, version, ctx) {
