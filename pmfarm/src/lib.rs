@@ -12,6 +12,7 @@ pub mod journal;
 pub mod limits;
 pub mod outcome;
 pub mod progress;
+pub mod report;
 pub mod results;
 pub mod run;
 pub mod supervise;
@@ -30,8 +31,18 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
         .collect()
 }
 
-/// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run.
-pub fn report_cmd(out: &Path, _baseline: Option<&str>) -> i32 {
-    eprintln!("pmfarm: the report renderer is not wired in yet; outputs are in {}", out.display());
-    run::code::USAGE
+/// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run. NAME is
+/// a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
+pub fn report_cmd(out: &Path, baseline: Option<&Path>) -> i32 {
+    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), ..Default::default() };
+    match report::render(out, &opts) {
+        Ok(index) => {
+            println!("pmfarm: report: {}", index.index_html().display());
+            run::code::OK
+        }
+        Err(e) => {
+            eprintln!("pmfarm: report: {e}");
+            run::code::USAGE
+        }
+    }
 }

@@ -30,9 +30,10 @@ enum Command {
     Report {
         /// Output folder of the run.
         out: PathBuf,
-        /// Baseline whose per-file verdicts the readable diffs are drawn from.
+        /// Baseline whose per-file verdicts the readable diffs are drawn from (a file, or a
+        /// bare name looked up as `baselines/<name>.jsonl`).
         #[arg(long)]
-        baseline: Option<String>,
+        baseline: Option<PathBuf>,
     },
     /// Write the embedded demo corpus into a folder.
     Demo {

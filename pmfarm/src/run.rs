@@ -496,4 +496,13 @@ fn print_summary(s: &Summary, out: &Path) {
     println!("pmfarm: results in {}", out.join("results.jsonl").display());
 }
 
-fn render_report(_cfg: &RunConfig) {}
+/// Renders the report (the reports module owns its content); a rendering failure is
+/// reported but never changes the run's verdict.
+fn render_report(cfg: &RunConfig) {
+    let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
+    let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+    match crate::report::render(&cfg.out, &opts) {
+        Ok(index) => println!("pmfarm: report: {}", index.index_html().display()),
+        Err(e) => eprintln!("pmfarm: report not written: {e}"),
+    }
+}
