@@ -8,6 +8,7 @@
 //! [`crate::model`] and [`crate::triage`] navigate (digest §3, §4, §8), so a built file
 //! really triggers the detectors; nothing here is a copy of a real file.
 
+pub mod corpus;
 pub mod demo;
 
 use crate::chunk::{write_stream, Chunk, HeaderWidth, WriteError};
