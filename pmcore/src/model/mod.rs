@@ -35,3 +35,6 @@ pub fn i32s(bytes: &[u8]) -> Option<Vec<i32>> {
     (bytes.len() % 4 == 0)
         .then(|| bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
+
+#[cfg(test)]
+mod tests;
