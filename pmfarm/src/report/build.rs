@@ -186,7 +186,11 @@ impl RunData {
                         serde_json::Value::String(s) => s.clone(),
                         other => other.to_string(),
                     };
-                    lists.flare.push(FlareRow { path: r.path.clone(), node: flare.node.clone(), first_flare_keep_size: flag });
+                    lists.flare.push(FlareRow {
+                        path: r.path.clone(),
+                        node: flare.node.clone(),
+                        first_flare_keep_size: flag,
+                    });
                 }
                 if triage.classes.iter().any(|c| c == "era-mismatch") {
                     lists.era_mismatch.push(EraRow {
@@ -249,7 +253,8 @@ impl RunData {
             if let Verdict::Degraded { classes } = &t.verdict {
                 for c in classes {
                     let key = class_notation(c.class_id, c.superclass);
-                    let e = in_file.entry(key.clone()).or_insert((c.name.clone(), key, String::new(), 0, String::new()));
+                    let e =
+                        in_file.entry(key.clone()).or_insert((c.name.clone(), key, String::new(), 0, String::new()));
                     if e.4.is_empty() {
                         e.4 = format!("{} at {} {}", c.reason, t.stream, c.chunk_path);
                     }

@@ -125,7 +125,8 @@ fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Ve
     );
     for (key, label, kind) in columns {
         let class = if *kind == "num" { r#" class="num""# } else { "" };
-        let _ = write!(out, r#"<th data-key="{}" data-type="{}"{class}>{}</th>"#, escape(key), escape(kind), escape(label));
+        let _ =
+            write!(out, r#"<th data-key="{}" data-type="{}"{class}>{}</th>"#, escape(key), escape(kind), escape(label));
     }
     out.push_str("</tr></thead><tbody>\n");
     for (row_id, cells) in rows {
@@ -307,20 +308,29 @@ fn index_page(r: &Report) -> String {
             .pass_rates
             .iter()
             .map(|p| {
-                (None, vec![
-                    Cell::text(&p.max_version),
-                    Cell::text(&p.tier),
-                    Cell::num(p.passed),
-                    Cell::num(p.total),
-                    Cell::num_shown(p.rate, format!("{:.1}%", p.rate * 100.0)),
-                ])
+                (
+                    None,
+                    vec![
+                        Cell::text(&p.max_version),
+                        Cell::text(&p.tier),
+                        Cell::num(p.passed),
+                        Cell::num(p.total),
+                        Cell::num_shown(p.rate, format!("{:.1}%", p.rate * 100.0)),
+                    ],
+                )
             })
             .collect();
         table(
             &mut b,
             "pass-rates",
             "Pass rate per Max version and tier",
-            &[("version", "Max version", "text"), ("tier", "Tier", "text"), ("passed", "Passed", "num"), ("total", "Files", "num"), ("rate", "Rate", "num")],
+            &[
+                ("version", "Max version", "text"),
+                ("tier", "Tier", "text"),
+                ("passed", "Passed", "num"),
+                ("total", "Files", "num"),
+                ("rate", "Rate", "num"),
+            ],
             rows,
         );
     }
@@ -374,16 +384,23 @@ fn index_page(r: &Report) -> String {
             .gates
             .iter()
             .map(|g| {
-                (None, vec![
-                    Cell { html: badge(if g.passed { "held" } else { "broken" }), sort: Some(if g.passed { "1" } else { "0" }.into()), class: "" },
-                    Cell::text(&g.name),
-                    Cell::html(pages.bucket_link(&g.bucket)),
-                    Cell::text(&g.tier),
-                    Cell::text(&g.metric),
-                    Cell::num_shown(g.value, format!("{}", g.value)),
-                    Cell::num_shown(g.threshold, format!("{}", g.threshold)),
-                    Cell::text(&g.detail),
-                ])
+                (
+                    None,
+                    vec![
+                        Cell {
+                            html: badge(if g.passed { "held" } else { "broken" }),
+                            sort: Some(if g.passed { "1" } else { "0" }.into()),
+                            class: "",
+                        },
+                        Cell::text(&g.name),
+                        Cell::html(pages.bucket_link(&g.bucket)),
+                        Cell::text(&g.tier),
+                        Cell::text(&g.metric),
+                        Cell::num_shown(g.value, format!("{}", g.value)),
+                        Cell::num_shown(g.threshold, format!("{}", g.threshold)),
+                        Cell::text(&g.detail),
+                    ],
+                )
             })
             .collect();
         table(
@@ -412,7 +429,10 @@ fn index_page(r: &Report) -> String {
         .buckets
         .iter()
         .map(|bk| {
-            let mut cells = vec![Cell { html: pages.bucket_link(&bk.slug), sort: Some(bk.slug.clone()), class: "" }, Cell::num(bk.files)];
+            let mut cells = vec![
+                Cell { html: pages.bucket_link(&bk.slug), sort: Some(bk.slug.clone()), class: "" },
+                Cell::num(bk.files),
+            ];
             for n in bk.status_counts.values() {
                 cells.push(Cell::num(*n));
             }
@@ -452,36 +472,90 @@ fn ranked(
     let cells = rows
         .iter()
         .map(|m| {
-            (None, vec![
-                Cell::path(&m.path, pages.file(&m.bucket, &m.path)),
-                Cell { html: badge(&m.status), sort: Some(m.status.clone()), class: "" },
-                Cell::num_shown(m.value as f64, show(m.value)),
-            ])
+            (
+                None,
+                vec![
+                    Cell::path(&m.path, pages.file(&m.bucket, &m.path)),
+                    Cell { html: badge(&m.status), sort: Some(m.status.clone()), class: "" },
+                    Cell::num_shown(m.value as f64, show(m.value)),
+                ],
+            )
         })
         .collect();
-    table(b, &format!("{id}-table"), &caption, &[("path", "File", "text"), ("status", "Status", "text"), ("value", label, "num")], cells);
+    table(
+        b,
+        &format!("{id}-table"),
+        &caption,
+        &[("path", "File", "text"), ("status", "Status", "text"), ("value", label, "num")],
+        cells,
+    );
 }
 
 fn lists(b: &mut String, pages: &Pages, r: &Report) {
     let l = &r.lists;
-    let link = |path: &str| pages.file("all", path).or_else(|| {
-        r.buckets.iter().find(|bk| bk.entries.iter().any(|e| e.path == path)).map(|bk| format!("{}.html#{}", bk.page, file_anchor(path)))
-    });
+    let link = |path: &str| {
+        pages.file("all", path).or_else(|| {
+            r.buckets
+                .iter()
+                .find(|bk| bk.entries.iter().any(|e| e.path == path))
+                .map(|bk| format!("{}.html#{}", bk.page, file_anchor(path)))
+        })
+    };
 
     section(b, "mapext", "MapExt asset list", "Files using the non-standard Map Extender UVW modifier: their reference UVs are not trustworthy, so they are listed here instead of counting silently in T3 statistics.");
     if l.mapext.is_empty() {
         none(b, "MapExt hits");
     } else {
-        let rows = l.mapext.iter().map(|m| (None, vec![Cell::path(&m.path, link(&m.path)), Cell::text(&m.node), Cell::text(&m.dll), Cell::text(&m.class_name)])).collect();
-        table(b, "mapext-table", "Map Extender hits (file, node, modifier DLL and class)", &[("path", "File", "text"), ("node", "Node", "text"), ("dll", "Modifier DLL", "text"), ("class", "Class", "text")], rows);
+        let rows = l
+            .mapext
+            .iter()
+            .map(|m| {
+                (
+                    None,
+                    vec![
+                        Cell::path(&m.path, link(&m.path)),
+                        Cell::text(&m.node),
+                        Cell::text(&m.dll),
+                        Cell::text(&m.class_name),
+                    ],
+                )
+            })
+            .collect();
+        table(
+            b,
+            "mapext-table",
+            "Map Extender hits (file, node, modifier DLL and class)",
+            &[
+                ("path", "File", "text"),
+                ("node", "Node", "text"),
+                ("dll", "Modifier DLL", "text"),
+                ("class", "Class", "text"),
+            ],
+            rows,
+        );
     }
 
     section(b, "flare", "Flare-flag list", "NeL flare objects and their stored _FirstFlareKeepSize flag: the max file is authoritative where it disagrees with the reference.");
     if l.flare.is_empty() {
         none(b, "flare objects");
     } else {
-        let rows = l.flare.iter().map(|f| (None, vec![Cell::path(&f.path, link(&f.path)), Cell::text(&f.node), Cell::text(&f.first_flare_keep_size)])).collect();
-        table(b, "flare-table", "Flare objects", &[("path", "File", "text"), ("node", "Node", "text"), ("flag", "_FirstFlareKeepSize", "text")], rows);
+        let rows = l
+            .flare
+            .iter()
+            .map(|f| {
+                (
+                    None,
+                    vec![Cell::path(&f.path, link(&f.path)), Cell::text(&f.node), Cell::text(&f.first_flare_keep_size)],
+                )
+            })
+            .collect();
+        table(
+            b,
+            "flare-table",
+            "Flare objects",
+            &[("path", "File", "text"), ("node", "Node", "text"), ("flag", "_FirstFlareKeepSize", "text")],
+            rows,
+        );
     }
 
     section(b, "era-mismatch", "Era-mismatch list", "Files the worker tagged era-mismatch: their reference exports predate the current max sources, so T3 differences are expected by design.");
@@ -492,26 +566,77 @@ fn lists(b: &mut String, pages: &Pages, r: &Report) {
             .era_mismatch
             .iter()
             .map(|e| {
-                let eras: Vec<String> = e.figure_era.iter().map(|v| v.map_or("absent".to_string(), |n| n.to_string())).collect();
-                (None, vec![Cell::path(&e.path, link(&e.path)), Cell::text(&e.max_version), Cell::num(e.biped_systems), Cell::text(&eras.join(", "))])
+                let eras: Vec<String> =
+                    e.figure_era.iter().map(|v| v.map_or("absent".to_string(), |n| n.to_string())).collect();
+                (
+                    None,
+                    vec![
+                        Cell::path(&e.path, link(&e.path)),
+                        Cell::text(&e.max_version),
+                        Cell::num(e.biped_systems),
+                        Cell::text(&eras.join(", ")),
+                    ],
+                )
             })
             .collect();
-        table(b, "era-table", "Era-mismatch files", &[("path", "File", "text"), ("version", "Max version", "text"), ("systems", "Biped systems", "num"), ("era", "Figure era (0x0115)", "text")], rows);
+        table(
+            b,
+            "era-table",
+            "Era-mismatch files",
+            &[
+                ("path", "File", "text"),
+                ("version", "Max version", "text"),
+                ("systems", "Biped systems", "num"),
+                ("era", "Figure era (0x0115)", "text"),
+            ],
+            rows,
+        );
     }
 
-    section(b, "lfs-pointer", "LFS-pointer list", "Git-LFS pointer files: skipped with a reason, never passed or failed.");
+    section(
+        b,
+        "lfs-pointer",
+        "LFS-pointer list",
+        "Git-LFS pointer files: skipped with a reason, never passed or failed.",
+    );
     if l.lfs_pointer.is_empty() {
         none(b, "LFS pointers");
     } else {
         let rows = l
             .lfs_pointer
             .iter()
-            .map(|p| (None, vec![Cell::path(&p.path, link(&p.path)), Cell::num(p.bytes), Cell { html: badge(&p.status), sort: Some(p.status.clone()), class: "" }, Cell::text(&p.reason)]))
+            .map(|p| {
+                (
+                    None,
+                    vec![
+                        Cell::path(&p.path, link(&p.path)),
+                        Cell::num(p.bytes),
+                        Cell { html: badge(&p.status), sort: Some(p.status.clone()), class: "" },
+                        Cell::text(&p.reason),
+                    ],
+                )
+            })
             .collect();
-        table(b, "lfs-table", "LFS pointers", &[("path", "File", "text"), ("bytes", "Bytes", "num"), ("status", "Status", "text"), ("reason", "Reason", "text")], rows);
+        table(
+            b,
+            "lfs-table",
+            "LFS pointers",
+            &[
+                ("path", "File", "text"),
+                ("bytes", "Bytes", "num"),
+                ("status", "Status", "text"),
+                ("reason", "Reason", "text"),
+            ],
+            rows,
+        );
     }
 
-    section(b, "degraded-classes", "Degraded classes", "Classes whose objects fell back to raw bytes (bytes still identical), with how many files and objects.");
+    section(
+        b,
+        "degraded-classes",
+        "Degraded classes",
+        "Classes whose objects fell back to raw bytes (bytes still identical), with how many files and objects.",
+    );
     if l.degraded_classes.is_empty() {
         none(b, "degraded classes");
     } else {
@@ -527,27 +652,43 @@ fn lists(b: &mut String, pages: &Pages, r: &Report) {
                         None => escape(p),
                     })
                     .collect();
-                (None, vec![
-                    Cell::text(&d.name),
-                    Cell::text(&d.class),
-                    Cell::text(&d.dll),
-                    Cell::num(d.files),
-                    Cell::num(d.objects),
-                    Cell::text(&d.reason),
-                    Cell::html(examples.join("<br>")),
-                ])
+                (
+                    None,
+                    vec![
+                        Cell::text(&d.name),
+                        Cell::text(&d.class),
+                        Cell::text(&d.dll),
+                        Cell::num(d.files),
+                        Cell::num(d.objects),
+                        Cell::text(&d.reason),
+                        Cell::html(examples.join("<br>")),
+                    ],
+                )
             })
             .collect();
         table(
             b,
             "degraded-table",
             "Degraded classes",
-            &[("name", "Class", "text"), ("class", "ClassId/Super", "text"), ("dll", "DLL", "text"), ("files", "Files", "num"), ("objects", "Objects", "num"), ("reason", "A reason", "text"), ("examples", "Files (first 10)", "text")],
+            &[
+                ("name", "Class", "text"),
+                ("class", "ClassId/Super", "text"),
+                ("dll", "DLL", "text"),
+                ("files", "Files", "num"),
+                ("objects", "Objects", "num"),
+                ("reason", "A reason", "text"),
+                ("examples", "Files (first 10)", "text"),
+            ],
             rows,
         );
     }
 
-    section(b, "typed-coverage", "Typed coverage per version", "Share of Scene bytes regenerated from typed state, and objects by how they were decoded.");
+    section(
+        b,
+        "typed-coverage",
+        "Typed coverage per version",
+        "Share of Scene bytes regenerated from typed state, and objects by how they were decoded.",
+    );
     if l.typed_coverage.is_empty() {
         none(b, "inventories");
     } else {
@@ -556,23 +697,35 @@ fn lists(b: &mut String, pages: &Pages, r: &Report) {
             .typed_coverage
             .iter()
             .map(|c| {
-                (None, vec![
-                    Cell::text(&c.max_version),
-                    Cell::num(c.files),
-                    pct(c.mean),
-                    pct(c.min),
-                    pct(c.max),
-                    Cell::num(c.typed_objects),
-                    Cell::num(c.generic_objects),
-                    Cell::num(c.degraded_objects),
-                ])
+                (
+                    None,
+                    vec![
+                        Cell::text(&c.max_version),
+                        Cell::num(c.files),
+                        pct(c.mean),
+                        pct(c.min),
+                        pct(c.max),
+                        Cell::num(c.typed_objects),
+                        Cell::num(c.generic_objects),
+                        Cell::num(c.degraded_objects),
+                    ],
+                )
             })
             .collect();
         table(
             b,
             "coverage-table",
             "Typed coverage per Max version",
-            &[("version", "Max version", "text"), ("files", "Files", "num"), ("mean", "Mean", "num"), ("min", "Min", "num"), ("max", "Max", "num"), ("typed", "Typed objects", "num"), ("generic", "Generic", "num"), ("degraded", "Degraded", "num")],
+            &[
+                ("version", "Max version", "text"),
+                ("files", "Files", "num"),
+                ("mean", "Mean", "num"),
+                ("min", "Min", "num"),
+                ("max", "Max", "num"),
+                ("typed", "Typed objects", "num"),
+                ("generic", "Generic", "num"),
+                ("degraded", "Degraded", "num"),
+            ],
             rows,
         );
     }
@@ -646,15 +799,18 @@ fn t3_block(t: &T3Detail) -> String {
     let mut counters = String::new();
     let mut extra = String::new();
     for (key, value) in obj {
-        let histogram_bins: Option<Vec<(String, u64)>> = if key.to_lowercase().contains("ulp") || key.to_lowercase().contains("histogram") {
-            match value {
-                serde_json::Value::Object(m) => m.iter().map(|(k, v)| v.as_u64().map(|n| (k.clone(), n))).collect(),
-                serde_json::Value::Array(a) => a.iter().enumerate().map(|(i, v)| v.as_u64().map(|n| (i.to_string(), n))).collect(),
-                _ => None,
-            }
-        } else {
-            None
-        };
+        let histogram_bins: Option<Vec<(String, u64)>> =
+            if key.to_lowercase().contains("ulp") || key.to_lowercase().contains("histogram") {
+                match value {
+                    serde_json::Value::Object(m) => m.iter().map(|(k, v)| v.as_u64().map(|n| (k.clone(), n))).collect(),
+                    serde_json::Value::Array(a) => {
+                        a.iter().enumerate().map(|(i, v)| v.as_u64().map(|n| (i.to_string(), n))).collect()
+                    }
+                    _ => None,
+                }
+            } else {
+                None
+            };
         match (value, histogram_bins) {
             (_, Some(bins)) => {
                 let _ = write!(extra, "<h4>{}</h4>{}", escape(key), svg::histogram(key, &bins));
@@ -690,7 +846,8 @@ fn scalar(v: &serde_json::Value) -> String {
 fn bucket_page(r: &Report, bk: &BucketReport) -> String {
     let mut b = String::new();
     let _ = write!(b, r#"<p>{} files · "#, bk.files);
-    let counts: Vec<String> = bk.status_counts.iter().filter(|(_, n)| **n > 0).map(|(s, n)| format!("{} {n}", badge(s))).collect();
+    let counts: Vec<String> =
+        bk.status_counts.iter().filter(|(_, n)| **n > 0).map(|(s, n)| format!("{} {n}", badge(s))).collect();
     b.push_str(&counts.join(" · "));
     if !bk.changes.is_empty() {
         let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
@@ -724,12 +881,18 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
                 Cell::path(&e.path, None),
                 Cell { html: badge(&e.status), sort: Some(e.status.clone()), class: "" },
                 Cell::text(e.max_version.as_deref().unwrap_or("")),
-                Cell::html(e.signatures.iter().map(|s| format!("<code>{}</code>", escape(s))).collect::<Vec<_>>().join("<br>")),
+                Cell::html(
+                    e.signatures.iter().map(|s| format!("<code>{}</code>", escape(s))).collect::<Vec<_>>().join("<br>"),
+                ),
                 Cell { html: locator, sort: Some(locator_text), class: "" },
             ];
             if has_baseline {
                 let class = e.diff_class.map(|c| c.name()).unwrap_or("");
-                cells.push(Cell { html: if class.is_empty() { String::new() } else { badge(class) }, sort: Some(class.to_string()), class: "" });
+                cells.push(Cell {
+                    html: if class.is_empty() { String::new() } else { badge(class) },
+                    sort: Some(class.to_string()),
+                    class: "",
+                });
             }
             cells.push(Cell::num(e.wall_ms));
             cells.push(Cell::num_shown(e.peak_rss_bytes as f64, human_bytes(e.peak_rss_bytes)));
@@ -790,7 +953,13 @@ mod tests {
 
     #[test]
     fn hex_window_marks_differences() {
-        let m = MismatchView { offset: 2, window_start: 0, expected_hex: "61 62 63".into(), actual_hex: "61 62 58".into(), ..Default::default() };
+        let m = MismatchView {
+            offset: 2,
+            window_start: 0,
+            expected_hex: "61 62 63".into(),
+            actual_hex: "61 62 58".into(),
+            ..Default::default()
+        };
         let h = hex_window(&m);
         assert!(h.contains(r#"<span class="d at">63</span>"#) && h.contains(r#"<span class="d at">58</span>"#), "{h}");
         assert_eq!(h.matches("<span>61</span>").count(), 2);

@@ -48,8 +48,8 @@ struct BucketDoc<'a> {
 }
 
 fn to_json<T: Serialize>(what: &str, value: &T) -> Result<String, ReportError> {
-    let mut text =
-        serde_json::to_string_pretty(value).map_err(|source| ReportError::Serialize { what: what.to_string(), source })?;
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|source| ReportError::Serialize { what: what.to_string(), source })?;
     text.push('\n');
     Ok(text)
 }

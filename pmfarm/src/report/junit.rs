@@ -39,7 +39,11 @@ fn file_body(e: &FileEntry) -> String {
         let _ = writeln!(body, "signature: {s}");
     }
     if let Some(m) = &e.mismatch {
-        let _ = writeln!(body, "expected @{:#x}: {}\nactual   @{:#x}: {}", m.window_start, m.expected_hex, m.window_start, m.actual_hex);
+        let _ = writeln!(
+            body,
+            "expected @{:#x}: {}\nactual   @{:#x}: {}",
+            m.window_start, m.expected_hex, m.window_start, m.actual_hex
+        );
     }
     body
 }
@@ -55,9 +59,20 @@ fn bucket_cases(report: &Report) -> Vec<Case> {
             let outcome = if !failing.is_empty() {
                 let mut body = String::new();
                 for e in &failing {
-                    let _ = writeln!(body, "{} [{}] {}", e.path, e.status, e.locator.as_deref().or(e.reason.as_deref()).unwrap_or(""));
+                    let _ = writeln!(
+                        body,
+                        "{} [{}] {}",
+                        e.path,
+                        e.status,
+                        e.locator.as_deref().or(e.reason.as_deref()).unwrap_or("")
+                    );
                 }
-                Some(("failure", "bucket".to_string(), format!("{} of {} files did not pass ({})", failing.len(), b.files, counts.join(", ")), body))
+                Some((
+                    "failure",
+                    "bucket".to_string(),
+                    format!("{} of {} files did not pass ({})", failing.len(), b.files, counts.join(", ")),
+                    body,
+                ))
             } else if b.files > 0 && b.status_counts.get("skip") == Some(&b.files) {
                 Some(("skipped", String::new(), format!("all {} files skipped", b.files), String::new()))
             } else {
@@ -108,7 +123,12 @@ fn gate_cases(report: &Report) -> Vec<Case> {
             name: format!("{} [{} {} {}]", g.name, g.bucket, g.tier, g.metric),
             seconds: 0.0,
             outcome: (!g.passed).then(|| {
-                ("failure", "gate".to_string(), format!("{} = {} against threshold {}", g.metric, g.value, g.threshold), g.detail.clone())
+                (
+                    "failure",
+                    "gate".to_string(),
+                    format!("{} = {} against threshold {}", g.metric, g.value, g.threshold),
+                    g.detail.clone(),
+                )
             }),
         })
         .collect()
@@ -125,7 +145,13 @@ fn write_suite(out: &mut String, name: &str, cases: &[Case]) {
         cases.len()
     );
     for c in cases {
-        let _ = write!(out, r#"    <testcase classname="{}" name="{}" time="{:.3}""#, escape(&c.classname), escape(&c.name), c.seconds);
+        let _ = write!(
+            out,
+            r#"    <testcase classname="{}" name="{}" time="{:.3}""#,
+            escape(&c.classname),
+            escape(&c.name),
+            c.seconds
+        );
         match &c.outcome {
             None => out.push_str("/>\n"),
             Some(("skipped", _, message, _)) => {
@@ -159,7 +185,10 @@ impl Exporter for JunitExporter {
         let failures = all.clone().filter(|c| matches!(c.outcome, Some(("failure", ..)))).count();
         let skipped = all.filter(|c| matches!(c.outcome, Some(("skipped", ..)))).count();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-        let _ = writeln!(out, r#"<testsuites name="pmfarm" tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}">"#);
+        let _ = writeln!(
+            out,
+            r#"<testsuites name="pmfarm" tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}">"#
+        );
         write_suite(&mut out, suite, &cases);
         write_suite(&mut out, "pmfarm.gates", &gates);
         out.push_str("</testsuites>\n");

@@ -13,9 +13,15 @@ const SECTION_ROWS: usize = 8;
 /// Writes `summary.md`.
 pub struct MarkdownExporter;
 
-/// Markdown-safe table cell / inline text: pipes and backticks escaped, newlines flattened.
+/// Text for inside a code span or table cell: a backtick would end the span, so it becomes
+/// `'`; pipes are escaped for tables; newlines flattened. Markup inside code spans is inert.
 fn md(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('|', "\\|").replace('`', "\\`").replace(['\n', '\r'], " ")
+    text.replace('`', "'").replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// Plain Markdown text from a run: also neutralises inline HTML and emphasis.
+fn md_text(text: &str) -> String {
+    md(text).replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('*', "\\*").replace('_', "\\_")
 }
 
 /// Appends `rows` with at most [`SECTION_ROWS`] shown and a trailing count of the rest.
@@ -30,13 +36,17 @@ fn capped(out: &mut Vec<String>, rows: Vec<String>, rest_hint: &str) {
 /// The summary's lines (before the cap).
 fn lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
-    out.push(format!("## pmfarm report — {} files ({})", r.files, md(&r.stamp.tool)));
+    out.push(format!("## pmfarm report — {} files ({})", r.files, md_text(&r.stamp.tool)));
     out.push(String::new());
     let sha = &r.stamp.corpus_manifest_sha256;
-    out.push(format!("Corpus manifest `{}`, rendered by {}.", md(&sha[..sha.len().min(16)]), md(&r.stamp.report_tool)));
+    out.push(format!(
+        "Corpus manifest `{}`, rendered by {}.",
+        md(&sha.chars().take(16).collect::<String>()),
+        md_text(&r.stamp.report_tool)
+    ));
     out.push(String::new());
     let statuses: Vec<&String> = r.totals.keys().collect();
-    out.push(format!("| {} |", statuses.iter().map(|s| md(s)).collect::<Vec<_>>().join(" | ")));
+    out.push(format!("| {} |", statuses.iter().map(|s| md_text(s)).collect::<Vec<_>>().join(" | ")));
     out.push(format!("|{}", "---:|".repeat(statuses.len())));
     out.push(format!("| {} |", r.totals.values().map(|n| n.to_string()).collect::<Vec<_>>().join(" | ")));
     out.push(String::new());
@@ -47,7 +57,17 @@ fn lines(r: &Report) -> Vec<String> {
         &mut out,
         failed
             .iter()
-            .map(|g| format!("- ❌ `{}` on `{}` {}: {} = {} (threshold {})", md(&g.name), md(&g.bucket), md(&g.tier), md(&g.metric), g.value, g.threshold))
+            .map(|g| {
+                format!(
+                    "- ❌ `{}` on `{}` {}: {} = {} (threshold {})",
+                    md(&g.name),
+                    md(&g.bucket),
+                    md_text(&g.tier),
+                    md_text(&g.metric),
+                    g.value,
+                    g.threshold
+                )
+            })
             .collect(),
         "failing gates",
     );
@@ -61,7 +81,16 @@ fn lines(r: &Report) -> Vec<String> {
         &mut out,
         r.pass_rates
             .iter()
-            .map(|p| format!("| {} | {} | {}/{} | {:.1}% |", md(&p.max_version), p.tier, p.passed, p.total, p.rate * 100.0))
+            .map(|p| {
+                format!(
+                    "| {} | {} | {}/{} | {:.1}% |",
+                    md_text(&p.max_version),
+                    md_text(&p.tier),
+                    p.passed,
+                    p.total,
+                    p.rate * 100.0
+                )
+            })
             .collect(),
         "version × tier rows",
     );
@@ -69,7 +98,11 @@ fn lines(r: &Report) -> Vec<String> {
 
     if let Some(b) = &r.baseline {
         let counts: Vec<String> = b.counts.iter().filter(|(_, n)| **n > 0).map(|(c, n)| format!("{n} {c}")).collect();
-        out.push(format!("**Baseline `{}`:** {}.", md(&b.name), if counts.is_empty() { "no files".into() } else { counts.join(", ") }));
+        out.push(format!(
+            "**Baseline `{}`:** {}.",
+            md(&b.name),
+            if counts.is_empty() { "no files".into() } else { counts.join(", ") }
+        ));
         capped(
             &mut out,
             b.changed
@@ -78,9 +111,17 @@ fn lines(r: &Report) -> Vec<String> {
                     let what: Vec<String> = c
                         .changes
                         .iter()
-                        .map(|ch| format!("{}{} {}→{}", ch.tier, if ch.stream.is_empty() { String::new() } else { format!(":{}", ch.stream) }, ch.before, ch.after))
+                        .map(|ch| {
+                            format!(
+                                "{}{} {}→{}",
+                                ch.tier,
+                                if ch.stream.is_empty() { String::new() } else { format!(":{}", ch.stream) },
+                                ch.before,
+                                ch.after
+                            )
+                        })
                         .collect();
-                    format!("- {} `{}` {}", c.class.name(), md(&c.path), md(&what.join(", ")))
+                    format!("- {} `{}` {}", c.class.name(), md(&c.path), md_text(&what.join(", ")))
                 })
                 .collect(),
             "changed files",

@@ -139,7 +139,8 @@ pub fn render(out_dir: &Path, opts: &ReportOptions) -> Result<ReportIndex, Repor
     for exporter in exporters(opts) {
         for artifact in exporter.export(&report)? {
             let path = dir.join(&artifact.name);
-            std::fs::write(&path, artifact.contents.as_bytes()).map_err(|source| ReportError::Write { path, source })?;
+            std::fs::write(&path, artifact.contents.as_bytes())
+                .map_err(|source| ReportError::Write { path, source })?;
             index.bytes += artifact.contents.len() as u64;
             index.files.push(artifact.name);
         }
@@ -164,7 +165,11 @@ fn read_text(path: &Path) -> Result<String, ReportError> {
 }
 
 fn parse_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, ReportError> {
-    serde_json::from_str(&read_text(path)?).map_err(|source| ReportError::Parse { path: path.to_path_buf(), line: 1, source })
+    serde_json::from_str(&read_text(path)?).map_err(|source| ReportError::Parse {
+        path: path.to_path_buf(),
+        line: 1,
+        source,
+    })
 }
 
 fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReportError> {
@@ -172,7 +177,13 @@ fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Re
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|source| ReportError::Parse { path: path.to_path_buf(), line: i + 1, source }))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|source| ReportError::Parse {
+                path: path.to_path_buf(),
+                line: i + 1,
+                source,
+            })
+        })
         .collect()
 }
 
@@ -190,7 +201,10 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
     let baseline = match baseline_path {
         Some(path) => {
             let entries: Vec<BaselineEntry> = parse_jsonl(&path)?;
-            Some((path.display().to_string(), entries.into_iter().map(|e| (e.path.clone(), e)).collect::<BTreeMap<_, _>>()))
+            Some((
+                path.display().to_string(),
+                entries.into_iter().map(|e| (e.path.clone(), e)).collect::<BTreeMap<_, _>>(),
+            ))
         }
         None => None,
     };
