@@ -10,11 +10,13 @@ pub mod enumerate;
 pub mod gates;
 pub mod journal;
 pub mod limits;
+pub mod merge;
 pub mod outcome;
 pub mod progress;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod shard;
 pub mod supervise;
 pub mod workspace;
 

@@ -688,6 +688,14 @@ pub fn write_corpus(files: &[PlannedFile], out: &Path) -> Result<Written, Corpus
     Ok(Written { files: files.len() as u64, bytes: sizes.iter().sum() })
 }
 
+/// `pmfarm synth --like MANIFEST --scale F --out DIR --seed N`: reads the manifest,
+/// plans, writes. Returns the plan's totals.
+pub fn synthesize(manifest: &Path, scale: f64, seed: u64, out: &Path) -> Result<Written, CorpusError> {
+    let text =
+        std::fs::read_to_string(manifest).map_err(|source| CorpusError::Io { path: manifest.to_path_buf(), source })?;
+    write_corpus(&plan(&read_manifest(&text)?, scale, seed), out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,299 @@
+//! `pmfarm merge OUT... --out M`: combines the output folders of shard runs
+//! (`pmfarm run --shard K/N`) into one run folder, as if one machine had checked the whole
+//! corpus.
+//!
+//! Contract: `M/results.jsonl` equals the single-machine run's line for line except
+//! fields under `timing`; `M/summary.json` equals it except `timing` (wall time is the
+//! slowest shard's, bytes the sum); the report rendered from `M` equals the
+//! single-machine report except its timing-derived sections (slowest files, largest RSS,
+//! run timing). Everything else is recomputed from the merged results exactly the way
+//! `pmfarm run` computes it: status counts, buckets, the corpus manifest hash, the gates
+//! and the baseline comparison (a file one shard calls `removed` because another shard
+//! ran it is not removed).
+
+use crate::results::{
+    empty_status_counts, BaselineDiff, BaselineSummary, BucketSummary, DiffClass, FileDiff, FileResult, Summary,
+};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Why shard outputs could not be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No input folders.
+    #[error("nothing to merge: give at least one shard output folder")]
+    NoInputs,
+    /// An input file is missing or unreadable.
+    #[error("{path}: {message}")]
+    Read {
+        /// File.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The shards did not run the same thing (schema, work options or corpus root).
+    #[error("{first} and {other} differ in {what}; only shards of one run can be merged")]
+    Mismatch {
+        /// First input.
+        first: PathBuf,
+        /// Disagreeing input.
+        other: PathBuf,
+        /// Which field.
+        what: &'static str,
+    },
+    /// Two shards both checked a file: overlapping shards, or the same folder twice.
+    #[error("{path} was checked by both {first} and {second}")]
+    Overlap {
+        /// File.
+        path: String,
+        /// One input.
+        first: PathBuf,
+        /// The other.
+        second: PathBuf,
+    },
+    /// Gate files could not be read.
+    #[error("gate configuration: {0}")]
+    Gates(String),
+    /// Writing the merged folder failed.
+    #[error("{path}: {source}")]
+    Write {
+        /// File.
+        path: PathBuf,
+        /// I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// One shard's outputs.
+#[derive(Clone, Debug)]
+pub struct ShardOutput {
+    /// Its folder.
+    pub dir: PathBuf,
+    /// `summary.json`.
+    pub summary: Summary,
+    /// `results.jsonl`.
+    pub results: Vec<FileResult>,
+    /// `baseline-diff.json`, when the shard compared with a baseline.
+    pub diff: Option<BaselineDiff>,
+}
+
+impl ShardOutput {
+    /// Reads a finished run folder.
+    pub fn read(dir: &Path) -> Result<ShardOutput, MergeError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read_to_string(&path).map_err(|e| MergeError::Read { path, message: e.to_string() })
+        };
+        let parse_err =
+            |name: &str, e: serde_json::Error| MergeError::Read { path: dir.join(name), message: e.to_string() };
+        let summary: Summary =
+            serde_json::from_str(&read("summary.json")?).map_err(|e| parse_err("summary.json", e))?;
+        let results = crate::read_results(dir)
+            .map_err(|message| MergeError::Read { path: dir.join("results.jsonl"), message })?;
+        let diff = match dir.join("baseline-diff.json").is_file() {
+            true => Some(
+                serde_json::from_str(&read("baseline-diff.json")?).map_err(|e| parse_err("baseline-diff.json", e))?,
+            ),
+            false => None,
+        };
+        Ok(ShardOutput { dir: dir.to_path_buf(), summary, results, diff })
+    }
+}
+
+/// The merged run.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    /// Results sorted by path.
+    pub results: Vec<FileResult>,
+    /// Recomputed summary.
+    pub summary: Summary,
+    /// Merged baseline comparison, when the shards made one.
+    pub diff: Option<BaselineDiff>,
+}
+
+/// Merges shard outputs. `gates_dir` overrides the gates folder the shards recorded in
+/// `summary.options.gates_dir`.
+pub fn merge(shards: &[ShardOutput], gates_dir: Option<&Path>) -> Result<Merged, MergeError> {
+    let first = shards.first().ok_or(MergeError::NoInputs)?;
+    for s in &shards[1..] {
+        let mismatch = |what| MergeError::Mismatch { first: first.dir.clone(), other: s.dir.clone(), what };
+        if s.summary.schema != first.summary.schema {
+            return Err(mismatch("results schema"));
+        }
+        if s.summary.options.get("work") != first.summary.options.get("work") {
+            return Err(mismatch("work options (tiers, exports, reference)"));
+        }
+        if s.summary.corpus_root != first.summary.corpus_root {
+            return Err(mismatch("corpus root"));
+        }
+        if s.diff.as_ref().map(|d| &d.baseline) != first.diff.as_ref().map(|d| &d.baseline) {
+            return Err(mismatch("baseline"));
+        }
+    }
+    let mut by_path: BTreeMap<String, (usize, FileResult)> = BTreeMap::new();
+    for (i, s) in shards.iter().enumerate() {
+        for r in &s.results {
+            if let Some((j, _)) = by_path.get(&r.path) {
+                return Err(MergeError::Overlap {
+                    path: r.path.clone(),
+                    first: shards[*j].dir.clone(),
+                    second: s.dir.clone(),
+                });
+            }
+            by_path.insert(r.path.clone(), (i, r.clone()));
+        }
+    }
+    let results: Vec<FileResult> = by_path.into_values().map(|(_, r)| r).collect();
+    let diff = merge_diffs(shards, &results);
+    let gates_dir = match gates_dir {
+        Some(d) => d.to_path_buf(),
+        None => PathBuf::from(first.summary.options.get("gates_dir").and_then(|v| v.as_str()).unwrap_or("gates")),
+    };
+    let gates = crate::gates::load_dir(&gates_dir).map_err(MergeError::Gates)?;
+    let outcomes = crate::gates::evaluate(&gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
+    let summary = summarize(first, shards, &results, outcomes, diff.as_ref());
+    Ok(Merged { results, summary, diff })
+}
+
+/// Per-file diffs from the shard that ran each file; `removed` only for baseline files
+/// no shard ran.
+fn merge_diffs(shards: &[ShardOutput], results: &[FileResult]) -> Option<BaselineDiff> {
+    let name = shards.first()?.diff.as_ref()?.baseline.clone();
+    let ran: BTreeSet<&str> = results.iter().map(|r| r.path.as_str()).collect();
+    let mut files: BTreeMap<String, FileDiff> = BTreeMap::new();
+    for d in shards.iter().filter_map(|s| s.diff.as_ref()) {
+        for f in &d.files {
+            let keep = if ran.contains(f.path.as_str()) {
+                f.class != DiffClass::Removed
+            } else {
+                f.class == DiffClass::Removed
+            };
+            if keep {
+                files.insert(f.path.clone(), f.clone());
+            }
+        }
+    }
+    let files: Vec<FileDiff> = files.into_values().collect();
+    let mut counts: crate::results::DiffCounts = DiffClass::ALL.iter().map(|c| (c.name().to_string(), 0)).collect();
+    for f in &files {
+        *counts.entry(f.class.name().to_string()).or_default() += 1;
+    }
+    Some(BaselineDiff { baseline: name, counts, files })
+}
+
+/// The summary `pmfarm run` writes, recomputed over the merged results (see
+/// `run::summarize`); `timing` holds the slowest shard's wall time, the byte total and
+/// the shard count.
+fn summarize(
+    first: &ShardOutput,
+    shards: &[ShardOutput],
+    results: &[FileResult],
+    gates: Vec<crate::results::GateOutcome>,
+    diff: Option<&BaselineDiff>,
+) -> Summary {
+    let mut status_counts = empty_status_counts();
+    let mut buckets: BTreeMap<String, BucketSummary> = BTreeMap::new();
+    let mut manifest = String::new();
+    let mut bytes = 0u64;
+    for r in results {
+        *status_counts.entry(r.status.name().to_string()).or_default() += 1;
+        for b in &r.buckets {
+            let e = buckets
+                .entry(b.clone())
+                .or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
+            e.files += 1;
+            *e.status_counts.entry(r.status.name().to_string()).or_default() += 1;
+        }
+        manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
+        bytes += r.bytes;
+    }
+    let wall_ms = shards.iter().filter_map(|s| s.summary.timing.get("wall_ms").and_then(|v| v.as_u64())).max();
+    Summary {
+        tool: first.summary.tool.clone(),
+        schema: first.summary.schema,
+        options: first.summary.options.clone(),
+        limits: first.summary.limits.clone(),
+        corpus_root: first.summary.corpus_root.clone(),
+        corpus_manifest_sha256: pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes())),
+        files: results.len() as u64,
+        status_counts,
+        buckets,
+        gates,
+        baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        timing: serde_json::json!({ "wall_ms": wall_ms.unwrap_or(0), "bytes": bytes, "shards": shards.len() }),
+    }
+}
+
+/// Writes `results.jsonl`, `summary.json` and (when merged) `baseline-diff.json` into
+/// `out`, each through a temporary file and a rename.
+pub fn write(out: &Path, merged: &Merged) -> Result<(), MergeError> {
+    let werr = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| MergeError::Write { path, source }
+    };
+    std::fs::create_dir_all(out).map_err(werr(out))?;
+    let mut lines = String::new();
+    for r in &merged.results {
+        lines.push_str(&serde_json::to_string(r).map_err(|e| werr(out)(std::io::Error::other(e)))?);
+        lines.push('\n');
+    }
+    write_atomic(&out.join("results.jsonl"), lines.as_bytes()).map_err(werr(&out.join("results.jsonl")))?;
+    let summary = serde_json::to_string_pretty(&merged.summary).map_err(|e| werr(out)(std::io::Error::other(e)))?;
+    write_atomic(&out.join("summary.json"), summary.as_bytes()).map_err(werr(&out.join("summary.json")))?;
+    let diff_path = out.join("baseline-diff.json");
+    match &merged.diff {
+        Some(d) => {
+            let json = serde_json::to_string_pretty(d).map_err(|e| werr(out)(std::io::Error::other(e)))?;
+            write_atomic(&diff_path, json.as_bytes()).map_err(werr(&diff_path))?;
+        }
+        None => {
+            let _ = std::fs::remove_file(&diff_path);
+        }
+    }
+    Ok(())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(tmp, path)
+}
+
+/// `pmfarm merge OUT... --out M [--gates DIR] [--no-report]`: merge, write, render the
+/// report, print the summary line. Exit codes as `pmfarm run`: 0 gates pass, 1 a gate
+/// failed, 2 usage or input error, 77 nothing runnable.
+pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, report: bool) -> i32 {
+    use crate::run::code;
+    let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
+    let merged = match shards.and_then(|s| merge(&s, gates_dir)) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("pmfarm merge: {e}");
+            return code::USAGE;
+        }
+    };
+    if let Err(e) = write(out, &merged) {
+        eprintln!("pmfarm merge: {e}");
+        return code::USAGE;
+    }
+    let s = &merged.summary;
+    let counts: Vec<String> =
+        s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
+    println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
+    println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
+    if report {
+        if let Err(e) = crate::report::render(out, &crate::report::ReportOptions::default()) {
+            eprintln!("pmfarm merge: report: {e}");
+        }
+    }
+    if s.files == 0 || s.status_counts.get("skip") == Some(&s.files) {
+        return code::NOTHING_RUNNABLE;
+    }
+    let failed = s.gates.iter().filter(|g| !g.passed).count();
+    if failed > 0 {
+        eprintln!("pmfarm merge: {failed} gate(s) failed");
+        return code::GATE_FAILED;
+    }
+    code::OK
+}
