@@ -26,9 +26,23 @@ pub fn load(path: &Path) -> Result<Vec<BaselineEntry>, String> {
         .collect()
 }
 
-/// Writes a baseline from results, one line per file sorted by path.
-pub fn save(path: &Path, results: &[FileResult]) -> std::io::Result<usize> {
-    let mut entries: Vec<BaselineEntry> = results.iter().map(BaselineEntry::of).collect();
+/// Writes a baseline from results, one line per file sorted by path. With `previous`,
+/// a file whose compared content is unchanged keeps its previous line byte for byte
+/// (old `timing` included), so a promotion's text diff shows only real changes.
+pub fn save(path: &Path, results: &[FileResult], previous: Option<&[BaselineEntry]>) -> std::io::Result<usize> {
+    let old: BTreeMap<&str, &BaselineEntry> = previous.unwrap_or(&[]).iter().map(|e| (e.path.as_str(), e)).collect();
+    let mut entries: Vec<BaselineEntry> = results
+        .iter()
+        .map(BaselineEntry::of)
+        .map(|mut e| {
+            if let Some(o) = old.get(e.path.as_str()) {
+                if (BaselineEntry { timing: o.timing.clone(), ..e.clone() }) == **o {
+                    e.timing = o.timing.clone();
+                }
+            }
+            e
+        })
+        .collect();
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     let mut text = String::new();
     for e in &entries {

@@ -310,7 +310,7 @@ fn baseline(cmd: BaselineCommand) -> i32 {
         }
         _ => {}
     }
-    match pmfarm::baseline::save(&path, &results) {
+    match pmfarm::baseline::save(&path, &results, old.as_deref()) {
         Ok(n) => {
             println!("pmfarm: baseline {} ← {} ({n} files)", path.display(), out.display());
             if let Some(old) = old {

@@ -1,0 +1,90 @@
+//! The farm isolates each worker: a crashing, aborting, panicking, hanging, memory-hungry
+//! or garbage-printing worker (the worker's own fault hook, aimed at one file through
+//! `PMWORKER_FAULT_FILE`) gets the right status while every other file of the run gets
+//! exactly the status it gets in a clean run.
+
+mod farm_support;
+use farm_support::*;
+
+/// Runs the demo corpus with `action` fired at the victim's first T1 breadcrumb and
+/// returns (victim result, clean statuses, faulty statuses).
+fn run_with_fault(action: &str) -> (serde_json::Value, Vec<(String, String)>, Vec<(String, String)>) {
+    let t = tempfile::tempdir().unwrap();
+    let corpus = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "");
+    let limits =
+        ["--timeout", "20", "--idle-timeout", "2", "--grace", "1", "--memory", "512M", "-j", "2", "--no-report"];
+    let clean_out = t.path().join("clean");
+    let clean = Farm::new(&["run", s(&corpus), "--out", s(&clean_out), "--gates", s(&gates)]).args(limits).output();
+    assert_exit(&clean, 0);
+    let out = t.path().join("faulty");
+    let faulty = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates)])
+        .args(limits)
+        .fault(&format!("{action}@t1"), VICTIM)
+        .output();
+    // No gates are configured here: the run itself completes with exit 0 and one status per file.
+    assert_exit(&faulty, 0);
+    let results = results(&out);
+    assert_eq!(results.len(), 13, "every demo file has exactly one result");
+    assert_eq!(summary(&out)["files"], 13);
+    let victim = results[VICTIM].clone();
+    let others =
+        |m: std::collections::BTreeMap<String, String>| m.into_iter().filter(|(k, _)| k != VICTIM).collect::<Vec<_>>();
+    (victim, others(statuses(&clean_out)), others(statuses(&out)))
+}
+
+fn check(action: &str, status: &str, reason_part: &str) -> serde_json::Value {
+    let (victim, clean, faulty) = run_with_fault(action);
+    assert_eq!(victim["status"], status, "{action}: {victim:#}");
+    let reason = victim["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains(reason_part), "{action}: reason {reason:?} lacks {reason_part:?}");
+    assert_eq!(clean, faulty, "{action}: the other files are unaffected");
+    let sigs = victim["signatures"].as_array().unwrap();
+    assert!(
+        sigs.iter().any(|s| s.as_str().unwrap().ends_with(&format!("|{status}"))),
+        "{action}: signature names the status: {sigs:?}"
+    );
+    victim
+}
+
+#[test]
+fn segfaulting_worker_is_a_crash_with_its_signal_and_last_breadcrumb() {
+    let v = check("segfault", "crash", "SIGSEGV");
+    assert_eq!(v["signal"], "SIGSEGV");
+    assert_eq!(v["last_breadcrumb"]["tier"], "t1", "{v:#}");
+}
+
+#[test]
+fn aborting_worker_is_a_crash() {
+    let v = check("abort", "crash", "SIGABRT");
+    assert_eq!(v["signal"], "SIGABRT");
+}
+
+#[test]
+fn panicking_worker_is_a_crash_with_the_panic_report() {
+    let v = check("panic", "crash", "injected panic");
+    assert_eq!(v["exit_code"], 101);
+    assert!(v["panic"]["message"].as_str().unwrap().contains("injected panic"));
+}
+
+#[test]
+fn hanging_worker_is_a_timeout_at_the_no_output_limit() {
+    let v = check("hang", "timeout", "without output");
+    assert!(v["timing"]["wall_ms"].as_u64().unwrap() >= 2000, "{v:#}");
+}
+
+#[test]
+fn memory_hungry_worker_is_oom_under_the_address_space_cap() {
+    check("alloc", "oom", "memory cap");
+}
+
+#[test]
+fn garbage_printing_worker_is_a_crash_never_a_pass() {
+    let v = check("garbage", "crash", "without an end event");
+    assert_eq!(v["exit_code"], 0, "the worker exited 0, yet it is not a pass");
+}
+
+#[test]
+fn flooding_worker_is_killed_at_the_line_bound() {
+    check("flood", "crash", "stdout line over");
+}
