@@ -51,10 +51,12 @@ impl NelMatrix {
     }
 
     /// The state NeL's exporter leaves on an inverted bind matrix built with
-    /// `setRot(i, j, k)` (ROT | SCALEANY) and `setPos` (TRANS only when non-zero).
+    /// `setRot(i, j, k)` (ROT | SCALEANY) and `setPos` (TRANS only when non-zero). Zero
+    /// elements are written as `+0.0` (the sign of a zero left by the inversion arithmetic
+    /// carries no meaning and would make outputs differ by operation order alone).
     pub fn from_affine(m: glam::Mat4) -> NelMatrix {
         let c = m.to_cols_array_2d();
-        let rows = [0, 1, 2].map(|r| [c[0][r], c[1][r], c[2][r], c[3][r]]);
+        let rows = [0, 1, 2].map(|r| [c[0][r], c[1][r], c[2][r], c[3][r]].map(|x| x + 0.0));
         let has_trans = rows.iter().any(|r| r[3] != 0.0);
         NelMatrix {
             state_bit: MAT_ROT | MAT_SCALEANY | if has_trans { MAT_TRANS } else { 0 },
