@@ -34,7 +34,12 @@ fn attr_values(html: &str, attr: &str) -> Vec<String> {
         .map(|(i, _)| {
             let rest = &html[i + needle.len()..];
             let value = &rest[..rest.find('"').expect("closed attribute")];
-            value.replace("&quot;", "\"").replace("&#39;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+            value
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
         })
         .collect()
 }
@@ -76,7 +81,10 @@ fn index_counts_match_the_results() {
         .unwrap()
         .iter()
         .map(|r| {
-            ((r["max_version"].as_str().unwrap().into(), r["tier"].as_str().unwrap().into()), (r["passed"].as_u64().unwrap(), r["total"].as_u64().unwrap()))
+            (
+                (r["max_version"].as_str().unwrap().into(), r["tier"].as_str().unwrap().into()),
+                (r["passed"].as_u64().unwrap(), r["total"].as_u64().unwrap()),
+            )
         })
         .collect();
     // 134 Max 2016 files, one with a T1 mismatch; on Max 9 the crash counts against every tier of the run.
@@ -148,12 +156,21 @@ fn bucket_pages_show_locator_hex_window_diff_and_t3_detail() {
     let (_tmp, _fixture, index) = render(true, true);
     let page = read(&index.dir.join("bucket-max-2016.html"));
     assert!(page.contains("t1 Scene Scene/0x2021/0x2034[3] @ 0x1a2"), "locator of the first mismatch");
-    assert!(page.contains(r#"<span class="d at">0e</span>"#) && page.contains(r#"<span class="d at">0f</span>"#), "hex window marks the byte");
+    assert!(
+        page.contains(r#"<span class="d at">0e</span>"#) && page.contains(r#"<span class="d at">0f</span>"#),
+        "hex window marks the byte"
+    );
     assert!(page.contains(r#"<span class="del">-t1:Scene = pass</span>"#), "similar diff, baseline side");
     assert!(page.contains(r#"<span class="add">+t1:Scene = fail</span>"#), "similar diff, this run");
-    assert!(page.contains("+signature t1|Scene|-|0x2021/0x2034[*]|chunk-roundtrip"), "baseline file read: signatures compared");
+    assert!(
+        page.contains("+signature t1|Scene|-|0x2021/0x2034[*]|chunk-roundtrip"),
+        "baseline file read: signatures compared"
+    );
     assert!(page.contains(&format!("data-rows=\"{}\"", fx::FILLER + 4)), "every row is in the page");
     assert_eq!(page.matches("<tr id=\"f-").count(), fx::FILLER + 4, "no row dropped without JavaScript");
+    let hidden_rows = page.split("<tr").skip(1).filter(|t| t[..t.find('>').unwrap()].contains("hidden")).count();
+    assert_eq!(hidden_rows, 0, "with JavaScript off nothing is hidden: pagination is the script's job");
+    assert!(page.contains("<html lang=\"en\" data-js=\"off\">"), "the sentinel starts off");
 
     let bucket = json(&index.dir.join("bucket-max-2016.json"));
     let regressed = bucket["entries"].as_array().unwrap().iter().find(|e| e["path"] == fx::REGRESSED).unwrap();
@@ -175,7 +192,8 @@ fn without_the_baseline_file_the_diff_is_rebuilt_from_baseline_diff_json() {
     assert_eq!(doc["baseline"]["source"], Value::Null);
     assert_eq!(doc["baseline"]["counts"]["regressed"], 1);
     assert_eq!(doc["baseline"]["counts"]["removed"], 1);
-    let classes: Vec<&str> = doc["baseline"]["changed"].as_array().unwrap().iter().map(|c| c["class"].as_str().unwrap()).collect();
+    let classes: Vec<&str> =
+        doc["baseline"]["changed"].as_array().unwrap().iter().map(|c| c["class"].as_str().unwrap()).collect();
     assert_eq!(classes, ["regressed", "fixed", "removed"], "regressions first");
     let bucket = json(&index.dir.join("bucket-max-2016.json"));
     let fixed = bucket["entries"].as_array().unwrap().iter().find(|e| e["path"] == fx::FIXED).unwrap();
@@ -217,7 +235,10 @@ fn every_internal_link_resolves_and_nothing_is_fetched() {
             assert!(!html.contains(raw), "{page} must not load anything ({raw})");
         }
         let without_svg_ns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
-        assert!(!without_svg_ns.contains("http://") && !without_svg_ns.contains("https://"), "{page} has no network URL");
+        assert!(
+            !without_svg_ns.contains("http://") && !without_svg_ns.contains("https://"),
+            "{page} has no network URL"
+        );
         for href in attr_values(&html, "href") {
             let (file, fragment) = match href.split_once('#') {
                 Some((f, frag)) => (if f.is_empty() { page.as_str() } else { f }, Some(frag)),
@@ -266,7 +287,8 @@ fn json_documents_validate_against_the_documented_schema() {
         let mut checked = 0;
         for f in index.files.iter().filter(|f| f.ends_with(".json")) {
             let doc = json(&index.dir.join(f));
-            let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+            let errors: Vec<String> =
+                validator.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path)).collect();
             assert!(errors.is_empty(), "{f}: {errors:#?}");
             checked += 1;
         }
@@ -291,9 +313,18 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
     assert_eq!(xml.matches("<testcase ").count(), slugs.len() + 2);
     let failing_buckets = slugs
         .iter()
-        .filter(|s| fixture.results.iter().any(|r| r.buckets.contains(s) && !matches!(r.status, Status::Pass | Status::Skip)))
+        .filter(|s| {
+            fixture.results.iter().any(|r| r.buckets.contains(s) && !matches!(r.status, Status::Pass | Status::Skip))
+        })
         .count();
-    assert!(xml.contains(&format!("<testsuites name=\"pmfarm\" tests=\"{}\" failures=\"{}\"", slugs.len() + 2, failing_buckets + 1)), "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "<testsuites name=\"pmfarm\" tests=\"{}\" failures=\"{}\"",
+            slugs.len() + 2,
+            failing_buckets + 1
+        )),
+        "{xml}"
+    );
     assert!(xml.contains("<testcase classname=\"pmfarm.bucket\" name=\"lfs-pointer\""), "an all-skip bucket");
     assert!(xml.contains("<skipped message=\"all 1 files skipped\"/>"));
     assert!(!xml.contains("<img"), "escaped");

@@ -258,6 +258,11 @@ fn json_pre(v: &serde_json::Value) -> String {
     format!("<pre>{}</pre>", escape(&serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())))
 }
 
+/// One-line JSON for the run stamp, so the stamp stays a few lines tall.
+fn json_inline(v: &serde_json::Value) -> String {
+    format!("<code>{}</code>", escape(&v.to_string()))
+}
+
 fn index_page(r: &Report) -> String {
     let pages = Pages::new(r);
     let mut b = String::new();
@@ -272,15 +277,15 @@ fn index_page(r: &Report) -> String {
         escape(&r.stamp.corpus_root),
         escape(&r.stamp.corpus_manifest_sha256),
         r.files,
-        json_pre(&r.stamp.options),
-        json_pre(&r.stamp.limits),
-        json_pre(&r.stamp.timing),
+        json_inline(&r.stamp.options),
+        json_inline(&r.stamp.limits),
+        json_inline(&r.stamp.timing),
     );
 
     section(&mut b, "totals", "Totals per status", "Every enumerated file has exactly one status.");
     b.push_str(r#"<div class="cards" id="totals-cards">"#);
-    for (status, n) in &r.totals {
-        let bad = *n > 0 && !matches!(status.as_str(), "pass" | "skip");
+    for (status, n) in status_order(&r.totals) {
+        let bad = n > 0 && !matches!(status, "pass" | "skip");
         let label = match pages.bucket(&format!("status-{status}")) {
             Some(page) => format!(r#"<a href="{}">{}</a>"#, escape(&href(&page)), escape(status)),
             None => escape(status),
@@ -433,17 +438,17 @@ fn index_page(r: &Report) -> String {
                 Cell { html: pages.bucket_link(&bk.slug), sort: Some(bk.slug.clone()), class: "" },
                 Cell::num(bk.files),
             ];
-            for n in bk.status_counts.values() {
-                cells.push(Cell::num(*n));
+            for (_, n) in status_order(&bk.status_counts) {
+                cells.push(Cell::num(n));
             }
             let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{n} {c}")).collect();
             cells.push(Cell::text(&changed.join(", ")));
             (None, cells)
         })
         .collect();
-    let status_names: Vec<String> = r.totals.keys().cloned().collect();
+    let status_names: Vec<&str> = status_order(&r.totals).into_iter().map(|(s, _)| s).collect();
     let mut columns: Vec<Column> = vec![("bucket", "Bucket", "text"), ("files", "Files", "num")];
-    columns.extend(status_names.iter().map(|s| (s.as_str(), s.as_str(), "num")));
+    columns.extend(status_names.iter().map(|s| (*s, *s, "num")));
     columns.push(("changes", "Changes vs baseline", "text"));
     table(&mut b, "bucket-table", "Buckets", &columns, bucket_rows);
 

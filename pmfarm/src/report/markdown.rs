@@ -45,10 +45,10 @@ fn lines(r: &Report) -> Vec<String> {
         md_text(&r.stamp.report_tool)
     ));
     out.push(String::new());
-    let statuses: Vec<&String> = r.totals.keys().collect();
-    out.push(format!("| {} |", statuses.iter().map(|s| md_text(s)).collect::<Vec<_>>().join(" | ")));
+    let statuses = super::model::status_order(&r.totals);
+    out.push(format!("| {} |", statuses.iter().map(|(s, _)| md_text(s)).collect::<Vec<_>>().join(" | ")));
     out.push(format!("|{}", "---:|".repeat(statuses.len())));
-    out.push(format!("| {} |", r.totals.values().map(|n| n.to_string()).collect::<Vec<_>>().join(" | ")));
+    out.push(format!("| {} |", statuses.iter().map(|(_, n)| n.to_string()).collect::<Vec<_>>().join(" | ")));
     out.push(String::new());
 
     let failed: Vec<_> = r.gates.iter().filter(|g| !g.passed).collect();

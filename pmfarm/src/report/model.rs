@@ -4,7 +4,7 @@
 //! ranks. `index.json` and `bucket-<slug>.json` are this model serialized, and
 //! `docs/report-schema.md` documents every field.
 
-use crate::results::{Change, DiffClass, GateOutcome, StatusCounts};
+use crate::results::{Change, DiffClass, GateOutcome, Status, StatusCounts};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -14,6 +14,14 @@ pub const REPORT_SCHEMA: u32 = 1;
 /// How many rows the ranked index tables (slowest files, largest RSS) keep. The table
 /// caption always says "N of M" so the cut is never silent.
 pub const RANKED_ROWS: usize = 20;
+
+/// Status names in report order (pass first, then the bad ones), whatever map order says.
+pub fn status_order(counts: &StatusCounts) -> Vec<(&str, u64)> {
+    let mut out: Vec<(&str, u64)> =
+        Status::ALL.iter().map(|s| (s.name(), counts.get(s.name()).copied().unwrap_or(0))).collect();
+    out.extend(counts.iter().filter(|(k, _)| Status::from_name(k).is_none()).map(|(k, v)| (k.as_str(), *v)));
+    out
+}
 
 /// The whole report.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -46,7 +46,8 @@ fn t1(stream: &str, verdict: Verdict) -> TierResult {
 }
 
 fn buckets(version: &str, extra: &[&str]) -> Vec<String> {
-    let mut b: Vec<String> = ["all", "input-ole", version, "t1", &format!("{version}--t1")].iter().map(|s| s.to_string()).collect();
+    let mut b: Vec<String> =
+        ["all", "input-ole", version, "t1", &format!("{version}--t1")].iter().map(|s| s.to_string()).collect();
     b.extend(extra.iter().map(|s| s.to_string()));
     b.sort();
     b.dedup();
@@ -105,15 +106,25 @@ pub fn results() -> Vec<FileResult> {
     crashed.signatures = vec!["crash|t1|Scene|-||crash".into()];
     crashed.buckets = buckets("max-9", &["status-crash"]);
     crashed.results.truncate(1);
-    crashed.last_breadcrumb = Some(Breadcrumb { tier: "t1".into(), stream: "Scene".into(), chunk_path: Some("0x2021/0x0100".into()), class: None });
-    crashed.panic = Some(PanicReport { message: "index out of bounds".into(), location: Some("pmcore/src/chunk/parse.rs:10:5".into()), last_breadcrumb: None });
+    crashed.last_breadcrumb = Some(Breadcrumb {
+        tier: "t1".into(),
+        stream: "Scene".into(),
+        chunk_path: Some("0x2021/0x0100".into()),
+        class: None,
+    });
+    crashed.panic = Some(PanicReport {
+        message: "index out of bounds".into(),
+        location: Some("pmcore/src/chunk/parse.rs:10:5".into()),
+        last_breadcrumb: None,
+    });
     crashed.signal = None;
     crashed.exit_code = Some(101);
     crashed.timing.peak_rss_bytes = 900 << 20;
     out.push(crashed);
 
     let mut ryzom = plain(RYZOM, "Max 9", "max-9", 60);
-    ryzom.buckets = buckets("max-9", &["mapext", "flare", "biped", "era-mismatch", "t3", "max-9--t3", "max-9--t3--mapext"]);
+    ryzom.buckets =
+        buckets("max-9", &["mapext", "flare", "biped", "era-mismatch", "t3", "max-9--t3", "max-9--t3--mapext"]);
     ryzom.triage = Some(Triage {
         classes: vec!["biped".into(), "era-mismatch".into(), "flare".into(), "mapext".into()],
         mapext: vec![
@@ -173,7 +184,13 @@ pub fn results() -> Vec<FileResult> {
         path: LFS.into(),
         status: Status::Skip,
         reason: Some("lfs-pointer".into()),
-        buckets: vec!["all".into(), "input-lfs-pointer".into(), "lfs-pointer".into(), "max-none".into(), "status-skip".into()],
+        buckets: vec![
+            "all".into(),
+            "input-lfs-pointer".into(),
+            "lfs-pointer".into(),
+            "max-none".into(),
+            "status-skip".into(),
+        ],
         bytes: 131,
         input: Some("lfs-pointer".into()),
         triage: Some(Triage { classes: vec!["lfs-pointer".into()], ..Default::default() }),
@@ -217,14 +234,23 @@ pub fn baseline_diff(results: &[FileResult]) -> BaselineDiff {
         .iter()
         .map(|r| {
             let (class, changes) = match r.path.as_str() {
-                REGRESSED => (DiffClass::Regressed, vec![change("file", "", "pass", "fail"), change("t1", "Scene", "pass", "fail")]),
-                FIXED => (DiffClass::Fixed, vec![change("file", "", "fail", "pass"), change("t1", "Scene", "fail", "pass")]),
+                REGRESSED => (
+                    DiffClass::Regressed,
+                    vec![change("file", "", "pass", "fail"), change("t1", "Scene", "pass", "fail")],
+                ),
+                FIXED => {
+                    (DiffClass::Fixed, vec![change("file", "", "fail", "pass"), change("t1", "Scene", "fail", "pass")])
+                }
                 _ => (DiffClass::Same, vec![]),
             };
             FileDiff { path: r.path.clone(), class, changes }
         })
         .collect();
-    files.push(FileDiff { path: "scenes/deleted.max".into(), class: DiffClass::Removed, changes: vec![change("file", "", "pass", "absent")] });
+    files.push(FileDiff {
+        path: "scenes/deleted.max".into(),
+        class: DiffClass::Removed,
+        changes: vec![change("file", "", "pass", "absent")],
+    });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut counts: DiffCounts = DiffClass::ALL.iter().map(|c| (c.name().to_string(), 0)).collect();
     for f in &files {
@@ -240,7 +266,9 @@ pub fn summary(results: &[FileResult]) -> Summary {
     for r in results {
         *status_counts.get_mut(r.status.name()).unwrap() += 1;
         for b in &r.buckets {
-            let s = buckets.entry(b.clone()).or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
+            let s = buckets
+                .entry(b.clone())
+                .or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
             s.files += 1;
             *s.status_counts.get_mut(r.status.name()).unwrap() += 1;
         }
@@ -295,7 +323,8 @@ pub fn write(root: &Path, with_diff: bool) -> Fixture {
     }
     std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).unwrap()).unwrap();
     if with_diff {
-        std::fs::write(out.join("baseline-diff.json"), serde_json::to_string_pretty(&baseline_diff(&results)).unwrap()).unwrap();
+        std::fs::write(out.join("baseline-diff.json"), serde_json::to_string_pretty(&baseline_diff(&results)).unwrap())
+            .unwrap();
     }
     let baseline = root.join("baselines/fixture.jsonl");
     std::fs::create_dir_all(baseline.parent().unwrap()).unwrap();
