@@ -271,3 +271,60 @@ fn exported_vertex_world_position_equals_the_hand_computed_prs_placement() {
         assert!((scale - local_len).abs() > 100.0, "{node_name}: the transform is far from identity");
     }
 }
+
+fn t3_obj(max: &Path, reference_dir: &Path) -> serde_json::Value {
+    let out = tempfile::tempdir().unwrap();
+    let args: Vec<&OsStr> = vec![
+        OsStr::new("--tiers"),
+        OsStr::new("t1"),
+        OsStr::new("--export"),
+        OsStr::new("obj"),
+        OsStr::new("--out"),
+        out.path().as_os_str(),
+        OsStr::new("--reference"),
+        reference_dir.as_os_str(),
+        max.as_os_str(),
+    ];
+    let run = fixtures::run(&pmtests::binary("pmworker"), &args, &[]);
+    let line = run.lines().into_iter().find(|l| l.contains(r#""tier":"t3""#) && l.contains(r#""event":"result""#));
+    serde_json::from_str(line.expect("a T3 result")).unwrap()
+}
+
+#[test]
+fn obj_t3_passes_on_the_same_output_and_reports_a_moved_vertex_and_a_missing_face() {
+    let Some(corpus) = pmtests::public_corpus() else { return };
+    let path = corpus.join("paolohilario__roof_merge_m8.max");
+    let refs = tempfile::tempdir().unwrap();
+    let produced = std::fs::read_to_string(export_obj(&path, refs.path())).unwrap();
+    let reference = refs.path().join("paolohilario__roof_merge_m8.obj");
+
+    let same = t3_obj(&path, refs.path());
+    assert_eq!(same["verdict"], "pass", "{same}");
+    assert_eq!(same["detail"]["positions_compared"], 5709);
+    assert_eq!(same["detail"]["objects"], serde_json::json!([14, 14]));
+
+    // One vertex moved by 1 unit (relative error ≈ 3e-5 at |v| ≈ 32 000: over 1e-5).
+    let mut lines: Vec<String> = produced.lines().map(str::to_string).collect();
+    let first_v = lines.iter().position(|l| l.starts_with("v ")).unwrap();
+    let mut xyz: Vec<f64> = lines[first_v].split_whitespace().skip(1).map(|x| x.parse().unwrap()).collect();
+    xyz[0] += 1.0;
+    lines[first_v] = format!("v {} {} {}", xyz[0], xyz[1], xyz[2]);
+    std::fs::write(&reference, lines.join("\n")).unwrap();
+    let moved = t3_obj(&path, refs.path());
+    assert_eq!(moved["verdict"], "fail");
+    assert_eq!(
+        (moved["detail"]["positions_off"].as_u64(), moved["detail"]["count_differences"].as_array().unwrap().len()),
+        (Some(1), 0)
+    );
+
+    // One face line dropped.
+    let mut lines: Vec<&str> = produced.lines().collect();
+    let first_f = lines.iter().position(|l| l.starts_with("f ")).unwrap();
+    lines.remove(first_f);
+    std::fs::write(&reference, lines.join("\n")).unwrap();
+    let missing = t3_obj(&path, refs.path());
+    assert_eq!(missing["verdict"], "fail");
+    assert_eq!(missing["detail"]["faces"], serde_json::json!([6852, 6851]));
+    assert_eq!(missing["detail"]["positions_off"], 0);
+    assert_eq!(missing["detail"]["count_differences"].as_array().unwrap().len(), 1);
+}
