@@ -66,8 +66,7 @@ pub fn era_mismatch(r: &FileResult) -> bool {
     if skel_differs.is_empty() {
         return false;
     }
-    let fresh_era =
-        r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.iter().any(|e| *e == Some(0)));
+    let fresh_era = r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
     if fresh_era {
         return true;
     }

@@ -22,7 +22,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Check a corpus (the embedded demo corpus when no path is given).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Baselines: save a run as a baseline, or promote a newer run over one.
     #[command(subcommand)]
     Baseline(BaselineCommand),
@@ -147,7 +147,7 @@ fn main() {
         }
     };
     let exit = match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
         Command::Report { out, baseline } => pmfarm::report_cmd(&out, baseline.as_deref()),
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {

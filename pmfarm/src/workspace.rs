@@ -458,7 +458,7 @@ Other = [ UndefinedThing ]
             vec!["stuff/fyros/skel", "continents/fyros/a", "b", "R:/graphics"]
         );
         assert_eq!(ev.names["Nested"].strings(), vec!["x", "y", "z", "w"]);
-        assert_eq!(ev.poisoned["Other"].line, 14);
+        assert_eq!(ev.poisoned["Other"].line, 15);
     }
 
     #[test]
