@@ -32,6 +32,13 @@ pub fn version_label(r: &FileResult) -> String {
     }
 }
 
+/// Orders version labels by release (`Max 3` < `Max 9` < `Max 2016`), labels without a
+/// number last, so tables read chronologically rather than alphabetically.
+pub fn version_order(label: &str) -> (u64, String) {
+    let digits: String = label.chars().skip_while(|c| !c.is_ascii_digit()).take_while(|c| c.is_ascii_digit()).collect();
+    (digits.parse().unwrap_or(u64::MAX), label.to_string())
+}
+
 /// `0xA-0xB/0xSUPER`, the class notation of failure signatures.
 pub fn class_notation(class_id: [u32; 2], superclass: u32) -> String {
     format!("{:#x}-{:#x}/{:#x}", class_id[0], class_id[1], superclass)
@@ -120,7 +127,10 @@ impl RunData {
                 *t += 1;
             }
         }
-        counts.into_iter().map(|((version, tier), (p, t))| PassRate::new(&version, tier.name(), p, t)).collect()
+        let mut rates: Vec<PassRate> =
+            counts.into_iter().map(|((version, tier), (p, t))| PassRate::new(&version, tier.name(), p, t)).collect();
+        rates.sort_by_cached_key(|r| (version_order(&r.max_version), r.tier.clone()));
+        rates
     }
 
     fn baseline_view(&self) -> Option<BaselineView> {
@@ -237,6 +247,7 @@ impl RunData {
                 row
             })
             .collect();
+        lists.typed_coverage.sort_by_cached_key(|c| version_order(&c.max_version));
         lists
     }
 
@@ -372,12 +383,18 @@ impl RunData {
                 .results
                 .iter()
                 .filter(|t| t.tier == Tier::T3)
-                .filter_map(|t| {
-                    t.detail.as_ref().map(|d| T3Detail {
-                        exporter: t.stream.clone(),
-                        verdict: t.verdict.name().to_string(),
-                        detail: d.clone(),
-                    })
+                .filter(|t| {
+                    t.detail.as_ref().is_some_and(|d| !d.is_null() && d.as_object().map_or(true, |o| !o.is_empty()))
+                })
+                .map(|t| T3Detail {
+                    exporter: t.stream.clone(),
+                    verdict: t.verdict.name().to_string(),
+                    note: match &t.verdict {
+                        Verdict::Skip { reason } | Verdict::Normalized { reason } => Some(reason.clone()),
+                        Verdict::Fail(m) => Some(m.message.clone()),
+                        _ => None,
+                    },
+                    detail: t.detail.clone().unwrap_or_default(),
                 })
                 .collect(),
             wall_ms: r.timing.wall_ms,
@@ -430,4 +447,16 @@ fn status_verdict_lines(status: &str, verdicts: &BTreeMap<String, String>) -> St
         out.push_str(&format!("{k} = {v}\n"));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_sort_by_release_then_label() {
+        let mut v = vec!["Max 2016", "(no version: empty)", "Max 9", "Max 2018/2019", "Max 3"];
+        v.sort_by_key(|l| version_order(l));
+        assert_eq!(v, ["Max 3", "Max 9", "Max 2016", "Max 2018/2019", "(no version: empty)"]);
+    }
 }

@@ -798,6 +798,9 @@ fn diff_block(diff: &str) -> String {
 /// chart, other nested values as pretty JSON.
 fn t3_block(t: &T3Detail) -> String {
     let mut out = format!("<h3>T3 {} — {}</h3>", escape(&t.exporter), badge(&t.verdict));
+    if let Some(note) = &t.note {
+        let _ = write!(out, "<p>{}</p>", escape(note));
+    }
     let Some(obj) = t.detail.as_object() else {
         return out + &json_pre(&t.detail);
     };
@@ -879,7 +882,13 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
             let locator = if details.is_empty() {
                 escape(&locator_text)
             } else {
-                let summary = if locator_text.is_empty() { "details".to_string() } else { locator_text.clone() };
+                let summary = if !locator_text.is_empty() {
+                    locator_text.clone()
+                } else if !e.t3.is_empty() {
+                    e.t3.iter().map(|t| format!("T3 {} {}", t.exporter, t.verdict)).collect::<Vec<_>>().join(", ")
+                } else {
+                    "details".to_string()
+                };
                 format!("<details><summary>{}</summary>{details}</details>", escape(&summary))
             };
             let mut cells = vec![

@@ -8,7 +8,7 @@ use super::{Artifact, Exporter, ReportError};
 pub const MAX_LINES: usize = 60;
 
 /// Rows per list section before it says "… N more".
-const SECTION_ROWS: usize = 8;
+const SECTION_ROWS: usize = 10;
 
 /// Writes `summary.md`.
 pub struct MarkdownExporter;
@@ -73,26 +73,25 @@ fn lines(r: &Report) -> Vec<String> {
     );
     out.push(String::new());
 
-    out.push("**Pass rate** (version × tier):".into());
+    out.push("**Pass rate** (passed/files per Max version × tier):".into());
     out.push(String::new());
-    out.push("| Max version | tier | passed | rate |".into());
-    out.push("|---|---|---:|---:|".into());
+    let tiers: std::collections::BTreeSet<&str> = r.pass_rates.iter().map(|p| p.tier.as_str()).collect();
+    out.push(format!("| Max version | {} |", tiers.iter().copied().collect::<Vec<_>>().join(" | ")));
+    out.push(format!("|---|{}", "---:|".repeat(tiers.len())));
+    let mut by_version: Vec<(&str, Vec<String>)> = Vec::new();
+    for p in &r.pass_rates {
+        if by_version.last().map_or(true, |(v, _)| *v != p.max_version) {
+            by_version.push((&p.max_version, tiers.iter().map(|_| "–".to_string()).collect()));
+        }
+        let column = tiers.iter().position(|t| *t == p.tier).unwrap_or(0);
+        if let Some((_, cells)) = by_version.last_mut() {
+            cells[column] = format!("{}/{} ({:.1}%)", p.passed, p.total, p.rate * 100.0);
+        }
+    }
     capped(
         &mut out,
-        r.pass_rates
-            .iter()
-            .map(|p| {
-                format!(
-                    "| {} | {} | {}/{} | {:.1}% |",
-                    md_text(&p.max_version),
-                    md_text(&p.tier),
-                    p.passed,
-                    p.total,
-                    p.rate * 100.0
-                )
-            })
-            .collect(),
-        "version × tier rows",
+        by_version.into_iter().map(|(v, cells)| format!("| {} | {} |", md_text(v), cells.join(" | "))).collect(),
+        "Max versions",
     );
     out.push(String::new());
 

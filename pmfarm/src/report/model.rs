@@ -281,7 +281,8 @@ pub struct FileEntry {
     /// Unified diff (`similar`) between the baseline's and this run's verdicts; only for
     /// changed files.
     pub verdict_diff: Option<String>,
-    /// T3 verdicts that carried `detail` (skel field counters, ULP histogram).
+    /// T3 verdicts that carried a non-empty `detail` (skel field counters, ULP histogram,
+    /// export digests).
     pub t3: Vec<T3Detail>,
     /// Farm wall time.
     pub wall_ms: u64,
@@ -319,6 +320,8 @@ pub struct T3Detail {
     pub exporter: String,
     /// Verdict name.
     pub verdict: String,
-    /// The worker's `detail` object, verbatim.
+    /// Why, for a skip / normalized / fail verdict.
+    pub note: Option<String>,
+    /// The worker's `detail` object, verbatim (never empty: empty details are left out).
     pub detail: serde_json::Value,
 }
