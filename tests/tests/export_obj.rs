@@ -98,7 +98,7 @@ fn base<'a, 'b>(index: &'b SceneIndex<'a>, node: &SceneObject<'a>) -> Option<&'b
         if !matches!(o.chunk.id, 0x2032 | 0x2033) {
             return Some(o);
         }
-        let last = o.references().into_iter().filter_map(|(_, t)| t).last()?;
+        let last = o.references().into_iter().filter_map(|(_, t)| t).next_back()?;
         o = index.get(last)?;
     }
     None

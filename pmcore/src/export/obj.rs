@@ -85,7 +85,7 @@ pub fn export_index(index: &SceneIndex<'_>) -> Result<(Vec<ObjObject>, ObjSummar
     let mut objects = Vec::new();
     for node in index.objects.iter().filter(|o| o.is_node()) {
         let Some((base, modifiers)) = base_object(index, node) else { continue };
-        if !base.class.as_ref().is_some_and(|c| c.superclass == GEOM_OBJECT_SUPERCLASS) {
+        if base.class.as_ref().is_none_or(|c| c.superclass != GEOM_OBJECT_SUPERCLASS) {
             continue;
         }
         let name = node.node_name().unwrap_or_default();

@@ -418,15 +418,14 @@ impl<'a> Reader<'a> {
         m.state_bit = self.u32()?;
         m.scale33 = self.f32s::<1>()?[0];
         if m.has_rot() {
-            for r in 0..3 {
-                let row = self.f32s::<3>()?;
-                m.rows[r][..3].copy_from_slice(&row);
+            for row in &mut m.rows {
+                row[..3].copy_from_slice(&self.f32s::<3>()?);
             }
         }
         if m.state_bit & MAT_TRANS != 0 {
             let t = self.f32s::<3>()?;
-            for r in 0..3 {
-                m.rows[r][3] = t[r];
+            for (row, x) in m.rows.iter_mut().zip(t) {
+                row[3] = x;
             }
         }
         if m.state_bit & MAT_PROJ != 0 {

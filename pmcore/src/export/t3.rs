@@ -23,6 +23,10 @@ pub const ULP_BUCKETS: [&str; 6] = ["0", "1", "2-4", "5-16", "17-256", ">256"];
 /// Most per-field "off" entries listed in a result (all are counted).
 pub const MAX_LISTED: usize = 50;
 
+/// A field's name, produced components, reference components and an alternative
+/// reference (the negated quaternion) that counts as equal.
+type FieldPair = (&'static str, Vec<f32>, Vec<f32>, Option<Vec<f32>>);
+
 /// Per-field counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FieldCounts {
@@ -175,7 +179,7 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
             *c.inv_bind_pos_ulp.entry(ulp_bucket(ulp_distance(*a, *b))).or_default() += 1;
         }
         let quat_neg = rb.default_rot_quat.map(|x| -x);
-        let fields: [(&'static str, Vec<f32>, Vec<f32>, Option<Vec<f32>>); 8] = [
+        let fields: [FieldPair; 8] = [
             ("lod_disable_distance", vec![pb.lod_disable_distance], vec![rb.lod_disable_distance], None),
             ("default_pos", pb.default_pos.to_vec(), rb.default_pos.to_vec(), None),
             ("default_rot_euler", pb.default_rot_euler.to_vec(), rb.default_rot_euler.to_vec(), None),
