@@ -249,6 +249,28 @@ mod tests {
         assert_eq!(back, objects);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn write_then_read_is_identity_for_any_objects(
+            raw in proptest::collection::vec(
+                ("[A-Za-z0-9_-][A-Za-z0-9 _-]{0,10}[A-Za-z0-9_-]",
+                 proptest::collection::vec(proptest::array::uniform3(proptest::num::f32::NORMAL | proptest::num::f32::ZERO | proptest::num::f32::SUBNORMAL), 1..8),
+                 proptest::collection::vec(proptest::array::uniform3(0u32..64), 0..8)),
+                0..5),
+        ) {
+            let objects: Vec<ObjObject> = raw
+                .into_iter()
+                .map(|(name, positions, faces)| {
+                    let n = positions.len() as u32;
+                    let faces = faces.into_iter().map(|f| f.iter().map(|v| v % n).collect()).collect();
+                    ObjObject { name, positions, faces }
+                })
+                .collect();
+            let back = read(&write(&objects)).unwrap();
+            proptest::prop_assert_eq!(back, objects);
+        }
+    }
+
     #[test]
     fn reader_rejects_out_of_range_faces() {
         assert!(read("v 0 0 0\nf 1 2 3\n").is_err());

@@ -365,6 +365,50 @@ mod tests {
         assert_eq!(t2.len(), 3);
     }
 
+    /// A random triangulation of an n-gon by ear clipping: the cuts (in a shuffled order)
+    /// and the triangles as sorted corner triples.
+    fn random_triangulation(n: usize, picks: &[usize], order: &[usize]) -> (Vec<(u32, u32)>, Vec<[usize; 3]>) {
+        let mut ring: Vec<usize> = (0..n).collect();
+        let mut cuts = Vec::new();
+        let mut tris = Vec::new();
+        for pick in picks.iter().take(n - 3) {
+            let len = ring.len();
+            let c = pick % len;
+            let (x, y) = (ring[(c + len - 1) % len], ring[(c + 1) % len]);
+            let mut t = [x, ring[c], y];
+            t.sort();
+            tris.push(t);
+            cuts.push((x as u32, y as u32));
+            ring.remove(c);
+        }
+        let mut last = [ring[0], ring[1], ring[2]];
+        last.sort();
+        tris.push(last);
+        let mut shuffled: Vec<(u32, u32)> = Vec::new();
+        let mut pool = cuts;
+        for o in order.iter().take(n - 3) {
+            let (a, b) = pool.remove(o % pool.len());
+            shuffled.push(if o % 2 == 0 { (a, b) } else { (b, a) });
+        }
+        tris.sort();
+        (shuffled, tris)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_cut_triangulation_in_any_order_gives_back_its_triangles(
+            n in 4usize..12,
+            picks in proptest::collection::vec(0usize..64, 12),
+            order in proptest::collection::vec(0usize..64, 12),
+        ) {
+            let (cuts, expected) = random_triangulation(n, &picks, &order);
+            let got = triangulate_by_cuts(n, &cuts).expect("a valid cut set always triangulates");
+            let mut sorted: Vec<[usize; 3]> = got.iter().map(|t| { let mut t = *t; t.sort(); t }).collect();
+            sorted.sort();
+            proptest::prop_assert_eq!(sorted, expected);
+        }
+    }
+
     #[test]
     fn inconsistent_cuts_are_refused() {
         assert_eq!(triangulate_by_cuts(4, &[(0, 0)]), None);
