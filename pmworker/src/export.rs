@@ -120,13 +120,13 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
             event.status = "not-applicable".into();
             event.summary = json!({ "reason": why });
             sink.emit(Event::Export(event));
-            return verdict(Verdict::Skip { reason: format!("not-applicable: {why}") }, Some(era_detail(name, file)));
+            return verdict(Verdict::Skip { reason: format!("not-applicable: {why}") }, era_detail(name, file));
         }
         Outcome::NotImplemented(why) => {
             event.status = "not-implemented".into();
             event.summary = json!({ "reason": why });
             sink.emit(Event::Export(event));
-            return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, Some(era_detail(name, file)));
+            return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, era_detail(name, file));
         }
         Outcome::Error(message) => {
             event.status = "error".into();
@@ -150,7 +150,7 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     if let Value::Object(map) = &mut detail {
         map.insert("sha256".into(), Value::String(digest));
         if let Produced::Skel(_) = produced {
-            if let Value::Object(era) = era_detail(name, file) {
+            if let Some(Value::Object(era)) = era_detail(name, file) {
                 map.extend(era);
             }
         }
@@ -180,17 +180,11 @@ fn compare(produced: &Produced, reference: &[u8], path: &Path) -> (Verdict, Valu
     }
 }
 
-/// For skel: the biped figure era from triage (the `_big/_small` era-mismatch input).
-fn era_detail(name: &str, file: &MaxFile) -> Value {
-    let era = (name == "skel")
-        .then(|| pmcore::triage::detect_file(file))
-        .flatten()
-        .and_then(|t| t.biped)
-        .map(|b| json!(b.figure_era));
-    match era {
-        Some(e) => json!({ "figure_era": e }),
-        None => json!({}),
-    }
+/// For skel: the biped figure era from triage (the `_big/_small` era-mismatch input),
+/// `None` when the file has no biped system.
+fn era_detail(name: &str, file: &MaxFile) -> Option<Value> {
+    let biped = (name == "skel").then(|| pmcore::triage::detect_file(file)).flatten()?.biped?;
+    Some(json!({ "figure_era": biped.figure_era }))
 }
 
 fn fail(kind: &str, message: String) -> Verdict {

@@ -379,10 +379,12 @@ fn biped_rig_is_not_implemented_and_a_file_without_bip01_is_not_applicable() {
     assert_eq!(export_event(&run.events).status, "not-implemented");
     let t3 = t3_result(&run.events);
     assert_eq!(t3.verdict.name(), "skip");
+    assert!(t3.detail.as_ref().is_some_and(|d| d["figure_era"].is_array()), "figure era from triage: {t3:?}");
     assert!(!dir.path().join("out/biped.skel").exists());
 
     let plain = fixtures::write_file(dir.path(), "plain.max", &fixtures::minimal_max());
     let run = run_skel(&plain, &dir.path().join("out"), None);
     assert_eq!(export_event(&run.events).status, "not-applicable");
+    assert_eq!(t3_result(&run.events).detail, None);
     assert_eq!(run.code, Some(0));
 }

@@ -495,6 +495,17 @@ mod tests {
 
     proptest! {
         #[test]
+        fn arbitrary_bytes_read_or_fail_typed_without_panicking(
+            tail in prop::collection::vec(any::<u8>(), 0..256), cut in 0usize..400,
+        ) {
+            let mut bytes = write(&Skeleton::build(vec![bone("root", -1, 0.0), bone("b", 0, 5.0)]));
+            let at = cut.min(bytes.len());
+            bytes.truncate(at);
+            bytes.extend(tail);
+            let _ = read(&bytes);
+        }
+
+        #[test]
         fn write_then_read_is_identity(bones in prop::collection::vec(arb_bone(6), 0..6)) {
             let s = Skeleton::build(bones);
             let bytes = write(&s);

@@ -409,6 +409,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_buffer_bytes_decode_or_fail_typed_without_panicking(
+            vbytes in proptest::collection::vec(proptest::num::u8::ANY, 0..96),
+            fbytes in proptest::collection::vec(proptest::num::u8::ANY, 0..96),
+            poly in proptest::bool::ANY,
+        ) {
+            let (vid, fid) = if poly { (POLY_VERTICES, POLY_FACES) } else { (TRI_VERTICES, TRI_FACES) };
+            let buffers = Chunk::container(GEOM_BUFFERS, vec![Chunk::leaf(vid, vbytes), Chunk::leaf(fid, fbytes)]);
+            let object = Chunk::container(0x0014, vec![buffers]);
+            if let Ok(Some(mesh)) = Mesh::of_object(&object) {
+                let tri = mesh.triangulate();
+                proptest::prop_assert!(tri.triangles.iter().flatten().all(|&v| (v as usize) < mesh.positions.len()));
+            }
+        }
+    }
+
     #[test]
     fn inconsistent_cuts_are_refused() {
         assert_eq!(triangulate_by_cuts(4, &[(0, 0)]), None);
