@@ -60,6 +60,11 @@ fn f32s(v: &[f32]) -> Vec<u8> {
 
 /// The rig as a `.max` file. `extra_class` adds one more class instance (e.g. a biped system).
 fn rig_max(extra_class: Option<([u32; 2], u32, &str)>) -> Vec<u8> {
+    rig_max_of(rig(), extra_class)
+}
+
+/// `nodes` as a `.max` file (see [`rig_max`]).
+fn rig_max_of(nodes: Vec<RigNode>, extra_class: Option<([u32; 2], u32, &str)>) -> Vec<u8> {
     let mut s = SceneBuilder::new();
     let root_class = s.class(-1, [2, 0], 1, "RootNode");
     let node_class = s.class(-1, [1, 0], 1, "Node");
@@ -69,7 +74,7 @@ fn rig_max(extra_class: Option<([u32; 2], u32, &str)>) -> Vec<u8> {
     let bez_scale = s.class(-1, [0x2010, 0], 0x900d, "Bezier Scale");
     let root = s.object(root_class, &[leaf(0x0100, &i32s(&[0]))]);
     let mut node_ids = Vec::new();
-    for n in rig() {
+    for n in nodes {
         let p = s.object(bez_pos, &[leaf(0x2503, &f32s(&n.pos))]);
         let r = s.object(tcb_rot, &[leaf(0x2504, &f32s(&n.max_quat))]);
         let mut scale = n.scale.to_vec();
@@ -387,4 +392,19 @@ fn biped_rig_is_not_implemented_and_a_file_without_bip01_is_not_applicable() {
     assert_eq!(export_event(&run.events).status, "not-applicable");
     assert_eq!(t3_result(&run.events).detail, None);
     assert_eq!(run.code, Some(0));
+}
+
+#[test]
+fn a_repeated_bone_name_gets_the_second_suffix() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = rig();
+    nodes[4].name = "Bip01 Head"; // Tail renamed to clash with Head
+    let max = fixtures::write_file(dir.path(), "dup.max", &rig_max_of(nodes, None));
+    let out = dir.path().join("out");
+    let run = run_skel(&max, &out, None);
+    assert_eq!(export_event(&run.events).summary["renamed_duplicates"], 1);
+    let skel = pmcore::export::skel::read(&std::fs::read(out.join("dup.skel")).unwrap()).unwrap();
+    let names: Vec<&str> = skel.bones.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Bip01", "Bip01 Spine", "Bip01 Head", "Bip01 Arm", "Bip01 Head_Second"]);
+    assert_eq!(skel.bone_map.len(), 5);
 }
