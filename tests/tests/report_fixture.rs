@@ -45,25 +45,52 @@ fn attr_values(html: &str, attr: &str) -> Vec<String> {
 }
 
 #[test]
-fn writes_every_format_and_one_page_pair_per_bucket() {
+fn writes_every_format_and_one_page_pair_per_distinct_bucket() {
     let (_tmp, fixture, index) = render(true, true);
     let slugs = fx::bucket_slugs(&fixture.results);
     assert_eq!(index.buckets, slugs.len());
     for name in ["index.html", "index.json", "junit.xml", "summary.md"] {
         assert!(index.files.contains(&name.to_string()), "{name} missing from {:?}", index.files);
     }
+    // Buckets with exactly the same files share a page.
+    let file_sets: BTreeSet<Vec<&str>> = slugs
+        .iter()
+        .map(|s| fixture.results.iter().filter(|r| r.buckets.contains(s)).map(|r| r.path.as_str()).collect())
+        .collect();
+    assert!(file_sets.len() < slugs.len(), "the fixture has buckets that share a page");
     let html_pages = index.files.iter().filter(|f| f.starts_with("bucket-") && f.ends_with(".html")).count();
     let json_pages = index.files.iter().filter(|f| f.starts_with("bucket-") && f.ends_with(".json")).count();
-    assert_eq!((html_pages, json_pages), (slugs.len(), slugs.len()));
+    assert_eq!((html_pages, json_pages), (file_sets.len(), file_sets.len()));
     let on_disk: u64 = index.files.iter().map(|f| std::fs::metadata(index.dir.join(f)).unwrap().len()).sum();
     assert_eq!(on_disk, index.bytes);
-    for slug in &slugs {
-        let doc = json(&index.dir.join(format!("bucket-{slug}.json")));
-        assert_eq!(doc["slug"], slug.as_str());
-        let expected = fixture.results.iter().filter(|r| r.buckets.contains(slug)).count();
-        assert_eq!(doc["files"], expected as u64, "{slug}");
-        assert_eq!(doc["entries"].as_array().unwrap().len(), expected, "{slug}: no entry is dropped");
+
+    // Every bucket is reachable from the index and its page holds exactly its files.
+    let index_doc = json(&index.dir.join("index.json"));
+    let listed = index_doc["buckets"].as_array().unwrap();
+    assert_eq!(listed.len(), slugs.len());
+    for b in listed {
+        let slug = b["slug"].as_str().unwrap();
+        let page = json(&index.dir.join(b["json"].as_str().unwrap()));
+        assert!(index.dir.join(b["html"].as_str().unwrap()).is_file(), "{slug}");
+        let expected: Vec<&str> =
+            fixture.results.iter().filter(|r| r.buckets.iter().any(|x| x == slug)).map(|r| r.path.as_str()).collect();
+        let shown: Vec<&str> =
+            page["entries"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+        assert_eq!(shown, expected, "{slug}: every file, none dropped, none extra");
+        assert_eq!(b["files"], expected.len() as u64, "{slug}");
+        match b["same_as"].as_str() {
+            None => assert_eq!(page["slug"], slug),
+            Some(owner) => {
+                assert_eq!(page["slug"], owner);
+                assert!(
+                    page["aliases"].as_array().unwrap().iter().any(|a| a == slug),
+                    "{slug} named on {owner}'s page"
+                );
+            }
+        }
     }
+    let version_page = read(&index.dir.join("bucket-max-2016.html"));
+    assert!(version_page.contains("<title>Bucket max-2016 (same files as max-2016--t1)</title>"));
 }
 
 #[test]
@@ -252,7 +279,7 @@ fn every_internal_link_resolves_and_nothing_is_fetched() {
             checked += 1;
         }
     }
-    assert!(checked > 150, "links were actually checked: {checked}");
+    assert!(checked > 100, "links were actually checked: {checked}");
 }
 
 #[test]
@@ -292,7 +319,7 @@ fn json_documents_validate_against_the_documented_schema() {
             assert!(errors.is_empty(), "{f}: {errors:#?}");
             checked += 1;
         }
-        assert!(checked > 10);
+        assert!(checked >= 8, "{checked} documents");
     }
     // The schema is strict: an unknown field or a wrong status fails, so it cannot silently drift.
     let (_tmp, _fixture, index) = render(true, true);

@@ -293,7 +293,7 @@ impl RunData {
             }
         }
         let mut used_stems: BTreeSet<String> = BTreeSet::new();
-        by_slug
+        let mut reports: Vec<BucketReport> = by_slug
             .into_iter()
             .map(|(slug, mut files)| {
                 files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -318,9 +318,13 @@ impl RunData {
                     status_counts,
                     changes,
                     entries: files.iter().map(|r| self.entry(r, diff_by_path.get(r.path.as_str()).copied())).collect(),
+                    same_as: None,
+                    aliases: Vec::new(),
                 }
             })
-            .collect()
+            .collect();
+        share_pages(&mut reports);
+        reports
     }
 
     fn entry(&self, r: &FileResult, diff: Option<&crate::results::FileDiff>) -> FileEntry {
@@ -400,6 +404,34 @@ impl RunData {
             wall_ms: r.timing.wall_ms,
             peak_rss_bytes: r.timing.peak_rss_bytes,
         }
+    }
+}
+
+/// Buckets holding exactly the same files (`max-2016` and `max-2016--t1` when every
+/// file has T1 verdicts) share one page: the slug with the fewest `--` parts, then the
+/// shortest, then the first by name, owns it and lists the others as aliases. Without this
+/// the same rows would be written once per alias, which multiplies a large run's report
+/// size for no extra information.
+fn share_pages(reports: &mut [BucketReport]) {
+    let mut groups: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
+    for (i, b) in reports.iter().enumerate() {
+        groups.entry(b.entries.iter().map(|e| e.path.as_str()).collect()).or_default().push(i);
+    }
+    let groups: Vec<Vec<usize>> = groups.into_values().filter(|g| g.len() > 1).collect();
+    for group in groups {
+        let owner = *group
+            .iter()
+            .min_by_key(|&&i| (reports[i].slug.matches("--").count(), reports[i].slug.len(), reports[i].slug.clone()))
+            .expect("groups are not empty");
+        let (owner_slug, owner_page) = (reports[owner].slug.clone(), reports[owner].page.clone());
+        let mut aliases = Vec::new();
+        for &i in group.iter().filter(|&&i| i != owner) {
+            reports[i].same_as = Some(owner_slug.clone());
+            reports[i].page = owner_page.clone();
+            aliases.push(reports[i].slug.clone());
+        }
+        aliases.sort();
+        reports[owner].aliases = aliases;
     }
 }
 

@@ -443,6 +443,8 @@ fn index_page(r: &Report) -> String {
             }
             let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{n} {c}")).collect();
             cells.push(Cell::text(&changed.join(", ")));
+            cells
+                .push(Cell::text(bk.same_as.as_deref().map(|o| format!("same files as {o}")).as_deref().unwrap_or("")));
             (None, cells)
         })
         .collect();
@@ -450,6 +452,7 @@ fn index_page(r: &Report) -> String {
     let mut columns: Vec<Column> = vec![("bucket", "Bucket", "text"), ("files", "Files", "num")];
     columns.extend(status_names.iter().map(|s| (*s, *s, "num")));
     columns.push(("changes", "Changes vs baseline", "text"));
+    columns.push(("page", "Shown on", "text"));
     table(&mut b, "bucket-table", "Buckets", &columns, bucket_rows);
 
     lists(&mut b, &pages, r);
@@ -931,7 +934,12 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
         escape(&href(&bk.page)),
         escape(&bk.page)
     );
-    page(&format!("Bucket {}", bk.slug), &nav, &b, r)
+    let title = if bk.aliases.is_empty() {
+        format!("Bucket {}", bk.slug)
+    } else {
+        format!("Bucket {} (same files as {})", bk.slug, bk.aliases.join(", "))
+    };
+    page(&title, &nav, &b, r)
 }
 
 impl Exporter for HtmlExporter {
@@ -941,7 +949,7 @@ impl Exporter for HtmlExporter {
 
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
         let mut out = vec![Artifact { name: "index.html".into(), contents: index_page(report) }];
-        for bk in &report.buckets {
+        for bk in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             out.push(Artifact { name: format!("{}.html", bk.page), contents: bucket_page(report, bk) });
         }
         Ok(out)

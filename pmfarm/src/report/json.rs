@@ -20,6 +20,7 @@ struct BucketLink<'a> {
     files: u64,
     status_counts: &'a StatusCounts,
     changes: &'a BTreeMap<String, u64>,
+    same_as: &'a Option<String>,
 }
 
 #[derive(Serialize)]
@@ -47,9 +48,11 @@ struct BucketDoc<'a> {
     bucket: &'a BucketReport,
 }
 
-fn to_json<T: Serialize>(what: &str, value: &T) -> Result<String, ReportError> {
-    let mut text = serde_json::to_string_pretty(value)
-        .map_err(|source| ReportError::Serialize { what: what.to_string(), source })?;
+/// Pretty JSON for the index (read by people), one line for bucket documents (read by
+/// programs; in a large run they are the bulk of the report).
+fn to_json<T: Serialize>(what: &str, value: &T, pretty: bool) -> Result<String, ReportError> {
+    let text = if pretty { serde_json::to_string_pretty(value) } else { serde_json::to_string(value) };
+    let mut text = text.map_err(|source| ReportError::Serialize { what: what.to_string(), source })?;
     text.push('\n');
     Ok(text)
 }
@@ -82,14 +85,15 @@ impl Exporter for JsonExporter {
                     files: b.files,
                     status_counts: &b.status_counts,
                     changes: &b.changes,
+                    same_as: &b.same_as,
                 })
                 .collect(),
         };
-        let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index)? }];
-        for b in &report.buckets {
+        let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index, true)? }];
+        for b in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             let name = format!("{}.json", b.page);
             let doc = BucketDoc { schema: report.schema, kind: "bucket", index: "index.json", bucket: b };
-            out.push(Artifact { contents: to_json(&name, &doc)?, name });
+            out.push(Artifact { contents: to_json(&name, &doc, false)?, name });
         }
         Ok(out)
     }

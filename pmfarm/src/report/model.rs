@@ -247,7 +247,8 @@ pub struct CoverageRow {
 pub struct BucketReport {
     /// Bucket slug as the farm wrote it.
     pub slug: String,
-    /// File-name stem: `bucket-<slug>` (made file-name safe and unique).
+    /// File-name stem of the page showing this bucket: `bucket-<slug>` (made file-name safe
+    /// and unique), or the page of the bucket named by `same_as`.
     pub page: String,
     /// Files in the bucket.
     pub files: u64,
@@ -257,6 +258,11 @@ pub struct BucketReport {
     pub changes: BTreeMap<String, u64>,
     /// Every file of the bucket, sorted by path.
     pub entries: Vec<FileEntry>,
+    /// When another bucket holds exactly the same files, its slug: this bucket is shown on
+    /// that bucket's page (`page` is that page) and gets no page of its own.
+    pub same_as: Option<String>,
+    /// The buckets shown on this bucket's page because they hold the same files.
+    pub aliases: Vec<String>,
 }
 
 /// One file on a bucket page.
