@@ -388,7 +388,7 @@ impl RunData {
                 .iter()
                 .filter(|t| t.tier == Tier::T3)
                 .filter(|t| {
-                    t.detail.as_ref().is_some_and(|d| !d.is_null() && d.as_object().map_or(true, |o| !o.is_empty()))
+                    t.detail.as_ref().is_some_and(|d| !d.is_null() && !matches!(d.as_object(), Some(o) if o.is_empty()))
                 })
                 .map(|t| T3Detail {
                     exporter: t.stream.clone(),

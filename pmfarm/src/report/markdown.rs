@@ -80,7 +80,7 @@ fn lines(r: &Report) -> Vec<String> {
     out.push(format!("|---|{}", "---:|".repeat(tiers.len())));
     let mut by_version: Vec<(&str, Vec<String>)> = Vec::new();
     for p in &r.pass_rates {
-        if by_version.last().map_or(true, |(v, _)| *v != p.max_version) {
+        if by_version.last().map(|(v, _)| *v) != Some(p.max_version.as_str()) {
             by_version.push((&p.max_version, tiers.iter().map(|_| "–".to_string()).collect()));
         }
         let column = tiers.iter().position(|t| *t == p.tier).unwrap_or(0);
