@@ -296,18 +296,9 @@ fn run_provided_text_is_escaped_everywhere() {
     assert!(doc["entries"].as_array().unwrap().iter().any(|e| e["path"] == fx::EVIL), "JSON keeps the name verbatim");
 }
 
-fn schema() -> Value {
-    let doc = read(&pmtests::workspace_root().join("docs/report-schema.md"));
-    let start = doc.find("<!-- report-json-schema -->").expect("schema marker in docs/report-schema.md");
-    let block = &doc[start..];
-    let open = block.find("```json\n").expect("json block") + "```json\n".len();
-    let close = block[open..].find("\n```").expect("closed block");
-    serde_json::from_str(&block[open..open + close]).expect("the documented schema is JSON")
-}
-
 #[test]
 fn json_documents_validate_against_the_documented_schema() {
-    let schema = schema();
+    let schema = fx::documented_schema();
     let validator = jsonschema::validator_for(&schema).expect("the documented schema compiles");
     for (with_diff, baseline) in [(true, true), (true, false), (false, false)] {
         let (_tmp, _fixture, index) = render(with_diff, baseline);

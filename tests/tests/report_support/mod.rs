@@ -337,3 +337,14 @@ pub fn write(root: &Path, with_diff: bool) -> Fixture {
 pub fn bucket_slugs(results: &[FileResult]) -> std::collections::BTreeSet<String> {
     results.iter().flat_map(|r| r.buckets.iter().cloned()).collect()
 }
+
+/// The JSON Schema embedded in `docs/report-schema.md` (after the `report-json-schema` marker).
+pub fn documented_schema() -> serde_json::Value {
+    let doc = std::fs::read_to_string(pmtests::workspace_root().join("docs/report-schema.md"))
+        .expect("docs/report-schema.md");
+    let start = doc.find("<!-- report-json-schema -->").expect("schema marker in docs/report-schema.md");
+    let block = &doc[start..];
+    let open = block.find("```json\n").expect("json block") + "```json\n".len();
+    let close = block[open..].find("\n```").expect("closed block");
+    serde_json::from_str(&block[open..open + close]).expect("the documented schema is JSON")
+}

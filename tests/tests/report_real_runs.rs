@@ -1,0 +1,129 @@
+//! Issue 15 on real runs: the built `pmfarm` checks the public corpus and the embedded
+//! demo corpus and writes its report at the end; the report must agree with the run's
+//! own `summary.json` / `results.jsonl`, validate against the documented schema, link
+//! every bucket, stay under 20 MB, and show the baseline comparison of a second run.
+
+mod report_support;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// The issue's size bound for a report of the public and the demo corpus.
+const MAX_REPORT_BYTES: u64 = 20 * 1024 * 1024;
+
+fn json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn pmfarm(args: &[&str]) -> std::process::Output {
+    let out = Command::new(pmtests::binary("pmfarm")).args(args).output().expect("pmfarm runs");
+    assert!(
+        out.status.code().is_some_and(|c| c == 0 || c == 1),
+        "pmfarm {args:?}: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Checks a rendered report against the run that produced it; returns its size in bytes.
+fn check_report(out: &Path) -> u64 {
+    let report = out.join("report");
+    let summary = json(&out.join("summary.json"));
+    let results: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let index = json(&report.join("index.json"));
+    assert_eq!(index["files"], results.len() as u64);
+    assert_eq!(index["totals"], summary["status_counts"], "totals agree with summary.json");
+    assert_eq!(index["gates"].as_array().unwrap().len(), summary["gates"].as_array().unwrap().len());
+    assert_eq!(index["stamp"]["corpus_manifest_sha256"], summary["corpus_manifest_sha256"]);
+
+    let buckets = summary["buckets"].as_object().unwrap();
+    let listed = index["buckets"].as_array().unwrap();
+    assert_eq!(listed.len(), buckets.len(), "every bucket of the run is in the report");
+    for b in listed {
+        let slug = b["slug"].as_str().unwrap();
+        assert_eq!(b["files"], buckets[slug]["files"], "{slug}");
+        assert_eq!(b["status_counts"], buckets[slug]["status_counts"], "{slug}");
+        assert!(report.join(b["html"].as_str().unwrap()).is_file(), "{slug} page");
+        let page = json(&report.join(b["json"].as_str().unwrap()));
+        let shown = page["entries"].as_array().unwrap().len() as u64;
+        assert_eq!(Some(shown), b["files"].as_u64(), "{slug}: every file on its page");
+    }
+
+    let lfs: Vec<&str> =
+        results.iter().filter(|r| r["input"] == "lfs-pointer").map(|r| r["path"].as_str().unwrap()).collect();
+    let listed_lfs: Vec<&str> =
+        index["lists"]["lfs_pointer"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
+    assert_eq!(listed_lfs, lfs, "LFS-pointer list");
+
+    let validator = jsonschema::validator_for(&report_support::documented_schema()).unwrap();
+    let mut bytes = 0;
+    for entry in std::fs::read_dir(&report).unwrap() {
+        let path = entry.unwrap().path();
+        bytes += std::fs::metadata(&path).unwrap().len();
+        if path.extension().is_some_and(|e| e == "json") {
+            let doc = json(&path);
+            let errors: Vec<String> =
+                validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path)).collect();
+            assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+        }
+    }
+    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    assert!(md.lines().count() <= 60);
+    assert!(std::fs::read_to_string(report.join("junit.xml")).unwrap().contains("<testsuites name=\"pmfarm\""));
+    assert!(bytes < MAX_REPORT_BYTES, "report is {bytes} bytes");
+    eprintln!("report of {}: {} files, {bytes} bytes", out.display(), std::fs::read_dir(&report).unwrap().count());
+    bytes
+}
+
+#[test]
+fn public_corpus_report_agrees_with_the_run_and_shows_the_baseline() {
+    let Some(corpus) = pmtests::public_corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (first, second, baselines) =
+        (tmp.path().join("first"), tmp.path().join("second"), tmp.path().join("baselines"));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    pmfarm(&["run", &s(&corpus), "--out", &s(&first), "--baselines", &s(&baselines)]);
+    check_report(&first);
+    let index = json(&first.join("report/index.json"));
+    assert!(index["lists"]["lfs_pointer"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["path"] == "lfs_pointer__cp_fy_hof_species.max"));
+    assert_eq!(index["baseline"], Value::Null);
+
+    pmfarm(&["baseline", "save", &s(&first), "public", "--baselines", &s(&baselines)]);
+    pmfarm(&["run", &s(&corpus), "--out", &s(&second), "--baselines", &s(&baselines), "--baseline", "public"]);
+    check_report(&second);
+    let index = json(&second.join("report/index.json"));
+    let files = index["files"].as_u64().unwrap();
+    assert_eq!(index["baseline"]["name"], "public");
+    assert_eq!(index["baseline"]["counts"]["same"], files, "an unchanged corpus is all `same`");
+    assert!(
+        index["baseline"]["source"].as_str().is_some_and(|p| p.ends_with("public.jsonl")),
+        "read the baseline file"
+    );
+    assert!(std::fs::read_to_string(second.join("report/summary.md")).unwrap().contains("**Baseline `public`:**"));
+}
+
+#[test]
+fn demo_corpus_report_agrees_with_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("demo");
+    pmfarm(&["run", "--out", out.to_str().unwrap()]);
+    check_report(&out);
+    let index = json(&out.join("report/index.json"));
+    assert!(index["totals"]["fail"].as_u64().unwrap() >= 1, "the demo corpus holds a failing file");
+    let failing =
+        index["buckets"].as_array().unwrap().iter().find(|b| b["slug"] == "status-fail").expect("status-fail bucket");
+    let page = std::fs::read_to_string(out.join("report").join(failing["html"].as_str().unwrap())).unwrap();
+    assert!(page.contains("class=\"badge fail\""), "the failing file is on its bucket page");
+}
