@@ -32,7 +32,9 @@ pub fn utf16(bytes: &[u8]) -> String {
 
 /// Little-endian `i32`s of a payload whose length is a multiple of 4.
 pub fn i32s(bytes: &[u8]) -> Option<Vec<i32>> {
-    (bytes.len() % 4 == 0)
+    bytes
+        .len()
+        .is_multiple_of(4)
         .then(|| bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 

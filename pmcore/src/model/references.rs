@@ -46,7 +46,7 @@ impl References {
             return Err(ctx.surprise(format!("references 0x{:04x} is a container", c.id)));
         };
         let refs = match c.id {
-            FLAT if p.len() % 4 == 0 => {
+            FLAT if p.len().is_multiple_of(4) => {
                 References::Flat { width: c.width, slots: (0..p.len() / 4).map(|i| i32_at(p, 4 * i)).collect() }
             }
             MAP if p.len() >= 4 && (p.len() - 4) % 8 == 0 => References::Map {

@@ -253,17 +253,35 @@ impl SceneModel {
         on_object: &mut impl FnMut(&str, &str),
     ) {
         let version = root.id;
-        let mut class_of: HashMap<u16, usize> = HashMap::new();
+        // Class slot per chunk id: directory ids index a vector (no hashing on the hot
+        // path); the derived-object ids and ids outside the directory go through a map.
+        let mut class_of_dir: Vec<u32> = vec![u32::MAX; dirs.classes.len()];
+        let mut class_of_other: HashMap<u16, usize> = HashMap::new();
         let mut path = String::with_capacity(64);
         self.objects.reserve(root.children().len());
         for (i, c, span) in child_spans(root.children(), root_span.end) {
-            let class = *class_of.entry(c.id).or_insert_with(|| {
-                let resolved = scene_index::resolve(c.id, dirs);
-                let resolution =
-                    resolved.as_ref().map_or(Resolution::Generic, |r| registry::resolve(r.class_id, r.superclass));
-                self.classes.push(ClassInfo { chunk_id: c.id, resolved, resolution });
-                self.classes.len() - 1
-            });
+            let known = match class_of_dir.get(usize::from(c.id)) {
+                Some(&slot) if slot != u32::MAX => Some(slot as usize),
+                Some(_) => None,
+                None => class_of_other.get(&c.id).copied(),
+            };
+            let class = match known {
+                Some(class) => class,
+                None => {
+                    let resolved = scene_index::resolve(c.id, dirs);
+                    let resolution =
+                        resolved.as_ref().map_or(Resolution::Generic, |r| registry::resolve(r.class_id, r.superclass));
+                    self.classes.push(ClassInfo { chunk_id: c.id, resolved, resolution });
+                    let class = self.classes.len() - 1;
+                    match class_of_dir.get_mut(usize::from(c.id)) {
+                        Some(slot) => *slot = class as u32,
+                        None => {
+                            class_of_other.insert(c.id, class);
+                        }
+                    }
+                    class
+                }
+            };
             {
                 use std::fmt::Write;
                 path.clear();

@@ -85,7 +85,7 @@ impl Value {
             Kind::U32x3 if n == 12 => Value::U32x3(u32s(payload)),
             Kind::U32x4 if n == 16 => Value::U32x4(u32s(payload)),
             Kind::F32x3 if n == 12 => Value::F32x3(u32s::<3>(payload).map(f32::from_bits)),
-            Kind::Utf16 if n % 2 == 0 => {
+            Kind::Utf16 if n.is_multiple_of(2) => {
                 Value::Utf16(payload.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect())
             }
             Kind::LenString if n >= 5 => {
