@@ -19,7 +19,8 @@ struct Case {
     classname: String,
     name: String,
     seconds: f64,
-    /// `("failure", type, message, body)` or `("skipped", …)`.
+    /// `("failure" | "error", type, message, body)` or `("skipped", …)`; `error` is a
+    /// worker that reached no verdict (crash, timeout, oom, infra-error).
     outcome: Option<(&'static str, String, String, String)>,
 }
 
@@ -98,7 +99,8 @@ fn file_cases(report: &Report) -> Vec<Case> {
         .map(|e| {
             let outcome = if is_failing(&e.status) {
                 let message = e.reason.clone().or_else(|| e.locator.clone()).unwrap_or_else(|| e.status.clone());
-                Some(("failure", e.status.clone(), message, file_body(e)))
+                let tag = if matches!(e.status.as_str(), "fail") { "failure" } else { "error" };
+                Some((tag, e.status.clone(), message, file_body(e)))
             } else if e.status == "skip" {
                 Some(("skipped", String::new(), e.reason.clone().unwrap_or_default(), String::new()))
             } else {
@@ -136,11 +138,12 @@ fn gate_cases(report: &Report) -> Vec<Case> {
 
 fn write_suite(out: &mut String, name: &str, cases: &[Case]) {
     let failures = cases.iter().filter(|c| matches!(c.outcome, Some(("failure", ..)))).count();
+    let errors = cases.iter().filter(|c| matches!(c.outcome, Some(("error", ..)))).count();
     let skipped = cases.iter().filter(|c| matches!(c.outcome, Some(("skipped", ..)))).count();
     let time: f64 = cases.iter().map(|c| c.seconds).sum();
     let _ = writeln!(
         out,
-        r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="0" skipped="{skipped}" time="{time:.3}">"#,
+        r#"  <testsuite name="{}" tests="{}" failures="{failures}" errors="{errors}" skipped="{skipped}" time="{time:.3}">"#,
         escape(name),
         cases.len()
     );
@@ -183,11 +186,12 @@ impl Exporter for JunitExporter {
         let all = cases.iter().chain(gates.iter());
         let tests = cases.len() + gates.len();
         let failures = all.clone().filter(|c| matches!(c.outcome, Some(("failure", ..)))).count();
+        let errors = all.clone().filter(|c| matches!(c.outcome, Some(("error", ..)))).count();
         let skipped = all.filter(|c| matches!(c.outcome, Some(("skipped", ..)))).count();
         let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
         let _ = writeln!(
             out,
-            r#"<testsuites name="pmfarm" tests="{tests}" failures="{failures}" errors="0" skipped="{skipped}">"#
+            r#"<testsuites name="pmfarm" tests="{tests}" failures="{failures}" errors="{errors}" skipped="{skipped}">"#
         );
         write_suite(&mut out, suite, &cases);
         write_suite(&mut out, "pmfarm.gates", &gates);
