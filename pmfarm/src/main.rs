@@ -235,7 +235,7 @@ fn run(a: RunArgs) -> i32 {
     }
     let root = workspace_root();
     let cfg = RunConfig {
-        out: a.resume.clone().unwrap_or_else(|| a.out.clone()),
+        out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
         limits,
         work: WorkOptions {
