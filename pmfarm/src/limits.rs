@@ -24,6 +24,9 @@ pub struct Limits {
     pub max_line_bytes: usize,
     /// Most stdout bytes accepted from one worker.
     pub max_output_bytes: u64,
+    /// Most events other than breadcrumbs kept from one worker (a breadcrumb replaces the
+    /// one before it): bounds the farm's memory, since a parsed event outweighs its line.
+    pub max_events: usize,
     /// Bytes of stderr kept (the tail).
     pub stderr_tail_bytes: usize,
 }
@@ -42,6 +45,7 @@ impl Default for Limits {
             memory_bytes: Some(4 << 30),
             max_line_bytes: 4 << 20,
             max_output_bytes: 256 << 20,
+            max_events: 1 << 16,
             stderr_tail_bytes: 4096,
         }
     }

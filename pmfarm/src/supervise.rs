@@ -127,6 +127,11 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                             line.push(b);
                         }
                     }
+                    if run.events.len() > limits.max_events {
+                        run.killed = Some(KillReason::OutputBound(format!(
+                            "more than {} events on stdout", limits.max_events)));
+                        break;
+                    }
                     if line.len() > limits.max_line_bytes {
                         run.killed = Some(KillReason::OutputBound(format!(
                             "stdout line over {} bytes", limits.max_line_bytes)));
@@ -186,6 +191,13 @@ fn take_line(run: &mut RawRun, line: &[u8]) {
         return;
     }
     match Event::from_line(&text) {
+        // Only the last breadcrumb of a row is ever read (the crash locator): keep that one,
+        // so a worker streaming breadcrumbs without end cannot grow the farm's memory.
+        Ok(e @ Event::Breadcrumb(_)) if matches!(run.events.last(), Some(Event::Breadcrumb(_))) => {
+            if let Some(last) = run.events.last_mut() {
+                *last = e;
+            }
+        }
         Ok(e) => run.events.push(e),
         Err(_) => {
             run.garbage_lines += 1;
@@ -241,4 +253,32 @@ pub fn signal_name(sig: i32) -> String {
         _ => return format!("signal {sig}"),
     };
     name.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in worker: `sh -c SCRIPT FILE`, so the bounds are tested on a real process.
+    fn shell(script: &str, limits: &Limits) -> RawRun {
+        let cmd = WorkerCommand { exe: "/bin/sh".into(), args: vec!["-c".into(), script.into()] };
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(run_worker(&cmd, Path::new("victim.max"), limits))
+    }
+
+    #[test]
+    fn a_flood_of_breadcrumbs_keeps_one_and_ends_at_the_byte_bound() {
+        let limits = Limits { max_output_bytes: 4 << 20, ..Limits::default() };
+        let run = shell(r#"yes '{"event":"breadcrumb","tier":"t1","stream":"flood"}'"#, &limits);
+        assert_eq!(run.killed, Some(KillReason::OutputBound(format!("stdout over {} bytes", 4 << 20))));
+        assert_eq!(run.events.len(), 1, "consecutive breadcrumbs collapse to the last one");
+    }
+
+    #[test]
+    fn a_flood_of_other_events_ends_at_the_event_bound() {
+        let limits = Limits { max_events: 1000, ..Limits::default() };
+        let run = shell(r#"yes '{"event":"triage","classes":[]}'"#, &limits);
+        assert_eq!(run.killed, Some(KillReason::OutputBound("more than 1000 events on stdout".into())));
+        assert!(run.events.len() <= 1000 + 64 * 1024 / 30, "stopped within one read: {}", run.events.len());
+    }
 }

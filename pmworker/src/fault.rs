@@ -4,8 +4,9 @@
 //!
 //! Actions: `panic`, `abort`, `segfault`, `hang` (silent busy loop), `sleep` (silent
 //! sleep), `alloc` (allocate and touch memory without bound), `flood` (endless output on
-//! stdout), `garbage` (non-JSON lines then exit 0), `close-stdout` (close fd 1 and go on),
-//! `exit=N` (exit with code N at once).
+//! stdout without a newline), `flood-lines` (endless valid breadcrumb events, for the
+//! farm's total-bytes bound), `garbage` (non-JSON lines then exit 0), `close-stdout`
+//! (close fd 1 and go on), `exit=N` (exit with code N at once).
 //! Unset in production; nothing else reads it.
 
 use std::io::Write;
@@ -66,6 +67,18 @@ fn fire(action: &str) {
             let mut out = std::io::stdout().lock();
             loop {
                 if out.write_all(&line).is_err() {
+                    std::process::exit(3);
+                }
+            }
+        }
+        "flood-lines" => {
+            // Well-formed events, so only the farm's total-bytes bound (not the line-length
+            // bound, not a parse error) can stop them.
+            let line = b"{\"event\":\"breadcrumb\",\"tier\":\"t1\",\"stream\":\"flood\"}\n";
+            let block: Vec<u8> = line.iter().copied().cycle().take(line.len() * 1024).collect();
+            let mut out = std::io::stdout().lock();
+            loop {
+                if out.write_all(&block).is_err() {
                     std::process::exit(3);
                 }
             }
