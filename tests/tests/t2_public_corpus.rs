@@ -29,6 +29,7 @@ fn t2_is_byte_identical_on_every_chunk_stream_with_and_without_the_regeneration_
     let mut per_version: BTreeMap<u16, VersionTotals> = BTreeMap::new();
     let mut degraded: BTreeMap<(String, String), u64> = BTreeMap::new();
     let mut generic: BTreeMap<String, u64> = BTreeMap::new();
+    let mut per_stream: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let (mut files, mut verdicts, mut normalized) = (0, 0, 0);
     for path in pmtests::corpus_files(&corpus) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -65,6 +66,11 @@ fn t2_is_byte_identical_on_every_chunk_stream_with_and_without_the_regeneration_
             t.typed += report.objects.typed;
             t.generic += report.objects.generic;
             t.degraded += report.objects.degraded;
+            for c in &report.coverage {
+                let e = per_stream.entry(c.stream.clone()).or_default();
+                e.0 += c.typed_bytes;
+                e.1 += c.bytes;
+            }
             let scene = report.coverage.iter().find(|c| c.stream == "Scene").expect("every real file has a Scene");
             t.scene_bytes += scene.bytes;
             t.typed_bytes += scene.typed_bytes;
@@ -85,6 +91,12 @@ fn t2_is_byte_identical_on_every_chunk_stream_with_and_without_the_regeneration_
             t.generic,
             t.degraded,
             100.0 * t.typed_bytes as f64 / t.scene_bytes.max(1) as f64
+        );
+    }
+    for (stream, (typed, bytes)) in &per_stream {
+        println!(
+            "coverage {stream}: {typed} of {bytes} bytes typed ({:.1}%)",
+            100.0 * *typed as f64 / (*bytes).max(1) as f64
         );
     }
     for ((class, reason), n) in &degraded {
