@@ -150,7 +150,7 @@ fn every_dedicated_list_is_present_in_json_and_html() {
     assert_eq!(lists["flare"][0]["node"], "Flare_sun");
     assert_eq!(lists["flare"][0]["first_flare_keep_size"], "true");
     assert_eq!(lists["era_mismatch"].as_array().unwrap().len(), 1);
-    assert_eq!(lists["era_mismatch"][0]["figure_era"], serde_json::json!([0]));
+    assert_eq!(lists["era_mismatch"][0]["figure_era"], serde_json::json!([3]), "listed by the farm's scale rule");
     assert_eq!(lists["lfs_pointer"].as_array().unwrap().len(), 1);
     assert_eq!(lists["lfs_pointer"][0]["status"], "skip");
     let degraded = &lists["degraded_classes"][0];

@@ -32,6 +32,15 @@ pub fn version_label(r: &FileResult) -> String {
     }
 }
 
+/// The era-mismatch rule is the farm's ([`crate::buckets::era_mismatch`]); a file the
+/// farm bucketed or the worker tagged `era-mismatch` is listed too, so the list and the
+/// `era-mismatch` bucket page always agree.
+fn is_era_mismatch(r: &FileResult) -> bool {
+    crate::buckets::era_mismatch(r)
+        || r.buckets.iter().any(|b| b == "era-mismatch")
+        || r.triage.as_ref().is_some_and(|t| t.classes.iter().any(|c| c == "era-mismatch"))
+}
+
 /// Orders version labels by release (`Max 3` < `Max 9` < `Max 2016`), labels without a
 /// number last, so tables read chronologically rather than alphabetically.
 pub fn version_order(label: &str) -> (u64, String) {
@@ -202,7 +211,7 @@ impl RunData {
                         first_flare_keep_size: flag,
                     });
                 }
-                if triage.classes.iter().any(|c| c == "era-mismatch") {
+                if is_era_mismatch(r) {
                     lists.era_mismatch.push(EraRow {
                         path: r.path.clone(),
                         max_version: version_label(r),

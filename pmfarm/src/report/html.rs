@@ -566,7 +566,7 @@ fn lists(b: &mut String, pages: &Pages, r: &Report) {
         );
     }
 
-    section(b, "era-mismatch", "Era-mismatch list", "Files the worker tagged era-mismatch: their reference exports predate the current max sources, so T3 differences are expected by design.");
+    section(b, "era-mismatch", "Era-mismatch list", "Files whose skel T3 differences the era rule explains (a fresh-era figure, or a uniform ×1.2 / ×0.8 scale): their reference exports predate the current max sources, so the differences are expected by design.");
     if l.era_mismatch.is_empty() {
         none(b, "era-mismatch files");
     } else {

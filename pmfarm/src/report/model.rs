@@ -142,7 +142,7 @@ pub struct Lists {
     pub mapext: Vec<MapExtRow>,
     /// NeL flare objects: one row per flare.
     pub flare: Vec<FlareRow>,
-    /// Files the worker tagged `era-mismatch`, with their biped figure eras.
+    /// Era-mismatch files (the farm's rule, or tagged), with their biped figure eras.
     pub era_mismatch: Vec<EraRow>,
     /// Git-LFS pointers (skipped, never passed or failed).
     pub lfs_pointer: Vec<LfsRow>,

@@ -123,24 +123,24 @@ pub fn results() -> Vec<FileResult> {
     out.push(crashed);
 
     let mut ryzom = plain(RYZOM, "Max 9", "max-9", 60);
-    ryzom.buckets =
-        buckets("max-9", &["mapext", "flare", "biped", "era-mismatch", "t3", "max-9--t3", "max-9--t3--mapext"]);
+    // No `era-mismatch` tag or bucket: the list must come from the farm's own rule (uniform ×1.2 scale).
+    ryzom.buckets = buckets("max-9", &["mapext", "flare", "biped", "t3", "max-9--t3", "max-9--t3--mapext"]);
     ryzom.triage = Some(Triage {
-        classes: vec!["biped".into(), "era-mismatch".into(), "flare".into(), "mapext".into()],
+        classes: vec!["biped".into(), "flare".into(), "mapext".into()],
         mapext: vec![
             MapExtHit { node: "Box01 <armor>".into(), dll: "mapext.dlm".into(), class_name: "Map Extender".into() },
             MapExtHit { node: "Plane02".into(), dll: "mapext.dlm".into(), class_name: "Map Extender".into() },
         ],
         flare: vec![FlareHit { node: "Flare_sun".into(), first_flare_keep_size: json!(true) }],
-        biped: Some(BipedInfo { systems: 1, figure_era: vec![Some(0)] }),
+        biped: Some(BipedInfo { systems: 1, figure_era: vec![Some(3)] }),
         unused_entries: vec![],
     });
     ryzom.results.push(TierResult {
         tier: Tier::T3,
         stream: "skel".into(),
-        verdict: Verdict::pass(),
+        verdict: Verdict::Normalized { reason: "uniform scale x1.2 against the reference (era)".into() },
         detail: Some(json!({
-            "bones": 42, "dpos_exact": 40, "dpos_close": 2, "drot_exact": 42,
+            "bones": 42, "scale_factor": 1.2, "dpos_exact": 40, "dpos_close": 2, "drot_exact": 42,
             "inv_bind_pos_ulp_histogram": {"0": 300, "1": 40, "2": 7, ">4": 1}
         })),
     });
