@@ -70,7 +70,7 @@ fn panicking_worker_is_a_crash_with_the_panic_report() {
 #[test]
 fn hanging_worker_is_a_timeout_at_the_no_output_limit() {
     let v = check("hang", "timeout", "without output");
-    assert!(v["timing"]["wall_ms"].as_u64().unwrap() >= 2000, "{v:#}");
+    assert!(v["timing"]["wall_ms"].as_u64().unwrap() >= 3000, "{v:#}");
 }
 
 #[test]
@@ -87,4 +87,27 @@ fn garbage_printing_worker_is_a_crash_never_a_pass() {
 #[test]
 fn flooding_worker_is_killed_at_the_line_bound() {
     check("flood", "crash", "stdout line over");
+}
+
+#[test]
+fn silent_worker_is_a_timeout_at_the_hard_limit() {
+    let t = tempfile::tempdir().unwrap();
+    let corpus = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "");
+    let out = t.path().join("out");
+    let run = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "--no-report"])
+        .args(["--timeout", "4", "--idle-timeout", "600", "--grace", "1"])
+        .fault("sleep@t1", VICTIM)
+        .output();
+    assert_exit(&run, 0);
+    let v = &results(&out)[VICTIM];
+    assert_eq!(v["status"], "timeout", "{v:#}");
+    assert!(v["reason"].as_str().unwrap().contains("hard time limit"), "{v:#}");
+}
+
+#[test]
+fn worker_usage_exit_is_an_infra_error() {
+    let (victim, clean, faulty) = run_with_fault("exit=2");
+    assert_eq!(victim["status"], "infra-error", "{victim:#}");
+    assert_eq!(clean, faulty);
 }
