@@ -13,7 +13,7 @@ fn run_with_fault(action: &str) -> (serde_json::Value, Vec<(String, String)>, Ve
     let corpus = demo_corpus(t.path());
     let gates = gates_dir(t.path(), "");
     let limits =
-        ["--timeout", "20", "--idle-timeout", "2", "--grace", "1", "--memory", "512M", "-j", "2", "--no-report"];
+        ["--timeout", "30", "--idle-timeout", "3", "--grace", "1", "--memory", "512M", "-j", "2", "--no-report"];
     let clean_out = t.path().join("clean");
     let clean = Farm::new(&["run", s(&corpus), "--out", s(&clean_out), "--gates", s(&gates)]).args(limits).output();
     assert_exit(&clean, 0);
