@@ -47,6 +47,8 @@ impl Browser {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
+            // Containers often give /dev/shm only 64 MB; Chromium then crashes on large pages.
+            "--disable-dev-shm-usage",
             "--enable-logging=stderr",
             "--v=0",
         ]);
