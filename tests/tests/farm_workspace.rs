@@ -109,3 +109,31 @@ fn workspace_enumeration_follows_the_build_pipeline() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("sky/directories.py:2:"), "{stderr}");
 }
+
+#[test]
+fn manifest_enumeration_lists_exactly_its_files() {
+    let t = tempfile::tempdir().unwrap();
+    let demo = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "");
+    let list = demo.join("list.txt");
+    std::fs::write(&list, "# three of the demo files\nmax9_box.max\n\nempty.max\nmax2016_mapext.max\n").unwrap();
+    let out_dir = t.path().join("out");
+    let out =
+        Farm::new(&["run", "--manifest", s(&list), "--out", s(&out_dir), "--gates", s(&gates), "--no-report"]).output();
+    assert_exit(&out, 0);
+    let paths: Vec<String> = results(&out_dir).into_keys().collect();
+    assert_eq!(paths, vec!["empty.max", "max2016_mapext.max", "max9_box.max"]);
+
+    let tsv = demo.join("manifest.tsv");
+    std::fs::write(&tsv, "sha\tfile\tnote\nx\tmax2010_box.max\tfirst\ny\tcorrupt.max\tsecond\n").unwrap();
+    let out =
+        Farm::new(&["run", "--manifest", s(&tsv), "--out", s(&out_dir), "--gates", s(&gates), "--no-report"]).output();
+    assert_exit(&out, 0);
+    let paths: Vec<String> = results(&out_dir).into_keys().collect();
+    assert_eq!(paths, vec!["corrupt.max", "max2010_box.max"]);
+
+    std::fs::write(&list, "max9_box.max\nnot_there.max\n").unwrap();
+    let out = Farm::new(&["run", "--manifest", s(&list), "--out", s(&out_dir), "--gates", s(&gates)]).output();
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("list.txt:2:"), "the bad line is named");
+}
