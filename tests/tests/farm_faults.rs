@@ -8,7 +8,10 @@ use farm_support::*;
 
 /// Runs the demo corpus with `action` fired at the victim's first T1 breadcrumb and
 /// returns (victim result, clean statuses, faulty statuses).
-fn run_with_fault(action: &str) -> (serde_json::Value, Vec<(String, String)>, Vec<(String, String)>) {
+/// (path, status) of every file but the victim.
+type Statuses = Vec<(String, String)>;
+
+fn run_with_fault(action: &str) -> (serde_json::Value, Statuses, Statuses) {
     let t = tempfile::tempdir().unwrap();
     let corpus = demo_corpus(t.path());
     let gates = gates_dir(t.path(), "");
