@@ -18,6 +18,7 @@ pub mod results;
 pub mod run;
 pub mod shard;
 pub mod supervise;
+pub mod verify_ledger;
 pub mod workspace;
 
 use std::path::Path;

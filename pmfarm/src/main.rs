@@ -35,6 +35,19 @@ enum Command {
         #[arg(long)]
         baseline: Option<PathBuf>,
     },
+    /// Check a run directory's journal and results: every enumerated file has exactly one
+    /// status, results.jsonl equals the journal replay, summary counts match (exit 0 ok,
+    /// 1 inconsistent, 2 usage).
+    VerifyLedger {
+        /// Output folder of the run.
+        out: PathBuf,
+        /// Accept an interrupted run not yet resumed (files without a result are notes).
+        #[arg(long)]
+        partial: bool,
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the embedded demo corpus into a folder.
     Demo {
         /// Destination folder.
@@ -150,6 +163,9 @@ fn main() {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
         Command::Report { out, baseline } => pmfarm::report_cmd(&out, baseline.as_deref()),
+        Command::VerifyLedger { out, partial, json } => {
+            pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
+        }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
                 println!("pmfarm: wrote {n} demo files into {}", dir.display());

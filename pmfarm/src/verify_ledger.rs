@@ -1,0 +1,453 @@
+//! `pmfarm verify-ledger OUT`: proves, from the files alone, that a run directory lost
+//! nothing and ran nothing twice. A farm that can silently drop or duplicate a result is
+//! worse than none, so this check is independent of the code that wrote the files and
+//! usable in CI after any run (fresh, resumed, killed).
+//!
+//! What is checked (each failure is one line naming the file, path or journal line):
+//! - the journal: every complete line is a record; the first is a fresh `run`, each later
+//!   `run` a resumption of the same files, root and options; every `started`/`result`
+//!   names an enumerated file; no file is started again or gets a second result once it
+//!   has one (nothing ran twice); every result follows its `started`; `finished` counts
+//!   the results and closes its segment. A torn last line (no newline: a kill in the middle
+//!   of a write) is tolerated, as `--resume` tolerates it, and reported.
+//! - completeness: every enumerated file has exactly one result, and the last segment
+//!   finished (unless `--partial`, for a run that was interrupted and not yet resumed).
+//! - `results.jsonl` equals the journal replay, line for line, sorted by path; the only
+//!   allowed difference is a file `baseline-diff.json` calls `spurious`, whose re-run
+//!   result replaced a journaled timeout or infra error.
+//! - `summary.json`: file count, status counts and bucket counts recomputed from
+//!   `results.jsonl`; corpus root as journaled; baseline counts as in `baseline-diff.json`.
+//!
+//! Exit codes: 0 consistent, 1 inconsistent, 2 usage (OUT is not a folder).
+
+use crate::journal::JOURNAL;
+use crate::results::{empty_status_counts, BaselineDiff, DiffClass, FileResult, JournalRecord, Status, Summary};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// How strict the check is.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VerifyOptions {
+    /// Accept a run that was interrupted and not yet resumed: files without a result and
+    /// a last segment without `finished` are notes, not problems. Everything journaled must
+    /// still be consistent.
+    pub partial: bool,
+}
+
+/// What the check found; `problems` empty means consistent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LedgerReport {
+    /// The run directory.
+    pub out: PathBuf,
+    /// Complete journal records read.
+    pub records: u64,
+    /// `run` records: 1 + the number of resumptions.
+    pub segments: u64,
+    /// Files the first `run` record enumerated.
+    pub files: u64,
+    /// Enumerated files with exactly one journaled result.
+    pub results: u64,
+    /// Enumerated files without a journaled result, sorted.
+    pub missing: Vec<String>,
+    /// The last segment ended with a `finished` record.
+    pub finished: bool,
+    /// Bytes of a torn last journal line (0 when the journal ends with a newline).
+    pub torn_bytes: u64,
+    /// Files whose `results.jsonl` line is a baseline re-run of a journaled timeout or infra error.
+    pub spurious_reruns: Vec<String>,
+    /// Journaled results per status.
+    pub status_counts: BTreeMap<String, u64>,
+    /// Observations that do not make the ledger inconsistent.
+    pub notes: Vec<String>,
+    /// Inconsistencies; empty means the ledger is consistent.
+    pub problems: Vec<String>,
+}
+
+impl LedgerReport {
+    /// True when no problem was found.
+    pub fn consistent(&self) -> bool {
+        self.problems.is_empty()
+    }
+}
+
+/// Why the check could not run at all (a usage error, exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum VerifyError {
+    /// OUT does not exist or is not a folder.
+    #[error("{0} is not a run directory (no such folder)")]
+    NotADirectory(PathBuf),
+}
+
+/// The journal, cut into complete records and a torn tail.
+struct ParsedJournal {
+    records: Vec<(usize, JournalRecord)>,
+    torn_bytes: u64,
+}
+
+fn parse_journal(bytes: &[u8], problems: &mut Vec<String>) -> ParsedJournal {
+    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let torn_bytes = (bytes.len() - complete) as u64;
+    let mut records = Vec::new();
+    // Complete lines: everything up to the last newline, that newline dropped.
+    let body = &bytes[..complete.saturating_sub(1)];
+    let lines: Vec<&[u8]> = if complete == 0 { Vec::new() } else { body.split(|b| *b == b'\n').collect() };
+    for (n, line) in lines.into_iter().enumerate() {
+        let line_no = n + 1;
+        match std::str::from_utf8(line)
+            .map_err(|e| e.to_string())
+            .and_then(|l| serde_json::from_str::<JournalRecord>(l).map_err(|e| e.to_string()))
+        {
+            Ok(r) => records.push((line_no, r)),
+            Err(e) => problems.push(format!("{JOURNAL}:{line_no}: not a journal record ({e})")),
+        }
+    }
+    ParsedJournal { records, torn_bytes }
+}
+
+/// Checks the run directory `out`.
+pub fn verify(out: &Path, opts: VerifyOptions) -> Result<LedgerReport, VerifyError> {
+    if !out.is_dir() {
+        return Err(VerifyError::NotADirectory(out.to_path_buf()));
+    }
+    let mut rep = LedgerReport { out: out.to_path_buf(), ..Default::default() };
+    let bytes = match std::fs::read(out.join(JOURNAL)) {
+        Ok(b) => b,
+        Err(e) => {
+            rep.problems.push(format!("{JOURNAL}: {e}"));
+            return Ok(rep);
+        }
+    };
+    let journal = parse_journal(&bytes, &mut rep.problems);
+    rep.records = journal.records.len() as u64;
+    rep.torn_bytes = journal.torn_bytes;
+    if journal.torn_bytes > 0 {
+        rep.notes.push(format!(
+            "{JOURNAL}: torn last line ({} bytes without a newline), ignored as --resume ignores it",
+            journal.torn_bytes
+        ));
+    }
+    let Some(replayed) = replay(&journal.records, &mut rep) else { return Ok(rep) };
+
+    let results_path = out.join("results.jsonl");
+    if results_path.exists() {
+        check_results(out, &replayed, &mut rep);
+    } else if rep.finished {
+        rep.problems.push("results.jsonl is missing although the run finished".into());
+    }
+    if !rep.missing.is_empty() {
+        let shown: Vec<&str> = rep.missing.iter().take(10).map(String::as_str).collect();
+        let more = if rep.missing.len() > 10 { format!(" and {} more", rep.missing.len() - 10) } else { String::new() };
+        let line = format!("{} file(s) without a result: {}{more}", rep.missing.len(), shown.join(", "));
+        if opts.partial && !rep.finished {
+            rep.notes.push(line);
+        } else {
+            rep.problems.push(line);
+        }
+    }
+    if !rep.finished {
+        let line = "the last run segment has no `finished` record: the run was interrupted \
+                    (complete it with `pmfarm run --resume OUT`)"
+            .to_string();
+        if opts.partial {
+            rep.notes.push(line);
+        } else {
+            rep.problems.push(line);
+        }
+    }
+    Ok(rep)
+}
+
+/// The journal replayed: enumerated files, corpus root, result per path.
+struct Replayed {
+    corpus_root: String,
+    files: Vec<String>,
+    results: BTreeMap<String, FileResult>,
+}
+
+/// Walks the records, checking the ledger rules, and returns what they add up to
+/// (`None` when there is no first `run` record to check against).
+fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<Replayed> {
+    let Some((_, JournalRecord::Run { schema, corpus_root, files, options, resumed })) = records.first() else {
+        rep.problems.push(format!("{JOURNAL}: the first record is not a `run` record"));
+        return None;
+    };
+    if *resumed {
+        rep.problems.push(format!("{JOURNAL}:1: the first `run` record is marked as a resumption"));
+    }
+    let enumerated: BTreeSet<&String> = files.iter().collect();
+    if enumerated.len() != files.len() {
+        rep.problems.push(format!("{JOURNAL}:1: the enumerated files hold duplicates"));
+    }
+    rep.files = enumerated.len() as u64;
+    rep.segments = 1;
+    let mut results: BTreeMap<String, FileResult> = BTreeMap::new();
+    let mut running: BTreeSet<String> = BTreeSet::new(); // started in this segment, no result yet
+    let mut finished_at: Option<usize> = None;
+    for (line, record) in &records[1..] {
+        if let Some(f) = finished_at {
+            if !matches!(record, JournalRecord::Run { .. }) {
+                rep.problems
+                    .push(format!("{JOURNAL}:{line}: a record after `finished` (line {f}) in the same segment"));
+            }
+        }
+        match record {
+            JournalRecord::Run { schema: s, corpus_root: c, files: f, options: o, resumed: r } => {
+                rep.segments += 1;
+                finished_at = None;
+                running.clear();
+                if !r {
+                    rep.problems.push(format!("{JOURNAL}:{line}: a second fresh `run` record (not a resumption)"));
+                }
+                if (s, c, f, o) != (schema, corpus_root, files, options) {
+                    rep.problems.push(format!(
+                        "{JOURNAL}:{line}: the resumption differs from the first run in schema, corpus root, \
+                         files or options"
+                    ));
+                }
+            }
+            JournalRecord::Started { path } => {
+                if !enumerated.contains(path) {
+                    rep.problems.push(format!("{JOURNAL}:{line}: `{path}` started but was never enumerated"));
+                } else if results.contains_key(path) {
+                    rep.problems.push(format!("{JOURNAL}:{line}: `{path}` started again after its result (ran twice)"));
+                } else if !running.insert(path.clone()) {
+                    rep.problems.push(format!("{JOURNAL}:{line}: `{path}` started twice in one segment"));
+                }
+            }
+            JournalRecord::Result(r) => {
+                if !enumerated.contains(&r.path) {
+                    rep.problems.push(format!("{JOURNAL}:{line}: result for `{}`, never enumerated", r.path));
+                } else if results.contains_key(&r.path) {
+                    rep.problems.push(format!("{JOURNAL}:{line}: a second result for `{}` (ran twice)", r.path));
+                } else {
+                    if !running.remove(&r.path) {
+                        rep.problems.push(format!("{JOURNAL}:{line}: result for `{}` without `started`", r.path));
+                    }
+                    results.insert(r.path.clone(), (**r).clone());
+                }
+            }
+            JournalRecord::Finished { files: n } => {
+                finished_at = Some(*line);
+                if *n != results.len() as u64 {
+                    rep.problems.push(format!(
+                        "{JOURNAL}:{line}: `finished` counts {n} files, the journal holds {} results",
+                        results.len()
+                    ));
+                }
+            }
+        }
+    }
+    rep.finished = finished_at.is_some();
+    rep.results = results.len() as u64;
+    rep.missing = files.iter().filter(|f| !results.contains_key(*f)).cloned().collect();
+    rep.missing.sort();
+    rep.missing.dedup();
+    let mut counts = empty_status_counts();
+    for r in results.values() {
+        *counts.entry(r.status.name().to_string()).or_default() += 1;
+    }
+    rep.status_counts = counts;
+    Some(Replayed { corpus_root: corpus_root.clone(), files: files.clone(), results })
+}
+
+fn read_lines<T: serde::de::DeserializeOwned>(path: &Path, rep: &mut LedgerReport) -> Option<Vec<T>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            rep.problems.push(format!("{}: {e}", path.display()));
+            return None;
+        }
+    };
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        match serde_json::from_str(line) {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                rep.problems.push(format!("{}:{}: {e}", file_name(path), n + 1));
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path, rep: &mut LedgerReport) -> Option<T> {
+    let parsed = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(v) => Some(v),
+        Err(e) => {
+            rep.problems.push(format!("{}: {e}", file_name(path)));
+            None
+        }
+    }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// `results.jsonl` against the replay, then `summary.json` against `results.jsonl`.
+fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
+    let Some(lines) = read_lines::<FileResult>(&out.join("results.jsonl"), rep) else { return };
+    let diff: Option<BaselineDiff> =
+        out.join("baseline-diff.json").exists().then(|| read_json(&out.join("baseline-diff.json"), rep)).flatten();
+    let spurious: BTreeSet<&str> = diff
+        .iter()
+        .flat_map(|d| d.files.iter())
+        .filter(|f| f.class == DiffClass::Spurious)
+        .map(|f| f.path.as_str())
+        .collect();
+    if lines.windows(2).any(|w| w[0].path >= w[1].path) {
+        rep.problems.push("results.jsonl is not sorted by path with one line per file".into());
+    }
+    let enumerated: BTreeSet<&String> = replayed.files.iter().collect();
+    let mut seen = BTreeSet::new();
+    for r in &lines {
+        seen.insert(r.path.as_str());
+        if !enumerated.contains(&r.path) {
+            rep.problems.push(format!("results.jsonl: `{}` was never enumerated", r.path));
+            continue;
+        }
+        let Some(journaled) = replayed.results.get(&r.path) else {
+            rep.problems.push(format!("results.jsonl: `{}` has no result in the journal", r.path));
+            continue;
+        };
+        if journaled == r {
+            continue;
+        }
+        let rerun = spurious.contains(r.path.as_str())
+            && matches!(journaled.status, Status::Timeout | Status::InfraError)
+            && !matches!(r.status, Status::Timeout | Status::InfraError);
+        if rerun {
+            rep.spurious_reruns.push(r.path.clone());
+        } else {
+            rep.problems.push(format!(
+                "results.jsonl: `{}` differs from its journaled result (status {} there, {} here)",
+                r.path, journaled.status, r.status
+            ));
+        }
+    }
+    for path in replayed.results.keys().filter(|p| !seen.contains(p.as_str())) {
+        rep.problems.push(format!("results.jsonl: `{path}` is journaled but missing"));
+    }
+    if !rep.spurious_reruns.is_empty() {
+        rep.notes.push(format!(
+            "{} spurious file(s) carry the result of their baseline re-run, not the journaled one: {}",
+            rep.spurious_reruns.len(),
+            rep.spurious_reruns.join(", ")
+        ));
+    }
+
+    let summary_path = out.join("summary.json");
+    if !summary_path.exists() {
+        rep.problems.push("summary.json is missing beside results.jsonl".into());
+        return;
+    }
+    let Some(summary) = read_json::<Summary>(&summary_path, rep) else { return };
+    if summary.files != lines.len() as u64 {
+        rep.problems.push(format!("summary.json: files = {}, results.jsonl has {} lines", summary.files, lines.len()));
+    }
+    if summary.corpus_root != replayed.corpus_root {
+        rep.problems.push(format!(
+            "summary.json: corpus root {} differs from the journal's {}",
+            summary.corpus_root, replayed.corpus_root
+        ));
+    }
+    let mut counts = empty_status_counts();
+    let mut buckets: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
+    for r in &lines {
+        *counts.entry(r.status.name().to_string()).or_default() += 1;
+        for b in &r.buckets {
+            let e = buckets.entry(b.as_str()).or_insert_with(empty_status_counts);
+            *e.entry(r.status.name().to_string()).or_default() += 1;
+        }
+    }
+    if summary.status_counts != counts {
+        rep.problems.push(format!(
+            "summary.json: status counts {:?} differ from results.jsonl's {:?}",
+            summary.status_counts, counts
+        ));
+    }
+    let summary_buckets: BTreeMap<&str, &BTreeMap<String, u64>> =
+        summary.buckets.iter().map(|(k, v)| (k.as_str(), &v.status_counts)).collect();
+    let recomputed: BTreeMap<&str, &BTreeMap<String, u64>> = buckets.iter().map(|(k, v)| (*k, v)).collect();
+    if summary_buckets != recomputed {
+        let differing: Vec<&str> = summary_buckets
+            .keys()
+            .chain(recomputed.keys())
+            .filter(|k| summary_buckets.get(*k) != recomputed.get(*k))
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        rep.problems.push(format!("summary.json: bucket counts differ from results.jsonl in {}", differing.join(", ")));
+    }
+    match (&summary.baseline, &diff) {
+        (Some(b), Some(d)) if b.counts != d.counts => {
+            rep.problems.push("summary.json: baseline counts differ from baseline-diff.json".into())
+        }
+        (Some(_), None) => rep.problems.push("summary.json names a baseline but baseline-diff.json is missing".into()),
+        (None, Some(_)) => rep.problems.push("baseline-diff.json is present but summary.json names no baseline".into()),
+        _ => {}
+    }
+}
+
+/// Human-readable lines for the terminal.
+pub fn render(rep: &LedgerReport) -> String {
+    let mut s = format!("pmfarm: verify-ledger {}\n", rep.out.display());
+    s.push_str(&format!(
+        "  journal: {} records in {} segment(s) ({} resumption(s)), {}, torn last line: {}\n",
+        rep.records,
+        rep.segments,
+        rep.segments.saturating_sub(1),
+        if rep.finished { "finished" } else { "not finished" },
+        if rep.torn_bytes > 0 { format!("{} bytes (tolerated)", rep.torn_bytes) } else { "none".into() }
+    ));
+    let counts: Vec<String> =
+        rep.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
+    s.push_str(&format!(
+        "  files: {} enumerated, {} with exactly one result ({}), {} without\n",
+        rep.files,
+        rep.results,
+        counts.join(", "),
+        rep.missing.len()
+    ));
+    for n in &rep.notes {
+        s.push_str(&format!("  note: {n}\n"));
+    }
+    for p in &rep.problems {
+        s.push_str(&format!("  INCONSISTENT: {p}\n"));
+    }
+    if rep.consistent() {
+        s.push_str("pmfarm: ledger consistent\n");
+    } else {
+        s.push_str(&format!("pmfarm: ledger INCONSISTENT ({} problem(s))\n", rep.problems.len()));
+    }
+    s
+}
+
+/// The `verify-ledger` subcommand: prints the report (JSON with `json`) and returns the
+/// exit code: 0 consistent, 1 inconsistent, 2 usage.
+pub fn cmd(out: &Path, opts: VerifyOptions, json: bool) -> i32 {
+    match verify(out, opts) {
+        Ok(rep) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+            } else {
+                print!("{}", render(&rep));
+            }
+            if rep.consistent() {
+                0
+            } else {
+                1
+            }
+        }
+        Err(e) => {
+            eprintln!("pmfarm: verify-ledger: {e}");
+            2
+        }
+    }
+}
