@@ -105,6 +105,11 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         eprintln!("pmfarm: cannot create {}: {e}", cfg.out.display());
         return code::USAGE;
     }
+    // Outputs of an earlier run in this folder must never pass for this run's if it is
+    // interrupted: they are removed before the first worker starts.
+    for stale in ["results.jsonl", "summary.json", "baseline-diff.json"] {
+        let _ = std::fs::remove_file(cfg.out.join(stale));
+    }
     let mut journal = match Journal::create(&cfg.out) {
         Ok(j) => j,
         Err(e) => {
