@@ -66,7 +66,7 @@ impl RunModel {
     pub fn decode(kind: StreamType, tree: &[Chunk<'_>], stream_len: u64, ctx: &mut Ctx<'_>) -> RunModel {
         let mut model = RunModel { parts: Vec::with_capacity(tree.len()), degraded: Vec::new() };
         for (i, c, span) in child_spans(tree, stream_len) {
-            let decoded = ctx.at(i, c.id, |ctx| top_level(kind, c, span, ctx));
+            let decoded = ctx.at(i, c.id, |ctx| top_level(kind, c, span, ctx, &mut model.degraded));
             let part = match decoded {
                 None => Part::Raw(span),
                 Some((_, Ok(p))) => p,
@@ -93,7 +93,13 @@ impl RunModel {
 
 type Decoded = Option<(&'static str, Result<Part, Surprise>)>;
 
-fn top_level(kind: StreamType, c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Decoded {
+fn top_level(
+    kind: StreamType,
+    c: &Chunk<'_>,
+    span: Span,
+    ctx: &mut Ctx<'_>,
+    degraded: &mut Vec<DegradedEntry>,
+) -> Decoded {
     use super::directory::ids;
     let leaf = |ctx: &mut Ctx<'_>, name, k| Some((name, typed_leaf(c, span, k, ctx).map(Part::Leaf)));
     match (kind, c.id) {
@@ -113,7 +119,7 @@ fn top_level(kind: StreamType, c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> 
         (StreamType::Config, 0x20a0) => Some(("Config entry table", config_table(c, span, ctx))),
         // Five public files store an empty ConfigScript as a 0-byte leaf: keep that form.
         (StreamType::Config, 0x2180) if !c.is_container() => leaf(ctx, "ConfigScript", Kind::Empty),
-        (StreamType::Config, 0x2180) => Some(("ConfigScript", config_script(c, span, ctx))),
+        (StreamType::Config, 0x2180) => Some(("ConfigScript", config_script(c, span, ctx, degraded))),
         _ => None,
     }
 }
@@ -190,16 +196,37 @@ fn config_table(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<Part, Su
 }
 
 /// 0x2180 ConfigScript: 0x0040 entries of [0x0050 header (`u32` SuperClassID, ClassId),
-/// 0x0007 meta container].
-fn config_script(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<Part, Surprise> {
-    nested(c, span, ctx, &|child, cspan, ctx| match child.id {
-        0x0040 => Some(nested(child, cspan, ctx, &|k, kspan, ctx| match k.id {
-            0x0050 => Some(typed_leaf(k, kspan, Kind::U32x3, ctx).map(Part::Leaf)),
-            0x0007 => Some(meta(k, kspan, ctx)),
-            _ => None,
-        })),
+/// 0x0007 meta container]. Each entry degrades on its own ("ConfigScript entry").
+fn config_script(
+    c: &Chunk<'_>,
+    span: Span,
+    ctx: &mut Ctx<'_>,
+    degraded: &mut Vec<DegradedEntry>,
+) -> Result<Part, Surprise> {
+    if !c.is_container() {
+        return Err(ctx.surprise("ConfigScript 0x2180 is a non-empty leaf"));
+    }
+    let entry: &ChildDecoder<'_> = &|k, kspan, ctx| match k.id {
+        0x0050 => Some(typed_leaf(k, kspan, Kind::U32x3, ctx).map(Part::Leaf)),
+        0x0007 => Some(meta(k, kspan, ctx)),
         _ => None,
-    })
+    };
+    let mut parts = Vec::with_capacity(c.children().len());
+    for (i, child, cspan) in child_spans(c.children(), span.end) {
+        if child.id != 0x0040 {
+            parts.push(Part::Raw(cspan));
+            continue;
+        }
+        match ctx.at(i, child.id, |ctx| nested(child, cspan, ctx, entry)) {
+            Ok(p) => parts.push(p),
+            Err(surprise) => {
+                degraded.push(DegradedEntry { name: "ConfigScript entry", surprise });
+                parts.push(Part::Raw(cspan));
+            }
+        }
+    }
+    ctx.claims.header(span, c.width);
+    Ok(Part::Container(TypedContainer { id: c.id, width: c.width, parts }))
 }
 
 /// 0x0007 meta container: typed values, nested meta containers (depth bounded by the

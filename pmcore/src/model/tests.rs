@@ -417,6 +417,9 @@ fn class_data_and_config_as_far_as_documented() {
     let (d, model) = decode_run("Config", bad_string);
     d.assert_exact();
     assert!(model.degraded[0].surprise.reason.contains("LenString"), "{:?}", model.degraded);
+    assert_eq!(model.degraded[0].name, "ConfigScript entry");
+    assert_eq!(model.degraded[0].surprise.chunk_path, "Config/0x2180/[0]0x0040/[0]0x0007/[0]0x0006");
+    assert_eq!(model.typed_count(0x2180), 1, "the ConfigScript itself stays typed");
 }
 
 #[test]
