@@ -199,6 +199,14 @@ fn bucket_pages_show_locator_hex_window_diff_and_t3_detail() {
     assert_eq!(hidden_rows, 0, "with JavaScript off nothing is hidden: pagination is the script's job");
     assert!(page.contains("<html lang=\"en\" data-js=\"off\">"), "the sentinel starts off");
 
+    // Other buckets of the same file link to its home page instead of repeating the details.
+    let all = read(&index.dir.join("bucket-all.html"));
+    assert!(all.contains(&format!(
+        "t1 Scene Scene/0x2021/0x2034[3] @ 0x1a2 · <a href=\"bucket-max-2016.html#{}\">details on max-2016</a>",
+        pmfarm::report::html::file_anchor(fx::REGRESSED)
+    )));
+    assert!(!all.contains("class=\"d at\""), "no hex window repeated on bucket-all");
+
     let bucket = json(&index.dir.join("bucket-max-2016.json"));
     let regressed = bucket["entries"].as_array().unwrap().iter().find(|e| e["path"] == fx::REGRESSED).unwrap();
     assert_eq!(regressed["diff_class"], "regressed");

@@ -410,6 +410,7 @@ impl RunData {
                     detail: t.detail.clone().unwrap_or_default(),
                 })
                 .collect(),
+            home: home_bucket(r),
             wall_ms: r.timing.wall_ms,
             peak_rss_bytes: r.timing.peak_rss_bytes,
         }

@@ -855,10 +855,14 @@ fn scalar(v: &serde_json::Value) -> String {
 }
 
 fn bucket_page(r: &Report, bk: &BucketReport) -> String {
+    let pages = Pages::new(r);
     let mut b = String::new();
     let _ = write!(b, r#"<p>{} files · "#, bk.files);
-    let counts: Vec<String> =
-        bk.status_counts.iter().filter(|(_, n)| **n > 0).map(|(s, n)| format!("{} {n}", badge(s))).collect();
+    let counts: Vec<String> = status_order(&bk.status_counts)
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(s, n)| format!("{} {n}", badge(s)))
+        .collect();
     b.push_str(&counts.join(" · "));
     if !bk.changes.is_empty() {
         let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
@@ -882,8 +886,18 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
                 details.push_str(&t3_block(t));
             }
             let locator_text = e.locator.clone().or_else(|| e.reason.clone()).unwrap_or_default();
+            let shown_here = e.home == bk.slug || bk.aliases.contains(&e.home);
+            let elsewhere = if shown_here { None } else { pages.file(&e.home, &e.path) };
             let locator = if details.is_empty() {
                 escape(&locator_text)
+            } else if let Some(link) = elsewhere {
+                let sep = if locator_text.is_empty() { "" } else { " · " };
+                format!(
+                    r#"{}{sep}<a href="{}">details on {}</a>"#,
+                    escape(&locator_text),
+                    escape(&link),
+                    escape(&e.home)
+                )
             } else {
                 let summary = if !locator_text.is_empty() {
                     locator_text.clone()

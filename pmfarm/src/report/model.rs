@@ -290,6 +290,10 @@ pub struct FileEntry {
     /// T3 verdicts that carried a non-empty `detail` (skel field counters, ULP histogram,
     /// export digests).
     pub t3: Vec<T3Detail>,
+    /// Slug of the bucket whose page shows this file's details (hex window, diff, T3):
+    /// its version bucket. Other bucket pages link there instead of repeating them, which
+    /// keeps a large run's report from growing with every bucket a file belongs to.
+    pub home: String,
     /// Farm wall time.
     pub wall_ms: u64,
     /// Peak RSS of the worker.
