@@ -451,3 +451,195 @@ pub fn cmd(out: &Path, opts: VerifyOptions, json: bool) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::Journal;
+    use crate::results::{BucketSummary, Summary};
+    use std::io::Write;
+
+    fn result(path: &str, status: Status) -> FileResult {
+        FileResult { path: path.into(), status, buckets: vec!["all".into()], ..Default::default() }
+    }
+
+    fn run_record(files: &[&str], resumed: bool) -> JournalRecord {
+        JournalRecord::Run {
+            schema: 1,
+            corpus_root: "/corpus".into(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+            options: serde_json::json!({"tiers": ["t1"]}),
+            resumed,
+        }
+    }
+
+    /// Writes `records` as the journal, and results.jsonl + summary.json from `outputs`.
+    fn run_dir(records: &[JournalRecord], outputs: Option<&[FileResult]>) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(t.path()).unwrap();
+        for r in records {
+            j.append(r).unwrap();
+        }
+        if let Some(results) = outputs {
+            let lines: String = results.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+            std::fs::write(t.path().join("results.jsonl"), lines).unwrap();
+            let mut counts = empty_status_counts();
+            for r in results {
+                *counts.get_mut(r.status.name()).unwrap() += 1;
+            }
+            let summary = Summary {
+                corpus_root: "/corpus".into(),
+                files: results.len() as u64,
+                status_counts: counts.clone(),
+                buckets: [("all".to_string(), BucketSummary { files: results.len() as u64, status_counts: counts })]
+                    .into(),
+                ..Default::default()
+            };
+            std::fs::write(t.path().join("summary.json"), serde_json::to_string(&summary).unwrap()).unwrap();
+        }
+        t
+    }
+
+    fn started(p: &str) -> JournalRecord {
+        JournalRecord::Started { path: p.into() }
+    }
+
+    fn done(r: &FileResult) -> JournalRecord {
+        JournalRecord::Result(Box::new(r.clone()))
+    }
+
+    fn check(dir: &tempfile::TempDir, partial: bool) -> LedgerReport {
+        verify(dir.path(), VerifyOptions { partial }).unwrap()
+    }
+
+    fn complete_run() -> (Vec<JournalRecord>, Vec<FileResult>) {
+        let (a, b) = (result("a.max", Status::Pass), result("b.max", Status::Crash));
+        let records = vec![
+            run_record(&["a.max", "b.max"], false),
+            started("a.max"),
+            started("b.max"),
+            done(&b),
+            done(&a),
+            JournalRecord::Finished { files: 2 },
+        ];
+        (records, vec![a, b])
+    }
+
+    #[test]
+    fn a_complete_run_is_consistent() {
+        let (records, results) = complete_run();
+        let rep = check(&run_dir(&records, Some(&results)), false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!((rep.files, rep.results, rep.segments, rep.finished), (2, 2, 1, true));
+        assert_eq!(rep.status_counts["crash"], 1);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_tolerated_and_reported() {
+        let (records, results) = complete_run();
+        let dir = run_dir(&records, Some(&results));
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join(JOURNAL)).unwrap();
+        f.write_all(b"{\"record\":\"started\",\"pa").unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!(rep.torn_bytes, 23);
+        assert!(rep.notes.iter().any(|n| n.contains("torn")));
+    }
+
+    #[test]
+    fn an_unparsable_line_inside_the_journal_is_a_problem() {
+        let (records, results) = complete_run();
+        let dir = run_dir(&records[..2], None);
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join(JOURNAL)).unwrap();
+        f.write_all(b"{\"record\":\"res\n").unwrap();
+        drop(f);
+        let mut j = Journal::reopen(dir.path()).unwrap();
+        for r in &records[2..] {
+            j.append(r).unwrap();
+        }
+        std::fs::copy(run_dir(&records, Some(&results)).path().join("results.jsonl"), dir.path().join("results.jsonl"))
+            .unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.problems.iter().any(|p| p.contains(":3: not a journal record")), "{}", render(&rep));
+    }
+
+    #[test]
+    fn a_second_result_or_a_restart_after_a_result_is_running_twice() {
+        let (mut records, results) = complete_run();
+        records.insert(5, started("a.max"));
+        records.insert(6, done(&results[0]));
+        let rep = check(&run_dir(&records, Some(&results)), false);
+        assert!(rep.problems.iter().any(|p| p.contains("`a.max` started again after its result")), "{rep:?}");
+        assert!(rep.problems.iter().any(|p| p.contains("a second result for `a.max`")), "{rep:?}");
+        assert!(rep.problems.iter().any(|p| p.contains("`finished` counts 2")) || rep.problems.len() >= 2);
+    }
+
+    #[test]
+    fn an_interrupted_run_is_incomplete_unless_partial() {
+        let (records, _) = complete_run();
+        let dir = run_dir(&records[..4], None);
+        let strict = check(&dir, false);
+        assert!(strict.problems.iter().any(|p| p.contains("without a result: a.max")), "{strict:?}");
+        assert!(strict.problems.iter().any(|p| p.contains("interrupted")), "{strict:?}");
+        let partial = check(&dir, true);
+        assert!(partial.consistent(), "{}", render(&partial));
+        assert_eq!(partial.missing, ["a.max"]);
+    }
+
+    #[test]
+    fn a_resumption_completes_the_run_and_must_repeat_its_files_and_options() {
+        let (records, results) = complete_run();
+        let mut resumed = records[..4].to_vec();
+        resumed.extend([
+            run_record(&["a.max", "b.max"], true),
+            started("a.max"),
+            done(&results[0]),
+            JournalRecord::Finished { files: 2 },
+        ]);
+        let rep = check(&run_dir(&resumed, Some(&results)), false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!(rep.segments, 2);
+        resumed[4] = run_record(&["a.max"], true);
+        let rep = check(&run_dir(&resumed, Some(&results)), false);
+        assert!(rep.problems.iter().any(|p| p.contains("resumption differs")), "{rep:?}");
+    }
+
+    #[test]
+    fn results_and_summary_must_equal_the_replay() {
+        let (records, mut results) = complete_run();
+        results[1].status = Status::Pass; // a crash that reads as a pass
+        let rep = check(&run_dir(&records, Some(&results)), false);
+        assert!(
+            rep.problems.iter().any(|p| p.contains("`b.max` differs from its journaled result (status crash there")),
+            "{rep:?}"
+        );
+        let (records, results) = complete_run();
+        let dir = run_dir(&records, Some(&results[..1]));
+        let rep = check(&dir, false);
+        assert!(rep.problems.iter().any(|p| p.contains("`b.max` is journaled but missing")), "{rep:?}");
+    }
+
+    #[test]
+    fn summary_counts_are_recomputed() {
+        let (records, results) = complete_run();
+        let dir = run_dir(&records, Some(&results));
+        let path = dir.path().join("summary.json");
+        let mut s: Summary = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        *s.status_counts.get_mut("crash").unwrap() = 0;
+        *s.status_counts.get_mut("pass").unwrap() = 2;
+        std::fs::write(&path, serde_json::to_string(&s).unwrap()).unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.problems.iter().any(|p| p.starts_with("summary.json: status counts")), "{rep:?}");
+        s.buckets.get_mut("all").unwrap().status_counts = s.status_counts.clone();
+        std::fs::write(&path, serde_json::to_string(&s).unwrap()).unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.problems.iter().any(|p| p.contains("bucket counts differ from results.jsonl in all")), "{rep:?}");
+    }
+
+    #[test]
+    fn a_missing_journal_is_inconsistent_and_a_missing_folder_a_usage_error() {
+        let t = tempfile::tempdir().unwrap();
+        assert!(!check(&t, true).consistent());
+        assert!(verify(&t.path().join("nope"), VerifyOptions::default()).is_err());
+    }
+}
