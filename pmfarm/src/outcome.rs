@@ -200,3 +200,50 @@ pub fn signatures(r: &FileResult) -> Vec<String> {
     out.dedup();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::Limits;
+    use pmworker::events::{End, EndCounts, Timing};
+
+    fn end(status: EndStatus) -> Event {
+        Event::End(End {
+            status,
+            reason: None,
+            fail_kinds: Vec::new(),
+            counts: EndCounts::default(),
+            timing: Timing::default(),
+        })
+    }
+
+    fn status_of(run: RawRun) -> Status {
+        from_run("x.max", run, &Limits::default()).status
+    }
+
+    #[test]
+    fn worker_contract_mapping() {
+        let ok = |events: Vec<Event>, code: i32| RawRun { events, exit_code: Some(code), ..Default::default() };
+        assert_eq!(status_of(ok(vec![end(EndStatus::Pass)], 0)), Status::Pass);
+        assert_eq!(status_of(ok(vec![end(EndStatus::Skip)], 0)), Status::Skip);
+        assert_eq!(status_of(ok(vec![end(EndStatus::Fail)], 1)), Status::Fail);
+        assert_eq!(status_of(ok(vec![], 2)), Status::InfraError);
+        assert_eq!(status_of(ok(vec![], 0)), Status::Crash, "no end event is never a pass");
+        assert_eq!(status_of(ok(vec![end(EndStatus::Pass)], 1)), Status::Crash, "exit and end disagree");
+        assert_eq!(status_of(ok(vec![end(EndStatus::Fail)], 0)), Status::Crash, "exit and end disagree");
+        let signal = |sig: i32, stderr: &str| RawRun {
+            signal: Some(sig),
+            stderr_tail: stderr.to_string(),
+            ..Default::default()
+        };
+        assert_eq!(status_of(signal(libc::SIGSEGV, "")), Status::Crash);
+        assert_eq!(status_of(signal(libc::SIGABRT, "memory allocation of 67108864 bytes failed\n")), Status::Oom);
+        assert_eq!(status_of(signal(libc::SIGKILL, "")), Status::Oom);
+        let killed = |k: KillReason| RawRun { killed: Some(k), signal: Some(libc::SIGTERM), ..Default::default() };
+        assert_eq!(status_of(killed(KillReason::HardTimeout)), Status::Timeout);
+        assert_eq!(status_of(killed(KillReason::IdleTimeout)), Status::Timeout);
+        assert_eq!(status_of(killed(KillReason::OutputBound("line".into()))), Status::Crash);
+        let spawn = RawRun { spawn_error: Some("no such file".into()), ..Default::default() };
+        assert_eq!(status_of(spawn), Status::InfraError);
+    }
+}
