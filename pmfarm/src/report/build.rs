@@ -494,6 +494,65 @@ fn status_verdict_lines(status: &str, verdicts: &BTreeMap<String, String>) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmworker::events::TierResult;
+
+    fn file(path: &str, status: Status, verdicts: &[(Tier, Verdict)]) -> FileResult {
+        FileResult {
+            path: path.into(),
+            status,
+            max_version: Some("Max 9".into()),
+            buckets: vec!["all".into(), "max-9".into()],
+            results: verdicts
+                .iter()
+                .map(|(tier, v)| TierResult { tier: *tier, stream: "Scene".into(), verdict: v.clone(), detail: None })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_crash_never_counts_as_a_pass_and_skips_count_nowhere() {
+        let fail = Verdict::Fail(Default::default());
+        let data = RunData {
+            results: vec![
+                file(
+                    "a.max",
+                    Status::Pass,
+                    &[(Tier::T1, Verdict::pass()), (Tier::T2, Verdict::Normalized { reason: "x".into() })],
+                ),
+                file("b.max", Status::Fail, &[(Tier::T1, Verdict::pass()), (Tier::T2, fail)]),
+                // Crashed after a passing T1 verdict: still failing in every tier of the run.
+                file("c.max", Status::Crash, &[(Tier::T1, Verdict::pass())]),
+                file("d.max", Status::Skip, &[]),
+                file(
+                    "e.max",
+                    Status::Pass,
+                    &[(Tier::T1, Verdict::pass()), (Tier::T2, Verdict::Skip { reason: "n/a".into() })],
+                ),
+            ],
+            ..Default::default()
+        };
+        let report = data.build();
+        let rates: Vec<(String, u64, u64)> =
+            report.pass_rates.iter().map(|r| (r.tier.clone(), r.passed, r.total)).collect();
+        assert_eq!(rates, [("t1".to_string(), 3, 4), ("t2".to_string(), 1, 3)]);
+        assert_eq!(report.totals["crash"], 1);
+        assert_eq!(report.totals["infra-error"], 0, "every status is present");
+    }
+
+    #[test]
+    fn buckets_with_the_same_files_share_the_shortest_slugs_page() {
+        let mut a = file("a.max", Status::Pass, &[]);
+        a.buckets = vec!["all".into(), "max-9".into(), "max-9--t1".into()];
+        let mut b = file("b.max", Status::Pass, &[]);
+        b.buckets = vec!["all".into(), "max-9".into(), "max-9--t1".into(), "mapext".into()];
+        let report = RunData { results: vec![a, b], ..Default::default() }.build();
+        let by_slug: BTreeMap<&str, &BucketReport> = report.buckets.iter().map(|b| (b.slug.as_str(), b)).collect();
+        assert_eq!(by_slug["all"].aliases, ["max-9", "max-9--t1"]);
+        assert_eq!(by_slug["max-9--t1"].same_as.as_deref(), Some("all"));
+        assert_eq!(by_slug["max-9--t1"].page, "bucket-all");
+        assert_eq!(by_slug["mapext"].same_as, None);
+    }
 
     #[test]
     fn versions_sort_by_release_then_label() {

@@ -170,3 +170,14 @@ impl Exporter for MarkdownExporter {
         Ok(vec![Artifact { name: "summary.md".into(), contents: text }])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_text_cannot_inject_markup_or_break_tables() {
+        assert_eq!(md("a|b`c\nd"), "a\\|b'c d");
+        assert_eq!(md_text("<img src=x> *x* _y_ & z"), "&lt;img src=x&gt; \\*x\\* \\_y\\_ &amp; z");
+    }
+}
