@@ -33,13 +33,21 @@ impl Journal {
         Ok(Journal { file })
     }
 
-    /// Appends one record and flushes it to the OS.
+    /// Appends one record and flushes it to the OS. A failed append (a full disk cuts
+    /// the write short) is undone, so the journal only ever holds whole lines and a later
+    /// record can never be glued onto half of this one.
     pub fn append(&mut self, record: &JournalRecord) -> std::io::Result<()> {
         let mut line = serde_json::to_string(record).map_err(std::io::Error::other)?;
         line.push('\n');
-        self.file.write_all(line.as_bytes())?;
-        self.file.flush()?;
-        self.file.sync_data()
+        let before = self.file.stream_position()?;
+        let written = self.file.write_all(line.as_bytes()).and_then(|()| self.file.flush());
+        let synced = written.and_then(|()| self.file.sync_data());
+        if let Err(e) = synced {
+            let _ = self.file.set_len(before);
+            let _ = self.file.seek(SeekFrom::Start(before));
+            return Err(std::io::Error::new(e.kind(), format!("cannot append to {JOURNAL}: {e}")));
+        }
+        Ok(())
     }
 }
 
