@@ -133,23 +133,27 @@ pub enum StreamCheck {
     Differs(Vec<u8>),
 }
 
+/// What a rewritten file looked like when reopened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reopened {
+    /// Root CLSID of the reopened file.
+    pub clsid: [u8; 16],
+    /// One check per expected stream, same order.
+    pub checks: Vec<StreamCheck>,
+    /// Stream names of the reopened file in directory order.
+    pub names: Vec<String>,
+}
+
 /// Reopens `bytes` and compares each expected stream, streaming through a small buffer
-/// (no copy of the streams); returns the reopened CLSID, the per-stream checks, and the
-/// reopened stream names in directory order.
-pub fn reopen_and_compare(
-    bytes: &[u8],
-    expected: &[(&str, &[u8])],
-) -> Result<([u8; 16], Vec<StreamCheck>, Vec<String>), ContainerError> {
+/// (no copy of the streams).
+pub fn reopen_and_compare(bytes: &[u8], expected: &[(&str, &[u8])]) -> Result<Reopened, ContainerError> {
     match guard::contain(|| reopen_and_compare_uncontained(bytes, expected)) {
         Ok(r) => r,
         Err(message) => Err(ContainerError::ReaderPanic(message)),
     }
 }
 
-fn reopen_and_compare_uncontained(
-    bytes: &[u8],
-    expected: &[(&str, &[u8])],
-) -> Result<([u8; 16], Vec<StreamCheck>, Vec<String>), ContainerError> {
+fn reopen_and_compare_uncontained(bytes: &[u8], expected: &[(&str, &[u8])]) -> Result<Reopened, ContainerError> {
     let mut cf = cfb::CompoundFile::open(Cursor::new(bytes)).map_err(|e| ContainerError::Structure(e.to_string()))?;
     let clsid = uuid_to_le_bytes(cf.root_entry().clsid());
     let names: Vec<String> = cf
@@ -186,7 +190,7 @@ fn reopen_and_compare_uncontained(
             checks.push(StreamCheck::Differs(all));
         }
     }
-    Ok((clsid, checks, names))
+    Ok(Reopened { clsid, checks, names })
 }
 
 fn uuid_to_le_bytes(u: &uuid::Uuid) -> [u8; 16] {

@@ -107,7 +107,7 @@ fn envelope_round_trip(file: &MaxFile, verdicts: &mut Vec<StreamVerdict>) {
         Ok(b) => b,
         Err(e) => return fail_all(verdicts, "envelope-write", e.to_string()),
     };
-    let (clsid, checks, after) = match container::reopen_and_compare(&bytes, &expected) {
+    let container::Reopened { clsid, checks, names: after } = match container::reopen_and_compare(&bytes, &expected) {
         Ok(r) => r,
         Err(e) => return fail_all(verdicts, "envelope-reopen", e.to_string()),
     };
