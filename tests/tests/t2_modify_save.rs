@@ -34,7 +34,7 @@ fn pick(corpus: &std::path::Path) -> Option<(String, MaxFile, usize, usize, AppD
             .objects
             .iter()
             .enumerate()
-            .find_map(|(i, o)| o.appdata().and_then(|a| a.entries.first()).map(|e| (i, e.key)));
+            .find_map(|(i, _)| scene.appdata(i).and_then(|a| a.entries.first()).map(|e| (i, e.key)));
         if let (Some(node), Some((holder, key))) = (node, appdata) {
             return Some((path.file_name().unwrap().to_string_lossy().into(), file, node, holder, key));
         }
@@ -83,7 +83,7 @@ fn rename_a_node_and_change_an_appdata_value_then_write_and_reopen() {
     let scene = typed.scene_mut().unwrap();
     let old_name = scene.node_name(node).unwrap();
     assert!(scene.set_node_name(node, NEW_NAME));
-    scene.objects[holder].appdata_mut().unwrap().set(key, NEW_VALUE.to_vec());
+    scene.appdata_mut(holder).unwrap().set(key, NEW_VALUE.to_vec());
     let scene_i = file.index_of("Scene").unwrap();
     let original_scene = file.data(scene_i).unwrap();
     let built = typed.stream("Scene").unwrap().build(original_scene).unwrap();
@@ -104,7 +104,7 @@ fn rename_a_node_and_change_an_appdata_value_then_write_and_reopen() {
     let scene = again.scene().unwrap();
     assert_eq!(scene.node_by_name(&NEW_NAME.to_uppercase()), Some(node), "{name}: renamed node found by name");
     assert_eq!(scene.node_by_name(&old_name), None, "{name}: old name `{old_name}` is gone");
-    assert_eq!(scene.objects[holder].appdata().unwrap().get(key), Some(NEW_VALUE), "{name}: AppData value");
+    assert_eq!(scene.appdata(holder).unwrap().get(key), Some(NEW_VALUE), "{name}: AppData value");
 
     // Every other stream is byte-identical, names and order kept.
     assert_eq!(reopened.ole.clsid, file.ole.clsid);

@@ -79,8 +79,14 @@ pub enum ObjectBody {
     Raw(Span),
     /// A 0-byte leaf (container bit clear), header regenerated.
     EmptyLeaf,
-    /// A container whose children are parts in stored order.
-    Parts(Vec<Part>),
+    /// A container whose children are `SceneModel::parts[start..end]`, in stored order
+    /// (one arena for the whole Scene: no allocation per object).
+    Parts {
+        /// First part.
+        start: u32,
+        /// One past the last part.
+        end: u32,
+    },
 }
 
 /// One Scene object.
@@ -95,51 +101,6 @@ pub struct Object {
     pub state: ObjectState,
     /// Content.
     pub body: ObjectBody,
-}
-
-impl Object {
-    /// The object's parts (empty unless typed).
-    pub fn parts(&self) -> &[Part] {
-        match &self.body {
-            ObjectBody::Parts(p) => p,
-            _ => &[],
-        }
-    }
-
-    fn parts_mut(&mut self) -> Option<&mut Vec<Part>> {
-        match &mut self.body {
-            ObjectBody::Parts(p) => Some(p),
-            _ => None,
-        }
-    }
-
-    /// The first reference chunk.
-    pub fn references(&self) -> Option<&References> {
-        self.parts().iter().find_map(|p| match p {
-            Part::References(r) => Some(r),
-            _ => None,
-        })
-    }
-
-    /// The first AppData.
-    pub fn appdata(&self) -> Option<&AppData> {
-        self.parts().iter().find_map(|p| match p {
-            Part::AppData(a) => Some(a),
-            _ => None,
-        })
-    }
-
-    /// The first AppData, mutable.
-    pub fn appdata_mut(&mut self) -> Option<&mut AppData> {
-        self.parts_mut()?.iter_mut().find_map(|p| match p {
-            Part::AppData(a) => Some(a),
-            _ => None,
-        })
-    }
-
-    fn value(&self, id: u16) -> Option<&Value> {
-        super::part::leaf(self.parts(), id).map(|l| &l.value)
-    }
 }
 
 /// Per-class object counts for the inventory.
@@ -199,6 +160,8 @@ pub struct SceneModel {
     pub objects: Vec<Object>,
     /// Distinct classes seen, in first-seen order.
     pub classes: Vec<ClassInfo>,
+    /// Parts of every typed object, object after object.
+    parts: Vec<Part>,
     tail: Vec<Span>,
     /// Non-fatal observations (e.g. the scene object is not last).
     pub notes: Vec<String>,
@@ -223,8 +186,14 @@ impl SceneModel {
         ctx: &mut Ctx<'_>,
         mut on_object: impl FnMut(&str, &str),
     ) -> SceneModel {
-        let mut model =
-            SceneModel { root: None, objects: Vec::new(), classes: Vec::new(), tail: Vec::new(), notes: Vec::new() };
+        let mut model = SceneModel {
+            root: None,
+            objects: Vec::new(),
+            classes: Vec::new(),
+            parts: Vec::new(),
+            tail: Vec::new(),
+            notes: Vec::new(),
+        };
         let mut spans = child_spans(tree, stream_len);
         let Some((_, root, root_span)) = spans.next() else { return model };
         if !root.is_container() {
@@ -259,6 +228,7 @@ impl SceneModel {
         let mut class_of_other: HashMap<u16, usize> = HashMap::new();
         let mut path = String::with_capacity(64);
         self.objects.reserve(root.children().len());
+        self.parts.reserve(root.children().len() * 4);
         for (i, c, span) in child_spans(root.children(), root_span.end) {
             let known = match class_of_dir.get(usize::from(c.id)) {
                 Some(&slot) if slot != u32::MAX => Some(slot as usize),
@@ -283,20 +253,71 @@ impl SceneModel {
                 }
             };
             {
-                use std::fmt::Write;
+                // `Scene/0x2012/[17]0x0001`, written without the formatting machinery:
+                // this runs once per object on the hot path.
                 path.clear();
-                let _ = write!(path, "{}/0x{version:04x}/[{i}]0x{:04x}", ctx.stream, c.id);
+                path.push_str(ctx.stream);
+                path.push_str("/0x");
+                push_hex4(&mut path, version);
+                path.push_str("/[");
+                push_decimal(&mut path, i);
+                path.push_str("]0x");
+                push_hex4(&mut path, c.id);
                 let name = self.classes[class].resolved.as_ref().map_or("<class missing>", |r| r.name.as_str());
                 on_object(&path, name);
             }
             let info = &self.classes[class];
-            let object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, ctx));
+            let parts = &mut self.parts;
+            let object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, parts, ctx));
             self.objects.push(object);
         }
         match self.objects.last().map(|o| self.classes[o.class].resolution) {
             Some(Resolution::Exact(TypedClass::SceneImpl)) => {}
             _ => self.notes.push("the last Scene object is not the SceneImpl".into()),
         }
+    }
+
+    /// Parts of the object at `storage_index` (empty unless its chunks were decoded).
+    pub fn parts(&self, storage_index: usize) -> &[Part] {
+        match self.objects.get(storage_index).map(|o| &o.body) {
+            Some(ObjectBody::Parts { start, end }) => &self.parts[*start as usize..*end as usize],
+            _ => &[],
+        }
+    }
+
+    fn parts_mut(&mut self, storage_index: usize) -> &mut [Part] {
+        match self.objects.get(storage_index).map(|o| &o.body) {
+            Some(&ObjectBody::Parts { start, end }) => &mut self.parts[start as usize..end as usize],
+            _ => &mut [],
+        }
+    }
+
+    /// The first reference chunk of an object.
+    pub fn references(&self, storage_index: usize) -> Option<&References> {
+        self.parts(storage_index).iter().find_map(|p| match p {
+            Part::References(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The first AppData of an object.
+    pub fn appdata(&self, storage_index: usize) -> Option<&AppData> {
+        self.parts(storage_index).iter().find_map(|p| match p {
+            Part::AppData(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The first AppData of an object, to edit.
+    pub fn appdata_mut(&mut self, storage_index: usize) -> Option<&mut AppData> {
+        self.parts_mut(storage_index).iter_mut().find_map(|p| match p {
+            Part::AppData(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    fn value(&self, storage_index: usize, id: u16) -> Option<&Value> {
+        super::part::leaf(self.parts(storage_index), id).map(|l| &l.value)
     }
 
     /// Format version (the root chunk id).
@@ -318,13 +339,12 @@ impl SceneModel {
         if self.is(storage_index, TypedClass::RootNode) {
             return Some("Root Node".into());
         }
-        self.objects.get(storage_index)?.value(ids::NODE_NAME)?.text()
+        self.value(storage_index, ids::NODE_NAME)?.text()
     }
 
     /// Renames a NodeImpl; false when it is not a typed node with a name chunk.
     pub fn set_node_name(&mut self, storage_index: usize, name: &str) -> bool {
-        let Some(parts) = self.objects.get_mut(storage_index).and_then(Object::parts_mut) else { return false };
-        match super::part::leaf_mut(parts, ids::NODE_NAME) {
+        match super::part::leaf_mut(self.parts_mut(storage_index), ids::NODE_NAME) {
             Some(l) => {
                 l.value = Value::utf16(name);
                 true
@@ -335,7 +355,7 @@ impl SceneModel {
 
     /// Parent storage index (0x0960) of a NodeImpl.
     pub fn node_parent(&self, storage_index: usize) -> Option<usize> {
-        match self.objects.get(storage_index)?.value(ids::NODE_PARENT)? {
+        match self.value(storage_index, ids::NODE_PARENT)? {
             Value::U32x2([parent, _flags]) => usize::try_from(*parent).ok().filter(|&p| p < self.objects.len()),
             _ => None,
         }
@@ -343,7 +363,7 @@ impl SceneModel {
 
     /// Node version (0x09ce) of a NodeImpl.
     pub fn node_version(&self, storage_index: usize) -> Option<u32> {
-        match self.objects.get(storage_index)?.value(ids::NODE_VERSION)? {
+        match self.value(storage_index, ids::NODE_VERSION)? {
             Value::U32(v) => Some(*v),
             _ => None,
         }
@@ -380,7 +400,7 @@ impl SceneModel {
         } else {
             return None;
         };
-        let refs = self.objects[storage_index].references();
+        let refs = self.references(storage_index);
         Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
     }
 
@@ -416,8 +436,8 @@ impl SceneModel {
     /// Counts of typed-owned chunks of the kinds the coverage floor checks.
     pub fn typed_counts(&self) -> TypedCounts {
         let mut n = TypedCounts::default();
-        for o in &self.objects {
-            for p in o.parts() {
+        {
+            for p in &self.parts {
                 match p {
                     Part::AppData(_) => n.appdata += 1,
                     Part::References(References::Flat { .. }) => n.refs_flat += 1,
@@ -448,9 +468,9 @@ impl SceneModel {
                 match &o.body {
                     ObjectBody::Raw(span) => w.raw(source, span.start, span.end)?,
                     ObjectBody::EmptyLeaf => w.leaf_with(o.id, o.width, |_| {})?,
-                    ObjectBody::Parts(parts) => {
+                    ObjectBody::Parts { start, end } => {
                         let obj = w.open(o.id, o.width, true);
-                        super::part::build_parts(parts, source, w)?;
+                        super::part::build_parts(&self.parts[*start as usize..*end as usize], source, w)?;
                         w.close(obj)?;
                     }
                 }
@@ -461,7 +481,36 @@ impl SceneModel {
     }
 }
 
-fn decode_object(c: &Chunk<'_>, span: Span, class: usize, info: &ClassInfo, version: u16, ctx: &mut Ctx<'_>) -> Object {
+fn push_hex4(out: &mut String, v: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[usize::from((v >> shift) & 0xF)] as char);
+    }
+}
+
+fn push_decimal(out: &mut String, mut v: usize) {
+    let mut digits = [0u8; 20];
+    let mut n = 0;
+    loop {
+        digits[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    digits[..n].iter().rev().for_each(|d| out.push(*d as char));
+}
+
+fn decode_object(
+    c: &Chunk<'_>,
+    span: Span,
+    class: usize,
+    info: &ClassInfo,
+    version: u16,
+    arena: &mut Vec<Part>,
+    ctx: &mut Ctx<'_>,
+) -> Object {
     // A generic object (superclass unknown to the registry) still gets the Animatable and
     // ReferenceMaker overlays: every Scene object writes those base-class chunks through
     // the SDK, whatever its superclass. Its own chunks stay raw in place.
@@ -469,13 +518,15 @@ fn decode_object(c: &Chunk<'_>, span: Span, class: usize, info: &ClassInfo, vers
     let mut object = Object { id: c.id, width: c.width, class, state, body: ObjectBody::Raw(span) };
     let Some(payload) = c.payload() else {
         let mark = ctx.claims.mark();
-        match decode_parts(c, span, info.resolution, version, ctx) {
-            Ok(parts) => {
+        let start = arena.len();
+        match decode_parts(c, span, info.resolution, version, arena, ctx) {
+            Ok(()) => {
                 ctx.claims.header(span, c.width);
-                object.body = ObjectBody::Parts(parts);
+                object.body = ObjectBody::Parts { start: start as u32, end: arena.len() as u32 };
             }
             Err(s) => {
                 ctx.claims.rollback(mark);
+                arena.truncate(start);
                 object.state = ObjectState::Degraded(s);
             }
         }
@@ -495,19 +546,20 @@ fn decode_parts(
     span: Span,
     resolution: Resolution,
     version: u16,
+    arena: &mut Vec<Part>,
     ctx: &mut Ctx<'_>,
-) -> Result<Vec<Part>, Surprise> {
+) -> Result<(), Surprise> {
     let class = match resolution {
         Resolution::Exact(t) => Some(t),
         _ => None,
     };
-    let mut parts = Vec::with_capacity(c.children().len());
+    let start = arena.len();
     for (i, child, cspan) in child_spans(c.children(), span.end) {
         let part = ctx.at(i, child.id, |ctx| decode_part(child, cspan, class, ctx))?;
-        parts.push(part);
+        arena.push(part);
     }
     if class == Some(TypedClass::SceneImpl) {
-        let slots = parts.iter().find_map(|p| match p {
+        let slots = arena[start..].iter().find_map(|p| match p {
             Part::References(r) => Some(r.slot_count()),
             _ => None,
         });
@@ -519,7 +571,7 @@ fn decode_parts(
             }
         }
     }
-    Ok(parts)
+    Ok(())
 }
 
 fn decode_part(child: &Chunk<'_>, span: Span, class: Option<TypedClass>, ctx: &mut Ctx<'_>) -> Result<Part, Surprise> {
@@ -537,4 +589,18 @@ fn decode_part(child: &Chunk<'_>, span: Span, class: Option<TypedClass>, ctx: &m
         _ => return Ok(Part::Raw(span)),
     };
     typed_leaf(child, span, kind, ctx).map(Part::Leaf)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hand_formatted_locators_match_the_formatter() {
+        for (v, i) in [(0u16, 0usize), (0x2012, 17), (0xFFFF, 10_229), (0x00AB, usize::MAX)] {
+            let mut s = String::new();
+            super::push_hex4(&mut s, v);
+            s.push('/');
+            super::push_decimal(&mut s, i);
+            assert_eq!(s, format!("{v:04x}/{i}"));
+        }
+    }
 }

@@ -208,25 +208,25 @@ fn every_typed_class_and_emission_form_rebuilds_exactly() {
     assert_eq!(s.node_by_name("bOX01"), Some(0));
     assert_eq!(s.node_tree().children.get(&4), Some(&vec![0]));
     // Flat references keep every slot; only values > 0 are bound.
-    let refs = s.objects[0].references().unwrap();
+    let refs = s.references(0).unwrap();
     assert_eq!(refs, &References::Flat { width: crate::chunk::HeaderWidth::Short, slots: vec![-1, 2, 0, -1] });
     assert_eq!(refs.targets(), vec![(1, 2)]);
     // Map form: leading value and pairs in stored order.
-    match s.objects[1].references().unwrap() {
+    match s.references(1).unwrap() {
         References::Map { leading, pairs, .. } => {
             assert_eq!(*leading, 7);
             assert_eq!(pairs, &vec![(2, 1), (0, 3)]);
         }
         other => panic!("expected the map form, got {other:?}"),
     }
-    assert_eq!(s.objects[1].references().unwrap().target(0), Some(3));
+    assert_eq!(s.references(1).unwrap().target(0), Some(3));
     // AppData in file order.
-    let keys: Vec<u32> = s.objects[0].appdata().unwrap().entries.iter().map(|e| e.key.sub_id).collect();
+    let keys: Vec<u32> = s.appdata(0).unwrap().entries.iter().map(|e| e.key.sub_id).collect();
     assert_eq!(keys, vec![5, 7]);
     // The 0-byte leaf object stays a leaf; the unregistered superclass is generic.
     assert_eq!(s.objects[2].body, ObjectBody::EmptyLeaf);
     assert_eq!(s.objects[3].state, ObjectState::Generic);
-    assert!(s.objects[3].references().is_some(), "generic objects keep base chunks typed");
+    assert!(s.references(3).is_some(), "generic objects keep base chunks typed");
     // PRS slots.
     let prs = s.controller_slots(6).unwrap();
     assert_eq!(prs, vec![("position", Some(1)), ("rotation", Some(2)), ("scale", None)]);
@@ -249,7 +249,7 @@ fn edits_through_the_model_change_only_their_chunks() {
     assert!(s.set_node_name(0, "Renamed"));
     assert!(!s.set_node_name(1, "not a node"));
     let key = AppDataKey { class_id: [1, 1], superclass: 0x1020, sub_id: 7 };
-    s.objects[0].appdata_mut().unwrap().set(key, b"2.0\0".to_vec());
+    s.appdata_mut(0).unwrap().set(key, b"2.0\0".to_vec());
     let built = d.stream.build(&d.bytes).unwrap();
     let mut objects = standard_objects();
     let appdata = cont(
@@ -478,7 +478,7 @@ mod properties {
             let s = d.scene();
             prop_assert_eq!(s.degraded().count(), 0);
             prop_assert_eq!(s.node_name(0), Some(name.clone()));
-            prop_assert_eq!(s.objects[0].appdata().unwrap().entries.len(), entries.len());
+            prop_assert_eq!(s.appdata(0).unwrap().entries.len(), entries.len());
         }
     }
 }
