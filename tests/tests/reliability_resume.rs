@@ -56,16 +56,22 @@ enum KillPoint {
 
 /// Spawns `farm`, kills it with SIGKILL at `point` (or lets it finish first), and waits
 /// until no worker of this test is left. Returns whether the kill landed before it ended.
-fn spawn_and_kill(farm: Farm, out: &Path, point: &KillPoint, scope: &str) -> bool {
-    let lines_at_spawn = journal_lines(out);
+/// `appends`: the farm appends to the journal (`--resume`) rather than starting it afresh.
+fn spawn_and_kill(farm: Farm, appends: bool, out: &Path, point: &KillPoint, scope: &str) -> bool {
+    let lines_at_spawn = if appends { journal_lines(out) } else { 0 };
+    // A fresh run truncates an earlier journal: count only once that has been seen.
+    let earlier = journal_lines(out);
+    let mut counting = appends || earlier == 0;
     let mut child = farm.command().stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if child.try_wait().unwrap().is_some() {
             return false; // finished before the kill point
         }
+        let lines = journal_lines(out);
+        counting |= lines < earlier;
         let due = match point {
-            KillPoint::AfterRecords(n) => journal_lines(out) >= lines_at_spawn + n,
+            KillPoint::AfterRecords(n) => counting && lines >= lines_at_spawn + n,
             KillPoint::After(d) => Instant::now() >= deadline - Duration::from_secs(60) + *d,
         };
         if due {
@@ -131,7 +137,7 @@ fn kill_and_resume(seed: u64) {
         } else {
             Farm::new(&["run", "--resume", s(&out), "--gates", &gates])
         };
-        let killed = spawn_and_kill(farm, &out, &point, &scope);
+        let killed = spawn_and_kill(farm, !fresh, &out, &point, &scope);
         let journaled = journal_replay(&out).len();
         eprintln!("seed {seed:#x} kill {k}: {point:?}, killed before the end: {killed}, {journaled} results journaled");
         let has_run_record = journal_records(&out).first().is_some_and(|r| r["record"] == "run");
@@ -177,4 +183,23 @@ fn coordinator_sigkill_at_random_points_then_resume_loses_nothing_and_repeats_no
     for seed in 0..seeds {
         kill_and_resume(0x5EED_0000 + seed);
     }
+}
+
+#[test]
+fn a_rerun_killed_in_an_old_output_folder_leaves_no_earlier_results_behind() {
+    let t = tempfile::tempdir().unwrap();
+    let scope = t.path().to_str().unwrap().to_string();
+    let corpus = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "");
+    let out = t.path().join("out");
+    let args = run_args(s(&corpus), s(&out), s(&gates));
+    assert_exit(&Farm::new(&args).output(), 0);
+    assert_ledger_complete(&out, DEMO_FILES);
+    assert!(spawn_and_kill(Farm::new(&args), false, &out, &KillPoint::AfterRecords(5), &scope), "killed mid-run");
+    for stale in ["results.jsonl", "summary.json"] {
+        assert!(!out.join(stale).exists(), "{stale} of the earlier run would pass for this one");
+    }
+    let (code, rep) = verify_ledger(&out, true);
+    assert_eq!(code, 0, "{rep:#}");
+    assert_eq!(verify_ledger(&out, false).0, 1, "the interrupted re-run is incomplete");
 }
