@@ -143,6 +143,17 @@ pub struct TypedCounts {
     pub node_name: u64,
 }
 
+/// One TrackViewNode child as stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrackViewChild {
+    /// Display name (0x0110).
+    pub name: String,
+    /// ClassId (0x0120), when stored.
+    pub class_id: Option<[u32; 2]>,
+    /// "Is not another node" (0x0130), when stored.
+    pub flag: Option<i32>,
+}
+
 /// Node parent/children links, from NodeImpl parent chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeTree {
@@ -402,6 +413,37 @@ impl SceneModel {
         };
         let refs = self.references(storage_index);
         Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
+    }
+
+    /// Children of a TrackViewNode: per reference slot, the stored (0x0110 display name,
+    /// 0x0120 ClassId, 0x0130 "is not another node") triple, in stored order.
+    pub fn track_view_children(&self, storage_index: usize) -> Option<Vec<TrackViewChild>> {
+        if !self.is(storage_index, TypedClass::TrackViewNode) {
+            return None;
+        }
+        let mut out: Vec<TrackViewChild> = Vec::new();
+        for p in self.parts(storage_index) {
+            let Part::Leaf(l) = p else { continue };
+            match (l.id, &l.value) {
+                (ids::TVN_NAME, v) => {
+                    out.push(TrackViewChild { name: v.text().unwrap_or_default(), ..Default::default() })
+                }
+                // A ClassId or flag before any name belongs to no child: skipped here,
+                // still rebuilt in place.
+                (ids::TVN_CLASS, Value::U32x2(c)) => {
+                    if let Some(last) = out.last_mut() {
+                        last.class_id = Some(*c);
+                    }
+                }
+                (ids::TVN_FLAG, Value::I32(f)) => {
+                    if let Some(last) = out.last_mut() {
+                        last.flag = Some(*f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(out)
     }
 
     /// Inventory: every class seen, with counts.

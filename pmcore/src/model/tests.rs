@@ -227,6 +227,11 @@ fn every_typed_class_and_emission_form_rebuilds_exactly() {
     assert_eq!(s.objects[2].body, ObjectBody::EmptyLeaf);
     assert_eq!(s.objects[3].state, ObjectState::Generic);
     assert!(s.references(3).is_some(), "generic objects keep base chunks typed");
+    // Track view children.
+    let tvn = s.track_view_children(5).unwrap();
+    assert_eq!(tvn.len(), 1);
+    assert_eq!((tvn[0].name.as_str(), tvn[0].class_id, tvn[0].flag), ("Global Tracks", Some([1, 2]), Some(1)));
+    assert_eq!(s.track_view_children(0), None);
     // PRS slots.
     let prs = s.controller_slots(6).unwrap();
     assert_eq!(prs, vec![("position", Some(1)), ("rotation", Some(2)), ("scale", None)]);
