@@ -317,6 +317,7 @@ fn reference_and_node_surprises_degrade_the_object() {
     assert_degrades(cont(0x0000, &[leaf(0x0960, &u32s(&[1]))]), "0x0960 has 4 bytes");
     assert_degrades(cont(0x0000, &[leaf(0x09ce, &[])]), "0x09ce has 0 bytes");
     assert_degrades(leaf(0x0000, &[1, 2, 3]), "3-byte leaf");
+    assert_degrades(cont(0x0000, &[cont(0x0962, &[])]), "0x0962 is a container, expected a Utf16 leaf");
 }
 
 #[test]
@@ -418,6 +419,18 @@ fn class_data_and_config_as_far_as_documented() {
     let (d, model) = decode_run("Config", bad_count);
     d.assert_exact();
     assert!(model.degraded[0].surprise.reason.contains("count 2 disagrees with 1"), "{:?}", model.degraded);
+    let leaves_where_containers = [leaf(0x20a0, &[1]), leaf(0x2180, &[1])].concat();
+    let (d, model) = decode_run("Config", leaves_where_containers);
+    d.assert_exact();
+    let reasons: Vec<&str> = model.degraded.iter().map(|e| e.surprise.reason.as_str()).collect();
+    assert_eq!(reasons, ["Config 0x20a0 is a leaf", "0x2180 has 1 bytes, not a Empty"]);
+    let (d, model) = decode_run("ClassData", leaf(0x2100, &[0; 12]));
+    d.assert_exact();
+    assert_eq!(model.degraded[0].surprise.reason, "0x2100 is a leaf, expected a container");
+    let bad_meta = cont(0x2180, &[cont(0x0040, &[leaf(0x0007, &[])])]);
+    let (d, model) = decode_run("Config", bad_meta);
+    d.assert_exact();
+    assert_eq!(model.degraded[0].surprise.reason, "0x0007 is a leaf, expected a container");
     let bad_string = cont(0x2180, &[cont(0x0040, &[cont(0x0007, &[leaf(0x0006, &[9, 0, 0, 0, b'a', 0])])])]);
     let (d, model) = decode_run("Config", bad_string);
     d.assert_exact();
