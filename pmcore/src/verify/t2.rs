@@ -173,3 +173,56 @@ fn degraded_classes(s: &TypedStream) -> Vec<DegradedClass> {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::container;
+
+    fn leaf(id: u16, payload: &[u8]) -> Vec<u8> {
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend_from_slice(&(6 + payload.len() as u32).to_le_bytes());
+        v.extend_from_slice(payload);
+        v
+    }
+
+    fn cont(id: u16, children: &[Vec<u8>]) -> Vec<u8> {
+        let body = children.concat();
+        let mut v = id.to_le_bytes().to_vec();
+        v.extend_from_slice(&((6 + body.len() as u32) | 0x8000_0000).to_le_bytes());
+        v.extend(body);
+        v
+    }
+
+    fn file_with_scene(scene: &[u8]) -> MaxFile {
+        let header: Vec<u8> = [u32::MAX, 0x2007, 0, 0x9003].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let classes = cont(0x2040, &[leaf(0x2060, &header), leaf(0x2042, &[0x42, 0])]);
+        let streams: [(&str, &[u8]); 2] = [("Scene", scene), ("ClassDirectory3", &classes)];
+        let bytes = container::write(&[0; 16], streams).unwrap();
+        MaxFile::new(container::open(&bytes).unwrap())
+    }
+
+    #[test]
+    fn empty_appdata_gives_normalized_with_its_reason() {
+        let empty = cont(0x2150, &[leaf(0x0100, &[0; 4])]);
+        let file = file_with_scene(&cont(0x2012, &[cont(0x0000, &[leaf(0x2034, &[]), empty])]));
+        let report = run_with(&file, Options { regeneration_proof: true }, |_, _, _| {});
+        let scene = report.streams.iter().find(|v| v.stream == "Scene").unwrap();
+        assert_eq!(scene.verdict, Verdict::Normalized { reason: format!("{} (×1)", normalize::EMPTY_APPDATA_DROPPED) });
+        assert_eq!(report.streams.iter().find(|v| v.stream == "ClassDirectory3").unwrap().verdict, Verdict::pass());
+        assert_eq!(report.inventory[0].name, "B");
+        assert_eq!((report.objects.typed, report.objects.generic, report.objects.degraded), (1, 0, 0));
+    }
+
+    #[test]
+    fn a_degraded_object_gives_degraded_with_class_reason_and_path() {
+        let file = file_with_scene(&cont(0x2012, &[cont(0x0000, &[leaf(0x2034, &[1, 2])])]));
+        let report = run(&file, |_, _, _| {});
+        let scene = report.streams.iter().find(|v| v.stream == "Scene").unwrap();
+        let Verdict::Degraded { classes } = &scene.verdict else { panic!("{:?}", scene.verdict) };
+        assert_eq!(classes.len(), 1);
+        assert_eq!((classes[0].class_id, classes[0].superclass, classes[0].name.as_str()), ([0x2007, 0], 0x9003, "B"));
+        assert_eq!(classes[0].chunk_path, "Scene/0x2012/[0]0x0000/[0]0x2034");
+        assert!(classes[0].reason.contains("2 bytes"), "{}", classes[0].reason);
+    }
+}
