@@ -55,6 +55,7 @@ fn a_full_output_disk_mid_journal_stops_cleanly_and_resume_completes() {
         stderr.contains("cannot append to journal.jsonl: No space left on device"),
         "the error names the journal and the cause: {stderr}"
     );
+    assert!(workers_mentioning(s(t.path())).is_empty(), "no worker outlives the stopped run");
     // Journal intact: whole records only (no torn tail), consistent as far as it goes.
     let bytes = std::fs::read(out.join("journal.jsonl")).unwrap();
     assert!(bytes.ends_with(b"\n"), "a failed append leaves no half record");
