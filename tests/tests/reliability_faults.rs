@@ -42,7 +42,7 @@ fn fault_run(action: &str, extra: &[&str]) -> FaultRun {
     let clean = stable_results(&clean_out);
 
     let out = t.path().join("faulty");
-    let mut child = base(&out)
+    let child = base(&out)
         .fault(action, VICTIM)
         .command()
         .stdout(std::process::Stdio::piped())
