@@ -42,10 +42,16 @@ enum Produced {
 
 /// An exporter's outcome before it is written.
 enum Outcome {
-    Built { produced: Produced, extension: &'static str, bytes: Vec<u8>, summary: Value },
+    Built {
+        produced: Produced,
+        extension: &'static str,
+        bytes: Vec<u8>,
+        summary: Value,
+    },
     NotApplicable(String),
     NotImplemented(String),
-    Error(String),
+    /// Message, and the chunk path and offset it is about.
+    Error(String, (String, u64)),
 }
 
 /// Runs the requested exporters (all of them when only tier T3 was asked for) on the file
@@ -56,6 +62,23 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
     names.iter().map(|name| run_one(name, &stem, file, opts, sink)).collect()
+}
+
+/// Chunk path and offset of an exporter error: the Scene object it names, else the Scene
+/// stream itself.
+fn locate(file: &MaxFile, object: Option<usize>, offset: Option<u64>) -> (String, u64) {
+    let trees = pmcore::model::scene_index::SceneTrees::of(file);
+    let index = trees.as_ref().and_then(|t| t.index());
+    match (object, index) {
+        (Some(i), Some(index)) => match index.get(i) {
+            Some(o) => (
+                format!("Scene/0x{:04x}/[{i}]0x{:04x}", index.root_id, o.chunk.id),
+                offset.or(o.chunk.offset).unwrap_or(0),
+            ),
+            None => (format!("Scene/0x{:04x}/[{i}]", index.root_id), offset.unwrap_or(0)),
+        },
+        _ => ("Scene".into(), offset.unwrap_or(0)),
+    }
 }
 
 fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
@@ -71,7 +94,7 @@ fn produce(name: &str, file: &MaxFile) -> Outcome {
                 extension: "obj",
                 summary: serde_json::to_value(summary).unwrap_or(Value::Null),
             },
-            Err(e) => Outcome::Error(e.to_string()),
+            Err(e) => Outcome::Error(e.to_string(), locate(file, e.object(), e.stream_offset())),
         },
         "skel" => match rig::export(file) {
             Ok(RigOutcome::Built { skeleton, summary }) => Outcome::Built {
@@ -82,9 +105,9 @@ fn produce(name: &str, file: &MaxFile) -> Outcome {
             },
             Ok(RigOutcome::NotApplicable(why)) => Outcome::NotApplicable(why),
             Ok(RigOutcome::NotImplemented(why)) => Outcome::NotImplemented(why),
-            Err(e) => Outcome::Error(e.to_string()),
+            Err(e) => Outcome::Error(e.to_string(), locate(file, e.object(), None)),
         },
-        other => Outcome::Error(format!("unknown exporter `{other}`")),
+        other => Outcome::Error(format!("unknown exporter `{other}`"), ("Scene".into(), 0)),
     }
 }
 
@@ -112,7 +135,8 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
                     event.status = "error".into();
                     event.summary = json!({ "error": message });
                     sink.emit(Event::Export(event));
-                    return verdict(fail("export-error", message), None);
+                    let locator = (format!("@export/{file_name}"), 0);
+                    return verdict(fail_at("export-error", message, locator), None);
                 }
             }
         }
@@ -128,11 +152,11 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
             sink.emit(Event::Export(event));
             return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, era_detail(name, file));
         }
-        Outcome::Error(message) => {
+        Outcome::Error(message, locator) => {
             event.status = "error".into();
-            event.summary = json!({ "error": message });
+            event.summary = json!({ "error": message, "chunk_path": locator.0 });
             sink.emit(Event::Export(event));
-            return verdict(fail("export-error", message), None);
+            return verdict(fail_at("export-error", message, locator), None);
         }
     };
     crumb(sink, "t3", name);
@@ -160,6 +184,9 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
 
 /// Compares a produced output with the reference bytes: the verdict and the counters.
 fn compare(produced: &Produced, reference: &[u8], path: &Path) -> (Verdict, Value) {
+    // T3 failures are located in the reference output they were compared with.
+    let at = || (format!("@reference/{}", path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()), 0);
+    let fail = |kind: &str, message: String| fail_at(kind, message, at());
     match produced {
         Produced::Skel(skeleton) => match skel::read(reference) {
             Ok(reference) => {
@@ -187,8 +214,9 @@ fn era_detail(name: &str, file: &MaxFile) -> Option<Value> {
     Some(json!({ "figure_era": biped.figure_era }))
 }
 
-fn fail(kind: &str, message: String) -> Verdict {
-    Verdict::Fail(Mismatch { kind: kind.into(), message, ..Default::default() })
+/// A failure that names the chunk (or output file) it is about.
+fn fail_at(kind: &str, message: String, (chunk_path, offset): (String, u64)) -> Verdict {
+    Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path, offset, ..Default::default() })
 }
 
 /// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed

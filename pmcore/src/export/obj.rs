@@ -72,6 +72,24 @@ pub enum ObjError {
     },
 }
 
+impl ObjError {
+    /// Storage index of the Scene object the error is about, when there is one.
+    pub fn object(&self) -> Option<usize> {
+        match self {
+            ObjError::NoScene => None,
+            ObjError::Geometry { object, .. } => Some(*object),
+        }
+    }
+
+    /// Offset of the offending chunk's header in the Scene stream, when known.
+    pub fn stream_offset(&self) -> Option<u64> {
+        match self {
+            ObjError::Geometry { source: GeometryError::Malformed { stream_offset, .. }, .. } => *stream_offset,
+            _ => None,
+        }
+    }
+}
+
 /// Exports every mesh node of `file`.
 pub fn export(file: &MaxFile) -> Result<(Vec<ObjObject>, ObjSummary), ObjError> {
     let trees = SceneTrees::of(file).ok_or(ObjError::NoScene)?;

@@ -53,6 +53,16 @@ pub enum RigError {
     },
 }
 
+impl RigError {
+    /// Storage index of the Scene object the error is about, when there is one.
+    pub fn object(&self) -> Option<usize> {
+        match self {
+            RigError::Controller { source, .. } => Some(source.object()),
+            RigError::Singular { .. } => None,
+        }
+    }
+}
+
 /// What the skel exporter decided for a file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RigOutcome {

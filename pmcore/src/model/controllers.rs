@@ -72,6 +72,16 @@ pub enum ControllerError {
     },
 }
 
+impl ControllerError {
+    /// Storage index of the Scene object the error is about (its locator).
+    pub fn object(&self) -> usize {
+        match self {
+            ControllerError::NoController { node } => *node,
+            ControllerError::Unsupported { object, .. } | ControllerError::BadValue { object, .. } => *object,
+        }
+    }
+}
+
 /// References of a node's transform controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransformRefs {
