@@ -637,6 +637,39 @@ mod tests {
     }
 
     #[test]
+    fn a_spurious_baseline_rerun_may_replace_a_journaled_timeout_and_nothing_else() {
+        use crate::results::{BaselineSummary, FileDiff};
+        let (mut records, results) = complete_run();
+        let timed_out = result("b.max", Status::Timeout);
+        records[3] = done(&timed_out);
+        let rerun = result("b.max", Status::Pass);
+        let dir = run_dir(&records, Some(&[results[0].clone(), rerun]));
+        let diff = |class| BaselineDiff {
+            baseline: "base".into(),
+            counts: [(DiffClass::Spurious.name().to_string(), 1)].into(),
+            files: vec![FileDiff { path: "b.max".into(), class, changes: Vec::new() }],
+        };
+        std::fs::write(
+            dir.path().join("baseline-diff.json"),
+            serde_json::to_string(&diff(DiffClass::Spurious)).unwrap(),
+        )
+        .unwrap();
+        let summary_path = dir.path().join("summary.json");
+        let mut s: Summary = serde_json::from_str(&std::fs::read_to_string(&summary_path).unwrap()).unwrap();
+        s.baseline = Some(BaselineSummary { name: "base".into(), counts: diff(DiffClass::Spurious).counts });
+        std::fs::write(&summary_path, serde_json::to_string(&s).unwrap()).unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!(rep.spurious_reruns, ["b.max"]);
+        // The same replacement without the `spurious` classification is a lost result.
+        let mut same = diff(DiffClass::Same);
+        same.counts = diff(DiffClass::Spurious).counts;
+        std::fs::write(dir.path().join("baseline-diff.json"), serde_json::to_string(&same).unwrap()).unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.problems.iter().any(|p| p.contains("`b.max` differs from its journaled result")), "{rep:?}");
+    }
+
+    #[test]
     fn a_missing_journal_is_inconsistent_and_a_missing_folder_a_usage_error() {
         let t = tempfile::tempdir().unwrap();
         assert!(!check(&t, true).consistent());
