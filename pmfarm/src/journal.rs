@@ -66,9 +66,15 @@ pub struct Replay {
 
 /// Reads a journal.
 pub fn replay(out: &Path) -> std::io::Result<Replay> {
-    let text = std::fs::read(out.join(JOURNAL))?;
-    let text = String::from_utf8_lossy(&text);
+    let bytes = std::fs::read(out.join(JOURNAL))?;
+    // Only newline-terminated lines count: [`Journal::reopen`] cuts whatever follows the
+    // last newline, so a record counted here must be one that stays in the file.
+    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let text = String::from_utf8_lossy(&bytes[..complete]);
     let mut r = Replay::default();
+    if complete < bytes.len() {
+        r.torn_lines += 1;
+    }
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<JournalRecord>(line) {
             Ok(rec @ JournalRecord::Run { .. }) => {
@@ -108,5 +114,21 @@ mod tests {
         assert_eq!(back.torn_lines, 0);
         assert_eq!(back.results.len(), 1);
         assert_eq!(back.started["b.max"], 1);
+    }
+
+    #[test]
+    fn a_whole_record_without_its_newline_is_torn_like_reopen_sees_it() {
+        let t = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(t.path()).unwrap();
+        j.append(&JournalRecord::Started { path: "a.max".into() }).unwrap();
+        drop(j);
+        let r = FileResult { path: "a.max".into(), status: Status::Pass, ..Default::default() };
+        let line = serde_json::to_string(&JournalRecord::Result(Box::new(r))).unwrap();
+        let mut f = OpenOptions::new().append(true).open(t.path().join(JOURNAL)).unwrap();
+        f.write_all(line.as_bytes()).unwrap();
+        let before = replay(t.path()).unwrap();
+        assert_eq!((before.torn_lines, before.results.len()), (1, 0));
+        drop(Journal::reopen(t.path()).unwrap());
+        assert_eq!(replay(t.path()).unwrap().results.len(), 0, "replay and reopen agree");
     }
 }
