@@ -103,6 +103,25 @@ pub fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
             report.streams.push(StreamVerdict { stream: s.name.clone(), verdict: Verdict::Fail(m) });
         }
     }
+    // A `.max` whose Scene is missing, empty or not a chunk tree has nothing for the typed
+    // model to prove: that is a T2 failure, never a quiet pass over the other streams.
+    if !typed.streams.iter().any(|s| matches!(s.model, StreamModel::Scene(_))) {
+        let (kind, message) = match file.index_of("Scene") {
+            None => ("missing-scene", "the file has no Scene stream".to_string()),
+            Some(i) => match file.streams[i].kind {
+                crate::StreamKind::Empty => ("missing-scene", "the Scene stream is empty".to_string()),
+                _ => (
+                    "missing-scene",
+                    "the Scene stream has no typed scene (not a chunk tree with a root container)".to_string(),
+                ),
+            },
+        };
+        if !report.streams.iter().any(|v| v.stream == "Scene" && v.verdict.is_fail()) {
+            report.streams.retain(|v| v.stream != "Scene");
+            let m = Mismatch { kind: kind.into(), chunk_path: "Scene".into(), message, ..Default::default() };
+            report.streams.push(StreamVerdict { stream: "Scene".into(), verdict: Verdict::Fail(m) });
+        }
+    }
     report
 }
 
