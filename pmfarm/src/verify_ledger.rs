@@ -7,8 +7,9 @@
 //! - the journal: every complete line is a record; the first is a fresh `run`, each later
 //!   `run` a resumption of the same files, root and options; every `started`/`result`
 //!   names an enumerated file; no file is started again or gets a second result once it
-//!   has one (nothing ran twice); every result follows its `started`; `finished` counts
-//!   the results and closes its segment. A torn last line (no newline: a kill in the middle
+//!   has one (nothing ran twice); every result follows its `started`; no `pass` carries
+//!   a signal, a panic or a non-zero exit; `finished` counts the results and closes its
+//!   segment. A torn last line (no newline: a kill in the middle
 //!   of a write) is tolerated, as `--resume` tolerates it, and reported.
 //! - completeness: every enumerated file has exactly one result, and the last segment
 //!   finished (unless `--partial`, for a run that was interrupted and not yet resumed).
@@ -224,6 +225,9 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
                     if !running.remove(&r.path) {
                         rep.problems.push(format!("{JOURNAL}:{line}: result for `{}` without `started`", r.path));
                     }
+                    if let Some(why) = crash_read_as_pass(r) {
+                        rep.problems.push(format!("{JOURNAL}:{line}: `{}` is a pass, yet {why}", r.path));
+                    }
                     results.insert(r.path.clone(), (**r).clone());
                 }
             }
@@ -249,6 +253,24 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
     }
     rep.status_counts = counts;
     Some(Replayed { corpus_root: corpus_root.clone(), files: files.clone(), results })
+}
+
+/// Why a `pass` result contradicts how its worker ended (a crash must never read as a
+/// pass); `None` when it does not. In-process results have no exit code.
+fn crash_read_as_pass(r: &FileResult) -> Option<String> {
+    if r.status != Status::Pass {
+        return None;
+    }
+    if let Some(sig) = &r.signal {
+        return Some(format!("the worker was killed by {sig}"));
+    }
+    if r.panic.is_some() {
+        return Some("the worker panicked".into());
+    }
+    match r.exit_code {
+        Some(code) if code != 0 => Some(format!("the worker exited {code}")),
+        _ => None,
+    }
 }
 
 fn read_lines<T: serde::de::DeserializeOwned>(path: &Path, rep: &mut LedgerReport) -> Option<Vec<T>> {
@@ -572,6 +594,23 @@ mod tests {
         assert!(rep.problems.iter().any(|p| p.contains("`a.max` started again after its result")), "{rep:?}");
         assert!(rep.problems.iter().any(|p| p.contains("a second result for `a.max`")), "{rep:?}");
         assert!(rep.problems.iter().any(|p| p.contains("`finished` counts 2")) || rep.problems.len() >= 2);
+    }
+
+    #[test]
+    fn a_pass_with_a_signal_or_a_panic_or_a_bad_exit_is_a_problem() {
+        let (mut records, mut results) = complete_run();
+        results[0].signal = Some("SIGSEGV".into());
+        records[4] = done(&results[0]);
+        let rep = check(&run_dir(&records, Some(&results)), false);
+        assert!(rep.problems.iter().any(|p| p.contains("`a.max` is a pass, yet the worker was killed by SIGSEGV")));
+        results[0].signal = None;
+        results[0].exit_code = Some(1);
+        records[4] = done(&results[0]);
+        let rep = check(&run_dir(&records, Some(&results)), false);
+        assert!(rep.problems.iter().any(|p| p.contains("yet the worker exited 1")), "{rep:?}");
+        results[0].exit_code = Some(0);
+        records[4] = done(&results[0]);
+        assert!(check(&run_dir(&records, Some(&results)), false).consistent());
     }
 
     #[test]
