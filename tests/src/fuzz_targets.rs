@@ -45,6 +45,9 @@ pub fn typed_pipeline(data: &[u8]) {
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");
 }
 
+/// A fuzz target body.
+pub type Body = fn(&[u8]);
+
 /// Target name → body, for the regression replay.
-pub const TARGETS: &[(&str, fn(&[u8]))] =
+pub const TARGETS: &[(&str, Body)] =
     &[("chunk_parse", chunk_parse), ("ole_open", ole_open), ("typed_pipeline", typed_pipeline)];

@@ -26,7 +26,7 @@ impl Rng {
         Rng(seed | 1)
     }
     /// Next value.
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -34,7 +34,7 @@ impl Rng {
     }
     /// Value below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 }
 
@@ -208,7 +208,7 @@ pub fn cases_from(seed_name: &str, seed: &[u8], rng: &mut Rng) -> Vec<Case> {
             let start = (fat0 + 1) * sector;
             if start + 64 <= b.len() {
                 for x in &mut b[start + 8 * i..start + 8 * i + 64] {
-                    *x = fill ^ (rng.next() as u8 & 0x0F);
+                    *x = fill ^ (rng.next_u64() as u8 & 0x0F);
                 }
                 push(format!("garbage FAT chain {i}"), b);
             }
