@@ -6,7 +6,7 @@
 //! fields under `timing`; `M/summary.json` equals it except `timing` (wall time is the
 //! slowest shard's, bytes the sum); the report rendered from `M` equals the
 //! single-machine report except its timing-derived sections (slowest files, largest RSS,
-//! run timing). Everything else is recomputed from the merged results exactly the way
+//! run timing, per-file wall time and RSS). Everything else is recomputed from the merged results exactly the way
 //! `pmfarm run` computes it: status counts, buckets, the corpus manifest hash, the gates
 //! and the baseline comparison (a file one shard calls `removed` because another shard
 //! ran it is not removed).

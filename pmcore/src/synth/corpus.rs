@@ -502,7 +502,7 @@ impl<'p> Shaper<'p> {
         let mut target = || self.rng.random_range(1..index) as i32;
         if roll < 0.55 {
             let mut slots: Vec<i32> = (0..1 + index % 4).map(|_| target()).collect();
-            slots.extend(std::iter::repeat(-1).take(1 + index % 3));
+            slots.resize(slots.len() + 1 + index % 3, -1);
             Some(flat_refs(&slots))
         } else if roll < 0.80 {
             let mut p = (-1i32).to_le_bytes().to_vec();
@@ -524,7 +524,7 @@ impl<'p> Shaper<'p> {
             let len = self.rng.random_range(1..=32usize);
             let value = self.bytes(len);
             let mut key = Vec::with_capacity(20);
-            for v in [0x4e45_4c00u32, 0x0b1e_c7u32, 0x100, 1000 - i * 7, value.len() as u32] {
+            for v in [0x4e45_4c00u32, 0x000b_1ec7_u32, 0x100, 1000 - i * 7, value.len() as u32] {
                 key.extend_from_slice(&v.to_le_bytes());
             }
             children.push(Chunk::container(0x0110, vec![Chunk::leaf(0x0120, key), Chunk::leaf(0x0130, value)]));
