@@ -150,6 +150,12 @@ pub fn merge(shards: &[ShardOutput], gates_dir: Option<&Path>) -> Result<Merged,
         Some(d) => d.to_path_buf(),
         None => PathBuf::from(first.summary.options.get("gates_dir").and_then(|v| v.as_str()).unwrap_or("gates")),
     };
+    if !gates_dir.is_dir() && shards.iter().any(|s| !s.summary.gates.is_empty()) {
+        return Err(MergeError::Gates(format!(
+            "the shards were gated by {}, which does not exist here; pass --gates DIR",
+            gates_dir.display()
+        )));
+    }
     let gates = crate::gates::load_dir(&gates_dir).map_err(MergeError::Gates)?;
     let outcomes = crate::gates::evaluate(&gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
     let summary = summarize(first, shards, &results, outcomes, diff.as_ref());
@@ -296,4 +302,99 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, repor
         return code::GATE_FAILED;
     }
     code::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Status;
+
+    fn result(path: &str, status: Status, wall_ms: u64) -> FileResult {
+        FileResult {
+            path: path.into(),
+            status,
+            buckets: vec!["all".into()],
+            bytes: 10,
+            timing: crate::results::FileTiming { wall_ms, ..Default::default() },
+            ..Default::default()
+        }
+    }
+
+    fn shard(dir: &str, results: Vec<FileResult>, diff: Option<Vec<(&str, DiffClass)>>) -> ShardOutput {
+        let summary = Summary {
+            schema: 1,
+            options: serde_json::json!({ "work": { "tiers": ["t1"] }, "gates_dir": "/nonexistent/gates" }),
+            corpus_root: "/corpus".into(),
+            timing: serde_json::json!({ "wall_ms": results.len() as u64 * 100 }),
+            ..Default::default()
+        };
+        let diff = diff.map(|files| BaselineDiff {
+            baseline: "nightly".into(),
+            counts: Default::default(),
+            files: files
+                .into_iter()
+                .map(|(p, class)| FileDiff { path: p.into(), class, changes: Vec::new() })
+                .collect(),
+        });
+        ShardOutput { dir: PathBuf::from(dir), summary, results, diff }
+    }
+
+    #[test]
+    fn merged_results_are_sorted_and_counted() {
+        let a = shard("a", vec![result("b.max", Status::Pass, 5), result("d.max", Status::Fail, 7)], None);
+        let b = shard("b", vec![result("a.max", Status::Skip, 1), result("c.max", Status::Pass, 9)], None);
+        let m = merge(&[a, b], None).unwrap();
+        let paths: Vec<&str> = m.results.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(paths, ["a.max", "b.max", "c.max", "d.max"]);
+        assert_eq!(m.summary.files, 4);
+        assert_eq!(m.summary.status_counts["pass"], 2);
+        assert_eq!(m.summary.status_counts["fail"], 1);
+        assert_eq!(m.summary.buckets["all"].files, 4);
+        assert_eq!(m.summary.timing["wall_ms"], 200);
+        assert_eq!(m.summary.timing["bytes"], 40);
+        assert!(m.diff.is_none());
+    }
+
+    #[test]
+    fn a_file_another_shard_ran_is_not_removed() {
+        let a = shard(
+            "a",
+            vec![result("a.max", Status::Pass, 1)],
+            Some(vec![("a.max", DiffClass::Same), ("b.max", DiffClass::Removed), ("gone.max", DiffClass::Removed)]),
+        );
+        let b = shard(
+            "b",
+            vec![result("b.max", Status::Pass, 1)],
+            Some(vec![("a.max", DiffClass::Removed), ("b.max", DiffClass::New), ("gone.max", DiffClass::Removed)]),
+        );
+        let m = merge(&[a, b], None).unwrap();
+        let d = m.diff.unwrap();
+        let classes: Vec<(&str, DiffClass)> = d.files.iter().map(|f| (f.path.as_str(), f.class)).collect();
+        assert_eq!(classes, [("a.max", DiffClass::Same), ("b.max", DiffClass::New), ("gone.max", DiffClass::Removed)]);
+        assert_eq!(d.counts["removed"], 1);
+        assert_eq!(m.summary.baseline.unwrap().counts["new"], 1);
+    }
+
+    #[test]
+    fn overlaps_and_mismatches_are_refused() {
+        let a = shard("a", vec![result("a.max", Status::Pass, 1)], None);
+        let twice = merge(&[a.clone(), a.clone()], None).unwrap_err();
+        assert!(matches!(twice, MergeError::Overlap { .. }), "{twice}");
+        let mut other = shard("b", vec![result("b.max", Status::Pass, 1)], None);
+        other.summary.options["work"] = serde_json::json!({ "tiers": ["t1", "t2"] });
+        assert!(matches!(merge(&[a.clone(), other], None), Err(MergeError::Mismatch { .. })));
+        let mut gated = shard("c", vec![result("c.max", Status::Pass, 1)], None);
+        gated.summary.gates.push(crate::results::GateOutcome {
+            name: "g/r".into(),
+            bucket: "all".into(),
+            tier: "t1".into(),
+            metric: "min_pass_rate".into(),
+            threshold: 1.0,
+            value: 1.0,
+            passed: true,
+            detail: String::new(),
+        });
+        assert!(matches!(merge(&[a, gated], None), Err(MergeError::Gates(_))));
+        assert!(matches!(merge(&[], None), Err(MergeError::NoInputs)));
+    }
 }
