@@ -8,8 +8,23 @@ use crate::chunk::{Body, Chunk};
 /// Never observed in the public corpus.
 pub const EMPTY_APPDATA_DROPPED: &str = "AppData with zero entries is dropped";
 
+/// T1 envelope: the source directory listed its streams out of the CFB sort order (name
+/// length in UTF-16 units, then upper-case code units), which only a damaged or hostile
+/// file does; the rewrite lists the same streams, with the same bytes, in CFB order.
+/// Found by the `ole_open` fuzz target (a NUL-padded name).
+pub const DIRECTORY_RESORTED: &str = "OLE directory re-sorted into CFB order";
+
 /// Every whitelisted normalization.
-pub const WHITELIST: &[&str] = &[EMPTY_APPDATA_DROPPED];
+pub const WHITELIST: &[&str] = &[EMPTY_APPDATA_DROPPED, DIRECTORY_RESORTED];
+
+/// True when `names` (root stream names, in directory order) follow the CFB sort order.
+pub fn in_cfb_order(names: &[&str]) -> bool {
+    let key = |n: &str| {
+        let units: Vec<u16> = n.encode_utf16().map(|u| if (0x61..=0x7A).contains(&u) { u - 0x20 } else { u }).collect();
+        (units.len(), units)
+    };
+    names.windows(2).all(|w| key(w[0]) <= key(w[1]))
+}
 
 /// The Scene tree as it should look after the whitelisted normalizations: every object's
 /// direct 0x2150 child that holds no 0x0110 entry is removed. T2 compares a rebuild that

@@ -11,6 +11,7 @@ use super::{first_mismatch, Mismatch, StreamVerdict, Verdict};
 use crate::chunk::{parse_stream, write_stream_into};
 use crate::container::{self, StreamCheck};
 use crate::maxfile::{MaxFile, StreamKind};
+use crate::model::normalize;
 
 /// Pseudo-stream name of the root CLSID verdict.
 pub const CLSID_STREAM: &str = "@clsid";
@@ -144,6 +145,8 @@ fn envelope_round_trip(file: &MaxFile, verdicts: &mut Vec<StreamVerdict>) {
     verdicts.push(StreamVerdict { stream: CLSID_STREAM.into(), verdict: clsid_verdict });
     let list = if after == names {
         Verdict::pass()
+    } else if same_set(&names, &after) && !normalize::in_cfb_order(&names) {
+        Verdict::Normalized { reason: normalize::DIRECTORY_RESORTED.to_string() }
     } else {
         Verdict::Fail(Mismatch {
             kind: "envelope".into(),
@@ -153,4 +156,25 @@ fn envelope_round_trip(file: &MaxFile, verdicts: &mut Vec<StreamVerdict>) {
         })
     };
     verdicts.push(StreamVerdict { stream: STREAM_LIST.into(), verdict: list });
+}
+
+/// Same names, ignoring order.
+fn same_set(a: &[&str], b: &[String]) -> bool {
+    let mut x: Vec<&str> = a.to_vec();
+    let mut y: Vec<&str> = b.iter().map(String::as_str).collect();
+    x.sort_unstable();
+    y.sort_unstable();
+    x == y
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::normalize::in_cfb_order;
+
+    #[test]
+    fn cfb_order_is_length_then_upper_case() {
+        assert!(in_cfb_order(&["Scene", "Config", "ClassData", "DllDirectory", "ClassDirectory3"]));
+        assert!(!in_cfb_order(&["Scene", "Config", "ClassData", "DllDirectory\0\0\0", "SaveConfigData"]));
+        assert!(in_cfb_order(&["abc", "ABD"]));
+    }
 }
