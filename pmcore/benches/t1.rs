@@ -76,3 +76,8 @@ criterion_group! {
     targets = tiers
 }
 criterion_main!(benches);
+
+/// The allocator the shipped binaries use (`pmworker`, `pmfarm`): without it, glibc serves
+/// every multi-megabyte buffer with a fresh `mmap`, and page faults — not parsing — dominate.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

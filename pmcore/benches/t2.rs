@@ -69,3 +69,8 @@ criterion_group! {
     targets = t1_vs_t2
 }
 criterion_main!(benches);
+
+/// The allocator the shipped binaries use (`pmworker`, `pmfarm`): without it, glibc serves
+/// every multi-megabyte buffer with a fresh `mmap`, and page faults — not parsing — dominate.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -340,3 +340,8 @@ fn baseline(cmd: BaselineCommand) -> i32 {
         Err(e) => usage(format!("cannot write {}: {e}", path.display())),
     }
 }
+
+/// mimalloc keeps freed pages for reuse: with glibc's allocator every multi-megabyte stream
+/// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

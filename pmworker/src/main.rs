@@ -99,3 +99,8 @@ fn main() {
         }
     }
 }
+
+/// mimalloc keeps freed pages for reuse: with glibc's allocator every multi-megabyte stream
+/// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
