@@ -14,6 +14,10 @@ const ALLOC_FAILURE: &str = "memory allocation of";
 /// Builds the result of one file from a supervised worker run.
 pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> FileResult {
     let mut r = collect_events(path, &run.events);
+    // The slot holds every breadcrumb, the Scene object ones included: the exact location.
+    if let Some(b) = &run.slot_breadcrumb {
+        r.last_breadcrumb = Some(b.clone());
+    }
     r.exit_code = run.exit_code;
     r.signal = run.signal.map(signal_name);
     r.timing.wall_ms = run.wall_ms;

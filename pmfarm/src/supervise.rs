@@ -58,6 +58,30 @@ pub struct RawRun {
     pub wall_ms: u64,
     /// Set when the worker could not be started.
     pub spawn_error: Option<String>,
+    /// Last breadcrumb from the worker's breadcrumb slot (exact, including the Scene
+    /// object ones that do not go to stdout), when the slot holds a complete one.
+    pub slot_breadcrumb: Option<pmworker::events::Breadcrumb>,
+}
+
+/// A one-page breadcrumb slot for one worker (`pmworker::slot`). Written out in full, not
+/// sparse, so a full temporary disk fails here (and the worker falls back to stdout
+/// breadcrumbs) instead of raising SIGBUS in the worker.
+struct BreadcrumbSlot {
+    file: tempfile::NamedTempFile,
+}
+
+impl BreadcrumbSlot {
+    fn create() -> Option<Self> {
+        use std::io::Write;
+        let mut file = tempfile::Builder::new().prefix("pmfarm-slot-").tempfile().ok()?;
+        file.write_all(&[0u8; pmworker::slot::SLOT_BYTES]).ok()?;
+        file.as_file().sync_data().ok()?;
+        Some(BreadcrumbSlot { file })
+    }
+
+    fn read(&self) -> Vec<u8> {
+        std::fs::read(self.file.path()).unwrap_or_default()
+    }
 }
 
 /// Runs the worker on `file` and watches it until it ends or is killed.
@@ -67,6 +91,11 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.process_group(0).kill_on_drop(true);
     route_fault(&mut command, file);
+    let slot = BreadcrumbSlot::create();
+    if let Some(slot) = &slot {
+        command.env(pmworker::slot::SLOT_VAR, slot.file.path());
+    }
+    let mut slot_seq = None;
     let memory = limits.memory_bytes;
     // SAFETY: only async-signal-safe libc calls between fork and exec.
     unsafe {
@@ -154,6 +183,15 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                 exit = Some(status);
             },
             _ = tokio::time::sleep_until(deadline) => {
+                // Breadcrumbs written to the slot are progress too: the worker is busy, not idle.
+                if tokio::time::Instant::now() < hard_deadline {
+                    let seq = slot.as_ref().and_then(|s| pmworker::slot::read_seq(&s.read()));
+                    if seq.is_some() && seq != slot_seq {
+                        slot_seq = seq;
+                        last_output = tokio::time::Instant::now();
+                        continue;
+                    }
+                }
                 run.killed = Some(if tokio::time::Instant::now() >= hard_deadline {
                     KillReason::HardTimeout
                 } else {
@@ -181,6 +219,8 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         stderr_tail.drain(..stderr_tail.len() - limits.stderr_tail_bytes);
     }
     run.stderr_tail = String::from_utf8_lossy(&stderr_tail).into_owned();
+    // The worker has ended (exited or killed with its group): the slot is stable now.
+    run.slot_breadcrumb = slot.as_ref().and_then(|s| pmworker::slot::read_slot(&s.read()));
     run.wall_ms = started.elapsed().as_millis() as u64;
     run
 }

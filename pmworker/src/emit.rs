@@ -19,12 +19,29 @@ pub trait Sink {
     fn emit(&mut self, event: Event);
 
     /// Records and delivers a breadcrumb, then gives the fault hook its chance to fire.
+    /// With a breadcrumb slot (the farm gives one), every breadcrumb goes to the slot and
+    /// only the coarse ones (no chunk path, no class) also go out as events: a Scene
+    /// object breadcrumb per object would otherwise be most of the worker's output.
     fn breadcrumb(&mut self, crumb: Breadcrumb) {
         if let Ok(mut g) = LAST_BREADCRUMB.lock() {
             *g = Some(crumb.clone());
         }
-        let key = format!("{}:{}", crumb.tier, crumb.stream);
-        self.emit(Event::Breadcrumb(crumb));
+        // `tier:stream`, then `:chunk path` for object-level breadcrumbs, so a fault can be
+        // aimed inside a Scene object (`segfault@t2:Scene:Scene/`).
+        let key = match &crumb.chunk_path {
+            Some(p) => format!("{}:{}:{p}", crumb.tier, crumb.stream),
+            None => format!("{}:{}", crumb.tier, crumb.stream),
+        };
+        let fine = crumb.chunk_path.is_some() || crumb.class.is_some();
+        match crate::slot::slot() {
+            Some(slot) => {
+                slot.write(&crumb);
+                if !fine {
+                    self.emit(Event::Breadcrumb(crumb));
+                }
+            }
+            None => self.emit(Event::Breadcrumb(crumb)),
+        }
         crate::fault::at_breadcrumb(&key);
     }
 }

@@ -9,5 +9,6 @@ pub mod events;
 pub mod export;
 pub mod fault;
 pub mod pipeline;
+pub mod slot;
 pub mod t2;
 pub mod triage;

@@ -114,3 +114,27 @@ fn worker_usage_exit_is_an_infra_error() {
     assert_eq!(victim["status"], "infra-error", "{victim:#}");
     assert_eq!(clean, faulty);
 }
+
+/// A hard crash inside one Scene object of T2: the farm reports that object as the last
+/// location, read from the worker's breadcrumb slot (object-level breadcrumbs do not travel
+/// as stdout lines when the farm gives a slot).
+#[test]
+fn segfault_inside_a_scene_object_is_located_through_the_breadcrumb_slot() {
+    let t = tempfile::tempdir().unwrap();
+    let corpus = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "");
+    let out = t.path().join("out");
+    let run = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "--no-report", "-j", "2"])
+        .fault("segfault@t2:Scene:Scene/", VICTIM)
+        .output();
+    assert_exit(&run, 0);
+    let victim = results(&out)[VICTIM].clone();
+    assert_eq!(victim["status"], "crash", "{victim:#}");
+    assert_eq!(victim["signal"], "SIGSEGV");
+    let crumb = &victim["last_breadcrumb"];
+    assert_eq!(crumb["tier"], "t2", "{victim:#}");
+    assert_eq!(crumb["stream"], "Scene");
+    let path = crumb["chunk_path"].as_str().unwrap_or_default();
+    assert!(path.starts_with("Scene/0x") && path.contains("/[0]"), "first Scene object: {path:?}");
+    assert!(crumb["class"].as_str().is_some_and(|c| !c.is_empty()), "{crumb}");
+}
