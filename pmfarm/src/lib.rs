@@ -36,8 +36,8 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
 
 /// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run. NAME is
 /// a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, baseline: Option<&Path>) -> i32 {
-    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), ..Default::default() };
+pub fn report_cmd(out: &Path, baseline: Option<&Path>, junit_per_file: bool) -> i32 {
+    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), junit_per_file };
     match report::render(out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", index.index_html().display());

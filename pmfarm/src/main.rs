@@ -34,6 +34,9 @@ enum Command {
         /// bare name looked up as `baselines/<name>.jsonl`).
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// JUnit with one test case per file (default: one per bucket).
+        #[arg(long)]
+        junit_per_file: bool,
     },
     /// Check a run directory's journal and results: every enumerated file has exactly one
     /// status, results.jsonl equals the journal replay, summary counts match (exit 0 ok,
@@ -149,6 +152,9 @@ struct RunArgs {
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
+    /// JUnit with one test case per file (default: one per bucket).
+    #[arg(long)]
+    junit_per_file: bool,
 }
 
 fn main() {
@@ -162,7 +168,9 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline } => pmfarm::report_cmd(&out, baseline.as_deref()),
+        Command::Report { out, baseline, junit_per_file } => {
+            pmfarm::report_cmd(&out, baseline.as_deref(), junit_per_file)
+        }
         Command::VerifyLedger { out, partial, json } => {
             pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
@@ -264,6 +272,7 @@ fn run(a: RunArgs) -> i32 {
         baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
         gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
         report: !a.no_report,
+        junit_per_file: a.junit_per_file,
     };
     if a.resume.is_some() {
         return pmfarm::run::resume(&cfg);

@@ -86,6 +86,8 @@ pub struct RunConfig {
     pub gates_dir: PathBuf,
     /// Write the HTML/JSON report at the end.
     pub report: bool,
+    /// JUnit with one test case per file instead of one per bucket.
+    pub junit_per_file: bool,
 }
 
 /// Runs a fresh corpus.
@@ -505,7 +507,7 @@ fn print_summary(s: &Summary, out: &Path) {
 /// reported but never changes the run's verdict.
 fn render_report(cfg: &RunConfig) {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => println!("pmfarm: report: {}", index.index_html().display()),
         Err(e) => eprintln!("pmfarm: report not written: {e}"),
