@@ -56,6 +56,39 @@ enum Command {
         /// Destination folder.
         dir: PathBuf,
     },
+    /// Write a synthetic corpus shaped after a manifest (docs/performance.md).
+    Synth {
+        /// TSV manifest with `path` (or `file`) and `bytes` columns.
+        #[arg(long)]
+        like: PathBuf,
+        /// Share of the manifest's files (0.1 = a tenth; 2 = every file twice).
+        #[arg(long, default_value = "1")]
+        scale: f64,
+        /// Output folder (outside the repository).
+        #[arg(long)]
+        out: PathBuf,
+        /// Generator seed: same seed and manifest, same bytes.
+        #[arg(long, default_value = "1")]
+        seed: u64,
+    },
+    /// Combine the output folders of `run --shard` into one run (docs/performance.md).
+    Merge {
+        /// Shard output folders.
+        #[arg(required = true)]
+        outs: Vec<PathBuf>,
+        /// Merged output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// Gates folder (default: the one the shards recorded).
+        #[arg(long)]
+        gates: Option<PathBuf>,
+        /// Baselines folder for the report's readable diffs (default: `baselines/` of the workspace).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
+        /// Do not render the report.
+        #[arg(long)]
+        no_report: bool,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -155,6 +188,12 @@ struct RunArgs {
     /// JUnit with one test case per file (default: one per bucket).
     #[arg(long)]
     junit_per_file: bool,
+    /// Check only shard K of N (K 1-based), by a hash of each file's relative path.
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "shard_from_env"])]
+    shard: Option<String>,
+    /// Like --shard, K from a 0-based environment variable: `JOB_COMPLETION_INDEX/N`.
+    #[arg(long, value_name = "VAR/N", conflicts_with = "resume")]
+    shard_from_env: Option<String>,
 }
 
 fn main() {
@@ -174,6 +213,11 @@ fn main() {
         Command::VerifyLedger { out, partial, json } => {
             pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
+        Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
+        Command::Merge { outs, out, gates, baselines, no_report } => {
+            let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
+            pmfarm::merge::merge_cmd(&outs, &out, gates.as_deref(), &baselines, !no_report)
+        }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
                 println!("pmfarm: wrote {n} demo files into {}", dir.display());
@@ -186,6 +230,19 @@ fn main() {
         },
     };
     std::process::exit(exit);
+}
+
+fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {
+    if !(scale.is_finite() && scale > 0.0) {
+        return usage(format!("--scale must be a positive number, not {scale}"));
+    }
+    match pmcore::synth::corpus::synthesize(like, scale, seed, out) {
+        Ok(w) => {
+            println!("pmfarm: wrote {} synthetic files ({} bytes) into {}", w.files, w.bytes, out.display());
+            code::OK
+        }
+        Err(e) => usage(format!("synth: {e}")),
+    }
 }
 
 fn usage(message: impl std::fmt::Display) -> i32 {
@@ -257,6 +314,17 @@ fn run(a: RunArgs) -> i32 {
     if !a.in_process && !worker.is_file() {
         return usage(format!("worker binary {} not found (build it, or pass --worker PATH)", worker.display()));
     }
+    let shard = match (&a.shard, &a.shard_from_env) {
+        (Some(spec), _) => match pmfarm::shard::Shard::parse_one_based(spec) {
+            Ok(s) => Some(s),
+            Err(e) => return usage(format!("--shard: {e}")),
+        },
+        (None, Some(spec)) => match pmfarm::shard::Shard::from_env(spec, |name| std::env::var(name).ok()) {
+            Ok(s) => Some(s),
+            Err(e) => return usage(format!("--shard-from-env: {e}")),
+        },
+        (None, None) => None,
+    };
     let root = workspace_root();
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
@@ -303,6 +371,15 @@ fn run(a: RunArgs) -> i32 {
         }
         enumerate::from_paths(&[dir])
     };
+    let corpus = corpus.map(|c| match shard {
+        Some(s) => {
+            let all = c.items.len();
+            let c = pmfarm::shard::filter(c, s);
+            eprintln!("pmfarm: shard {}: {} of {all} files", s.label(), c.items.len());
+            c
+        }
+        None => c,
+    });
     match corpus {
         Ok(c) => pmfarm::run::run(c, &cfg),
         Err(EnumerateError::Missing(p)) => {

@@ -266,10 +266,11 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(tmp, path)
 }
 
-/// `pmfarm merge OUT... --out M [--gates DIR] [--no-report]`: merge, write, render the
-/// report, print the summary line. Exit codes as `pmfarm run`: 0 gates pass, 1 a gate
-/// failed, 2 usage or input error, 77 nothing runnable.
-pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, report: bool) -> i32 {
+/// `pmfarm merge OUT... --out M [--gates DIR] [--baselines DIR] [--no-report]`: merge,
+/// write, render the report (its readable diffs from `baselines_dir/<name>.jsonl`, as
+/// `pmfarm run` does), print the summary line. Exit codes as `pmfarm run`: 0 gates pass,
+/// 1 a gate failed, 2 usage or input error, 77 nothing runnable.
+pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, baselines_dir: &Path, report: bool) -> i32 {
     use crate::run::code;
     let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
     let merged = match shards.and_then(|s| merge(&s, gates_dir)) {
@@ -289,7 +290,10 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, repor
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
     println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
     if report {
-        if let Err(e) = crate::report::render(out, &crate::report::ReportOptions::default()) {
+        let baseline =
+            merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
+        let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+        if let Err(e) = crate::report::render(out, &opts) {
             eprintln!("pmfarm merge: report: {e}");
         }
     }
