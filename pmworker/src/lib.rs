@@ -8,6 +8,7 @@ pub mod emit;
 pub mod events;
 pub mod export;
 pub mod fault;
+pub mod memory;
 pub mod pipeline;
 pub mod slot;
 pub mod t2;

@@ -89,6 +89,7 @@ fn main() {
             std::process::exit(exit::USAGE);
         }
     }
+    pmworker::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
     let opts = Options { tiers: cli.tiers, exports: cli.exports, reference: cli.reference, out: cli.out };
     match run_path(&cli.file, &opts, &mut StdoutSink) {
         Ok(EndStatus::Pass | EndStatus::Skip) => std::process::exit(exit::OK),

@@ -6,6 +6,7 @@ use crate::events::*;
 use pmcore::verify::{StreamVerdict, Verdict};
 use pmcore::{classify, facts::FileFacts, Input, MaxFile};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -65,13 +66,19 @@ pub fn run_path(path: &Path, opts: &Options, sink: &mut dyn Sink) -> std::io::Re
     let bytes = std::fs::read(path)?;
     let mut timing = Timing::default();
     timing.durations_ms.insert("read".into(), started.elapsed().as_millis() as u64);
-    Ok(run_bytes(&path.display().to_string(), &bytes, opts, sink, timing))
+    Ok(run_input(&path.display().to_string(), Cow::Owned(bytes), opts, sink, timing))
 }
 
 /// Runs the pipeline on bytes already in memory.
-pub fn run_bytes(
+pub fn run_bytes(display_path: &str, bytes: &[u8], opts: &Options, sink: &mut dyn Sink, timing: Timing) -> EndStatus {
+    run_input(display_path, Cow::Borrowed(bytes), opts, sink, timing)
+}
+
+/// The pipeline. Owned input bytes are released as soon as the container has copied the
+/// streams out of them: on a 147 MB file that is 147 MB less at the worker's peak.
+fn run_input(
     display_path: &str,
-    bytes: &[u8],
+    bytes: Cow<'_, [u8]>,
     opts: &Options,
     sink: &mut dyn Sink,
     mut timing: Timing,
@@ -80,13 +87,14 @@ pub fn run_bytes(
         schema: SCHEMA_VERSION,
         path: display_path.to_string(),
         bytes: bytes.len() as u64,
-        sha256: hex(&Sha256::digest(bytes)),
+        sha256: hex(&Sha256::digest(&bytes)),
         tool: tool_name(),
     }));
     let mut tally = Tally::default();
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "open".into(), stream: "@container".into(), ..Default::default() });
-    let input = classify(bytes);
+    let input = classify(&bytes);
+    drop(bytes);
     let mut facts = Facts { input: input.class_name().to_string(), ..Default::default() };
     let file = match input {
         Input::Ole(ole) => MaxFile::new(ole),

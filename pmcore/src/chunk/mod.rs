@@ -16,7 +16,7 @@ pub use error::{ChunkError, ChunkErrorKind, WriteError};
 pub use parse::parse_stream;
 pub use path::{locate_offset, mask_positions, ChunkPath};
 pub use stats::TreeStats;
-pub use write::{encoded_len, write_stream, write_stream_into};
+pub use write::{compare_stream, encoded_len, write_stream, write_stream_into};
 
 use std::borrow::Cow;
 

@@ -46,6 +46,62 @@ pub fn write_stream_into(stream: &str, chunks: &[Chunk<'_>], out: &mut Vec<u8>) 
     Ok(())
 }
 
+/// Writes a run of chunks straight into a comparison with `expected`, holding no copy of
+/// the output: `Ok(None)` when the bytes would be identical, else the offset of the first
+/// difference (a length difference counts at the shorter length). T1 uses this so a
+/// large stream is not held twice; a caller that needs the bytes of a mismatch writes
+/// them with [`write_stream_into`] on that rare path.
+pub fn compare_stream(stream: &str, chunks: &[Chunk<'_>], expected: &[u8]) -> Result<Option<u64>, WriteError> {
+    let mut sizes = Vec::new();
+    let total: u64 = chunks.iter().map(|c| measure(c, &mut sizes)).sum();
+    let mut out = Comparer { expected, pos: 0, first_diff: None };
+    let mut cursor = 0usize;
+    let mut steps = Vec::new();
+    for (pos, chunk) in chunks.iter().enumerate() {
+        emit(chunk, pos, &sizes, &mut cursor, &mut steps, stream, &mut out)?;
+    }
+    Ok(out.first_diff.or_else(|| (total != expected.len() as u64).then(|| total.min(expected.len() as u64))))
+}
+
+/// Where the writer puts bytes.
+trait Out {
+    fn put(&mut self, bytes: &[u8]);
+}
+
+impl Out for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Compares written bytes with the expected ones as they come.
+struct Comparer<'e> {
+    expected: &'e [u8],
+    pos: usize,
+    first_diff: Option<u64>,
+}
+
+impl Out for Comparer<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.first_diff.is_none() {
+            let end = self.pos.saturating_add(bytes.len());
+            match self.expected.get(self.pos..end) {
+                Some(want) if want == bytes => {}
+                Some(want) => {
+                    let i = want.iter().zip(bytes).position(|(a, b)| a != b).unwrap_or(0);
+                    self.first_diff = Some((self.pos + i) as u64);
+                }
+                None => {
+                    let have = &self.expected[self.pos.min(self.expected.len())..];
+                    let i = have.iter().zip(bytes).position(|(a, b)| a != b).unwrap_or(have.len());
+                    self.first_diff = Some((self.pos + i) as u64);
+                }
+            }
+        }
+        self.pos += bytes.len();
+    }
+}
+
 /// Records every chunk's size in pre-order and returns this chunk's size.
 fn measure(chunk: &Chunk<'_>, sizes: &mut Vec<u64>) -> u64 {
     let slot = sizes.len();
@@ -59,19 +115,19 @@ fn measure(chunk: &Chunk<'_>, sizes: &mut Vec<u64>) -> u64 {
     size
 }
 
-fn emit(
+fn emit<O: Out>(
     chunk: &Chunk<'_>,
     pos: usize,
     sizes: &[u64],
     cursor: &mut usize,
     steps: &mut Vec<(usize, u16)>,
     stream: &str,
-    out: &mut Vec<u8>,
+    out: &mut O,
 ) -> Result<(), WriteError> {
     let size = sizes[*cursor];
     *cursor += 1;
     steps.push((pos, chunk.id));
-    out.extend_from_slice(&chunk.id.to_le_bytes());
+    out.put(&chunk.id.to_le_bytes());
     let container = chunk.is_container();
     match chunk.width {
         HeaderWidth::Short => {
@@ -79,19 +135,19 @@ fn emit(
                 return Err(WriteError::ShortHeaderOverflow { path: ChunkPath::from_steps(stream, steps), size });
             }
             let field = size as u32 | if container { 0x8000_0000 } else { 0 };
-            out.extend_from_slice(&field.to_le_bytes());
+            out.put(&field.to_le_bytes());
         }
         HeaderWidth::Long => {
             if size > LONG_MAX {
                 return Err(WriteError::LongHeaderOverflow { path: ChunkPath::from_steps(stream, steps), size });
             }
-            out.extend_from_slice(&0u32.to_le_bytes());
+            out.put(&0u32.to_le_bytes());
             let field = size | if container { 0x8000_0000_0000_0000 } else { 0 };
-            out.extend_from_slice(&field.to_le_bytes());
+            out.put(&field.to_le_bytes());
         }
     }
     match &chunk.body {
-        Body::Leaf(p) => out.extend_from_slice(p),
+        Body::Leaf(p) => out.put(p),
         Body::Container(children) => {
             for (i, c) in children.iter().enumerate() {
                 emit(c, i, sizes, cursor, steps, stream, out)?;
@@ -135,6 +191,14 @@ mod tests {
             let mut parsed = parse_stream("P", &bytes).unwrap();
             let again = write_stream(&parsed).unwrap();
             prop_assert_eq!(&again, &bytes);
+            prop_assert_eq!(compare_stream("P", &parsed, &bytes).unwrap(), None);
+            if !bytes.is_empty() {
+                let mut other = bytes.clone();
+                let at = bytes.len() / 2;
+                other[at] ^= 0x01;
+                prop_assert_eq!(compare_stream("P", &parsed, &other).unwrap(), Some(at as u64));
+                prop_assert_eq!(compare_stream("P", &parsed, &bytes[..at]).unwrap(), Some(at as u64));
+            }
             strip_offsets(&mut parsed);
             prop_assert_eq!(parsed, tree);
         }

@@ -8,7 +8,7 @@
 //! is not guaranteed to be identical.
 
 use super::{first_mismatch, Mismatch, StreamVerdict, Verdict};
-use crate::chunk::{parse_stream, write_stream_into};
+use crate::chunk::{compare_stream, parse_stream, write_stream_into};
 use crate::container::{self, StreamCheck};
 use crate::maxfile::{MaxFile, StreamKind};
 use crate::model::normalize;
@@ -26,18 +26,19 @@ pub const STREAM_LIST: &str = "@streams";
 /// copy of every stream; where it failed, the stream is already a failure.
 pub fn run(file: &MaxFile, mut on_stream: impl FnMut(&str)) -> Vec<StreamVerdict> {
     let mut verdicts = Vec::with_capacity(file.streams.len() + 2);
-    let mut scratch = Vec::new();
     for (i, s) in file.streams.iter().enumerate() {
         on_stream(&s.name);
-        verdicts.push(StreamVerdict { stream: s.name.clone(), verdict: chunk_round_trip(file, i, &mut scratch) });
+        verdicts.push(StreamVerdict { stream: s.name.clone(), verdict: chunk_round_trip(file, i) });
     }
     on_stream("@envelope");
     envelope_round_trip(file, &mut verdicts);
     verdicts
 }
 
-/// Parse → write (into `scratch`, reused across streams) → compare for stream `i`.
-fn chunk_round_trip(file: &MaxFile, i: usize, scratch: &mut Vec<u8>) -> Verdict {
+/// Parse → write → compare for stream `i`. The writer compares as it writes
+/// ([`compare_stream`]): no second copy of the stream is held; only a mismatch is written
+/// out, to report its hex window.
+fn chunk_round_trip(file: &MaxFile, i: usize) -> Verdict {
     let s = &file.streams[i];
     let data = match file.data(i) {
         Ok(d) => d,
@@ -79,9 +80,16 @@ fn chunk_round_trip(file: &MaxFile, i: usize, scratch: &mut Vec<u8>) -> Verdict 
                     });
                 }
             };
-            scratch.clear();
-            match write_stream_into(&s.name, &tree, scratch) {
-                Ok(()) => match first_mismatch(&s.name, "chunk-roundtrip", data, scratch, Some(&tree)) {
+            let written = match compare_stream(&s.name, &tree, data) {
+                Ok(None) => return Verdict::pass(),
+                Ok(Some(_)) => {
+                    let mut out = Vec::new();
+                    write_stream_into(&s.name, &tree, &mut out).map(|()| out)
+                }
+                Err(e) => Err(e),
+            };
+            match written {
+                Ok(out) => match first_mismatch(&s.name, "chunk-roundtrip", data, &out, Some(&tree)) {
                     None => Verdict::pass(),
                     Some(m) => Verdict::Fail(m),
                 },
