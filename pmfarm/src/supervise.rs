@@ -74,8 +74,9 @@ impl BreadcrumbSlot {
     fn create() -> Option<Self> {
         use std::io::Write;
         let mut file = tempfile::Builder::new().prefix("pmfarm-slot-").tempfile().ok()?;
+        // Written out (not sparse) so the blocks exist; no sync: a shared mapping of the
+        // page cache needs none.
         file.write_all(&[0u8; pmworker::slot::SLOT_BYTES]).ok()?;
-        file.as_file().sync_data().ok()?;
         Some(BreadcrumbSlot { file })
     }
 
