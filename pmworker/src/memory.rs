@@ -18,7 +18,7 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// Inputs at least this large purge freed memory at once. Below it the retained pages fit
 /// in the memory target's fixed 32 MB, and retaining them is what keeps a sweep of small
 /// files fast (1/10 synthetic corpus: 7 s isolated with retention, 10 s purging at once).
-pub const PURGE_AT_ONCE_FROM_BYTES: u64 = 16 << 20;
+pub const PURGE_AT_ONCE_FROM_BYTES: u64 = 8 << 20;
 
 /// Applies the purge policy for an input of `file_bytes`. Call before reading the file.
 pub fn configure_for_input(file_bytes: u64) {
