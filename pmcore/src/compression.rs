@@ -76,7 +76,12 @@ pub fn decompress(bytes: &[u8], scheme: Compression) -> Result<Vec<u8>, Decompre
         Compression::None => Ok(bytes.to_vec()),
         Compression::Gzip => {
             let mut decoder = flate2::bufread::GzDecoder::new(bytes);
-            let out = read_bounded(&mut decoder, limit, "gzip")?;
+            // The trailer's ISIZE (length mod 2^32) presizes the output, so it is not built
+            // by doubling (which briefly holds twice the stream); never trusted past `limit`.
+            let isize =
+                bytes.len().checked_sub(4).map(|at| u32::from_le_bytes(bytes[at..].try_into().expect("4 bytes")));
+            let hint = isize.map_or(0, |n| u64::from(n).min(hint_cap(bytes.len(), limit))) as usize;
+            let out = read_bounded(&mut decoder, limit, "gzip", hint)?;
             let rest = decoder.into_inner().len() as u64;
             if rest > 0 {
                 return Err(DecompressError::TrailingBytes { scheme: "gzip", count: rest });
@@ -87,14 +92,29 @@ pub fn decompress(bytes: &[u8], scheme: Compression) -> Result<Vec<u8>, Decompre
             let frame = &bytes[offset as usize..];
             let corrupt = |e: std::io::Error| DecompressError::Corrupt { scheme: "zstd", message: e.to_string() };
             let mut decoder = zstd::stream::read::Decoder::with_buffer(frame).map_err(corrupt)?.single_frame();
-            let out = read_bounded(&mut decoder, limit, "zstd")?;
+            let declared = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten();
+            let hint = declared.map_or(0, |n| n.min(hint_cap(bytes.len(), limit))) as usize;
+            let out = read_bounded(&mut decoder, limit, "zstd", hint)?;
             Ok(out)
         }
     }
 }
 
-fn read_bounded(reader: &mut impl Read, limit: u64, scheme: &'static str) -> Result<Vec<u8>, DecompressError> {
-    let mut out = Vec::new();
+/// A declared output size is a hint only up to 32 × the compressed bytes (real `.max`
+/// streams compress 2–11×): a hostile header cannot make us reserve more than that up
+/// front; past it the buffer grows as data actually arrives.
+fn hint_cap(input_len: usize, limit: u64) -> u64 {
+    (input_len as u64).saturating_mul(32).min(limit)
+}
+
+fn read_bounded(
+    reader: &mut impl Read,
+    limit: u64,
+    scheme: &'static str,
+    size_hint: usize,
+) -> Result<Vec<u8>, DecompressError> {
+    // One extra byte so reading exactly `size_hint` bytes and probing for more never regrows.
+    let mut out = Vec::with_capacity(size_hint.saturating_add(1));
     let read = reader
         .take(limit + 1)
         .read_to_end(&mut out)

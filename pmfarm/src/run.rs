@@ -63,6 +63,7 @@ impl WorkOptions {
             exports: self.exports.clone(),
             reference: self.reference.clone(),
             out: None,
+            on_decoded: None,
         }
     }
 }

@@ -90,7 +90,13 @@ fn main() {
         }
     }
     pmworker::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
-    let opts = Options { tiers: cli.tiers, exports: cli.exports, reference: cli.reference, out: cli.out };
+    let opts = Options {
+        tiers: cli.tiers,
+        exports: cli.exports,
+        reference: cli.reference,
+        out: cli.out,
+        on_decoded: Some(pmworker::memory::configure_for_input),
+    };
     match run_path(&cli.file, &opts, &mut StdoutSink) {
         Ok(EndStatus::Pass | EndStatus::Skip) => std::process::exit(exit::OK),
         Ok(EndStatus::Fail) => std::process::exit(exit::FAIL),

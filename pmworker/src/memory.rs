@@ -20,9 +20,10 @@ const MI_OPTION_PURGE_DELAY: c_int = 15;
 /// files fast (1/10 synthetic corpus: 7 s isolated with retention, 10 s purging at once).
 pub const PURGE_AT_ONCE_FROM_BYTES: u64 = 8 << 20;
 
-/// Applies the purge policy for an input of `file_bytes`. Call before reading the file.
-pub fn configure_for_input(file_bytes: u64) {
-    if file_bytes >= PURGE_AT_ONCE_FROM_BYTES {
+/// Applies the purge policy for an input of `bytes`: called with the file size before it is
+/// read, and again with the decoded stream bytes once it is open (gzip streams inflate).
+pub fn configure_for_input(bytes: u64) {
+    if bytes >= PURGE_AT_ONCE_FROM_BYTES {
         return_freed_memory_at_once();
     }
 }

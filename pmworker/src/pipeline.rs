@@ -22,11 +22,14 @@ pub struct Options {
     pub reference: Option<PathBuf>,
     /// Folder for export outputs (a temporary folder per exporter when absent).
     pub out: Option<PathBuf>,
+    /// Called once the file is open, with its decoded stream bytes: the worker binary tunes
+    /// its allocator there (a gzip file's decoded size is known only now). `None` in process.
+    pub on_decoded: Option<fn(u64)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: Vec::new(), reference: None, out: None }
+        Options { tiers: vec![Tier::T1, Tier::T2], exports: Vec::new(), reference: None, out: None, on_decoded: None }
     }
 }
 
@@ -119,6 +122,9 @@ fn run_input(
             return EndStatus::Fail;
         }
     };
+    if let Some(hook) = opts.on_decoded {
+        hook(file.decoded_bytes());
+    }
     let file_facts = FileFacts::of(&file);
     fill_facts(&mut facts, &file_facts);
     sink.emit(Event::Facts(facts));
