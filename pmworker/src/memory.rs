@@ -35,9 +35,9 @@ pub fn return_freed_memory_at_once() {
 }
 
 /// Current purge delay in milliseconds (for tests and diagnostics).
-pub fn purge_delay_ms() -> i64 {
+pub fn purge_delay_ms() -> c_long {
     // SAFETY: reading an option has no preconditions.
-    i64::from(unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) })
+    unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }
 }
 
 #[cfg(test)]
