@@ -172,7 +172,11 @@ fn worker_flood_of_gigabytes_of_events_is_killed_at_the_byte_bound_without_buffe
     // Before the fix the farm kept every parsed breadcrumb: 1.67 GB peak for this flood.
     assert!(run.farm_peak_rss > 0, "the coordinator's memory was sampled");
     assert!(run.farm_peak_rss < 64 << 20, "farm peak RSS {} B: the farm buffered the flood", run.farm_peak_rss);
-    assert_eq!(run.victim["last_breadcrumb"]["stream"], "flood");
+    // The flood's lines are forged breadcrumb events written straight to stdout; the farm
+    // takes the location from the worker's breadcrumb slot, which records where the worker
+    // really was when the fault fired (T1, Scene), and a flood cannot overwrite it.
+    assert_eq!(run.victim["last_breadcrumb"]["tier"], "t1", "{:#}", run.victim);
+    assert_eq!(run.victim["last_breadcrumb"]["stream"], "Scene", "{:#}", run.victim);
 }
 
 #[test]
