@@ -11,10 +11,7 @@
 //! and the baseline comparison (a file one shard calls `removed` because another shard
 //! ran it is not removed).
 
-use crate::results::{
-    empty_status_counts, BaselineDiff, BaselineSummary, BucketSummary, DiffClass, FileDiff, FileResult, Summary,
-};
-use sha2::{Digest, Sha256};
+use crate::results::{BaselineDiff, BaselineSummary, DiffClass, FileDiff, FileResult, Summary};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -198,22 +195,7 @@ fn summarize(
     gates: Vec<crate::results::GateOutcome>,
     diff: Option<&BaselineDiff>,
 ) -> Summary {
-    let mut status_counts = empty_status_counts();
-    let mut buckets: BTreeMap<String, BucketSummary> = BTreeMap::new();
-    let mut manifest = String::new();
-    let mut bytes = 0u64;
-    for r in results {
-        *status_counts.entry(r.status.name().to_string()).or_default() += 1;
-        for b in &r.buckets {
-            let e = buckets
-                .entry(b.clone())
-                .or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
-            e.files += 1;
-            *e.status_counts.entry(r.status.name().to_string()).or_default() += 1;
-        }
-        manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
-        bytes += r.bytes;
-    }
+    let crate::run::Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = crate::run::tally(results);
     let wall_ms = shards.iter().filter_map(|s| s.summary.timing.get("wall_ms").and_then(|v| v.as_u64())).max();
     Summary {
         tool: first.summary.tool.clone(),
@@ -221,7 +203,7 @@ fn summarize(
         options: first.summary.options.clone(),
         limits: first.summary.limits.clone(),
         corpus_root: first.summary.corpus_root.clone(),
-        corpus_manifest_sha256: pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes())),
+        corpus_manifest_sha256,
         files: results.len() as u64,
         status_counts,
         buckets,

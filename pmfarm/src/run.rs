@@ -413,14 +413,21 @@ fn run_in_process(
     }
 }
 
-fn summarize(
-    corpus: &Corpus,
-    cfg: &RunConfig,
-    results: &[FileResult],
-    gates: Vec<GateOutcome>,
-    diff: Option<&BaselineDiff>,
-    wall_ms: u128,
-) -> Summary {
+/// What `summary.json` counts from the per-file results: one function for a run and for a
+/// merge of shards, so a merged run cannot count differently from an unsharded one.
+pub(crate) struct Tally {
+    /// Files per status (every status present, zeros included).
+    pub status_counts: BTreeMap<String, u64>,
+    /// Files and statuses per bucket.
+    pub buckets: BTreeMap<String, BucketSummary>,
+    /// SHA-256 of the `path\tsha256` lines, in result order.
+    pub corpus_manifest_sha256: String,
+    /// Input bytes over all files.
+    pub bytes: u64,
+}
+
+/// Counts `results` (sorted by path) for the summary.
+pub(crate) fn tally(results: &[FileResult]) -> Tally {
     let mut status_counts = empty_status_counts();
     let mut buckets: BTreeMap<String, BucketSummary> = BTreeMap::new();
     let mut manifest = String::new();
@@ -437,6 +444,19 @@ fn summarize(
         manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
         bytes += r.bytes;
     }
+    let corpus_manifest_sha256 = pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes()));
+    Tally { status_counts, buckets, corpus_manifest_sha256, bytes }
+}
+
+fn summarize(
+    corpus: &Corpus,
+    cfg: &RunConfig,
+    results: &[FileResult],
+    gates: Vec<GateOutcome>,
+    diff: Option<&BaselineDiff>,
+    wall_ms: u128,
+) -> Summary {
+    let Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = tally(results);
     Summary {
         tool: format!("pmfarm {}", env!("CARGO_PKG_VERSION")),
         schema: RESULTS_SCHEMA,
@@ -448,7 +468,7 @@ fn summarize(
         }),
         limits: serde_json::to_value(&cfg.limits).unwrap_or_default(),
         corpus_root: corpus.root.display().to_string(),
-        corpus_manifest_sha256: pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes())),
+        corpus_manifest_sha256,
         files: results.len() as u64,
         status_counts,
         buckets,

@@ -1,0 +1,56 @@
+//! What the pmcore benches share: the input file and the chunk-layer T1 loop that every
+//! ratio is measured against. (A folder, not `common.rs`, so cargo does not take it for a
+//! bench of its own.)
+
+use pmcore::chunk::{parse_stream, write_stream};
+use pmcore::{classify, Input, MaxFile, StreamKind};
+use std::path::PathBuf;
+
+/// The allocator the shipped binaries use (`pmworker`, `pmfarm`): without it, glibc serves
+/// every multi-megabyte buffer with a fresh `mmap`, and page faults — not parsing — dominate.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The largest public file (or `PMCORE_BENCH_FILE`), as (name, bytes); `None` after saying
+/// why when it cannot be read.
+pub fn bench_file() -> Option<(String, Vec<u8>)> {
+    let path = match std::env::var_os("PMCORE_BENCH_FILE") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/public/kevinvandecar__dragon.max"),
+    };
+    match std::fs::read(&path) {
+        Ok(b) => Some((path.display().to_string(), b)),
+        Err(e) => {
+            eprintln!("SKIP: cannot read {}: {e} (set PMCORE_BENCH_FILE)", path.display());
+            None
+        }
+    }
+}
+
+/// Opens the bench file as a `.max`.
+pub fn open(name: &str, bytes: &[u8]) -> MaxFile {
+    let Input::Ole(ole) = classify(bytes) else { panic!("{name} is not an OLE file") };
+    MaxFile::new(ole)
+}
+
+/// Decoded bytes of the streams that are chunk trees.
+pub fn chunk_bytes(file: &MaxFile) -> u64 {
+    (0..file.streams.len())
+        .filter(|&i| file.streams[i].kind == StreamKind::Chunks)
+        .map(|i| file.data(i).map(|d| d.len() as u64).unwrap_or(0))
+        .sum()
+}
+
+/// Chunk-layer T1 of every chunk stream: parse, write, compare.
+pub fn chunk_t1(file: &MaxFile) {
+    let mut ok = true;
+    for i in 0..file.streams.len() {
+        if file.streams[i].kind != StreamKind::Chunks {
+            continue;
+        }
+        let data = file.data(i).expect("decoded");
+        let tree = parse_stream(&file.streams[i].name, data).expect("parses");
+        ok &= write_stream(&tree).expect("writes") == data;
+    }
+    assert!(ok);
+}
