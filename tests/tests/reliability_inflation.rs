@@ -1,8 +1,8 @@
 //! The inflation budget through the built binaries (issue 23, item 5): one budget per file
 //! (all compressed streams together), `min(1100 × input, memory cap / 5, 8 GiB)`, checked
 //! as the output grows. Two files whose streams inflate to valid chunk trees:
-//! - `one-big.max`: a zstd Scene of 150 MiB;
-//! - `two-halves.max`: two zstd streams of 60 MiB each (each alone fits a 512 MiB cap's
+//! - `one-big.max`: a zstd Scene of 110 MiB;
+//! - `two-halves.max`: two zstd streams of 55 MiB each (each alone fits a 512 MiB cap's
 //!   budget of 102 MiB, together they do not).
 //!
 //! Each also holds 200 KB of incompressible bytes, so the ratio bound (1100 × input) is
@@ -62,12 +62,12 @@ fn inflation_is_bounded_per_file_by_the_memory_cap_and_is_its_own_fail_kind() {
     let zstd = Compression::Zstd { offset: 2 };
     write_max(
         &corpus.join("one-big.max"),
-        &[("Scene_Compressed", compress(&stream_of(0x2029, 150), zstd)), ("Padding", padding())],
+        &[("Scene_Compressed", compress(&stream_of(0x2029, 110), zstd)), ("Padding", padding())],
     );
-    let half = compress(&stream_of(0x2029, 60), zstd);
+    let half = compress(&stream_of(0x2029, 55), zstd);
     write_max(
         &corpus.join("two-halves.max"),
-        &[("Scene_Compressed", half), ("ClassData_Compressed", compress(&stream_of(0x2205, 60), zstd)), ("Padding", padding())],
+        &[("Scene_Compressed", half), ("ClassData_Compressed", compress(&stream_of(0x2205, 55), zstd)), ("Padding", padding())],
     );
     let gates = gates_dir(t.path(), "");
     let run = |memory: &str| {
