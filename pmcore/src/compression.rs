@@ -306,6 +306,27 @@ mod tests {
         }
     }
 
+    /// Reader whose allocations fail, as a decoder under an exhausted address space does.
+    struct OutOfMemoryReader;
+
+    impl Read for OutOfMemoryReader {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::from(std::io::ErrorKind::OutOfMemory))
+        }
+    }
+
+    #[test]
+    fn an_allocation_failure_under_the_budget_is_oom_not_corrupt_data() {
+        let err = read_bounded(&mut OutOfMemoryReader, 1 << 20, "zstd", 0).unwrap_err();
+        assert!(matches!(err, DecompressError::OutOfMemory { scheme: "zstd", .. }), "{err:?}");
+        assert_eq!(err.kind(), "oom");
+        // zstd's own message for a failed allocation of its window.
+        let e = std::io::Error::other("Allocation error : not enough memory");
+        assert!(matches!(io_error("zstd", e, 0), DecompressError::OutOfMemory { .. }));
+        let e = std::io::Error::other("Unknown frame descriptor");
+        assert!(matches!(io_error("zstd", e, 0), DecompressError::Corrupt { .. }));
+    }
+
     #[test]
     fn growth_never_reaches_past_the_budget() {
         // 1 MiB of input and a budget of 700 000 bytes: doubling would ask for 1 MiB+.

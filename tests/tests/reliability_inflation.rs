@@ -67,7 +67,11 @@ fn inflation_is_bounded_per_file_by_the_memory_cap_and_is_its_own_fail_kind() {
     let half = compress(&stream_of(0x2029, 55), zstd);
     write_max(
         &corpus.join("two-halves.max"),
-        &[("Scene_Compressed", half), ("ClassData_Compressed", compress(&stream_of(0x2205, 55), zstd)), ("Padding", padding())],
+        &[
+            ("Scene_Compressed", half),
+            ("ClassData_Compressed", compress(&stream_of(0x2205, 55), zstd)),
+            ("Padding", padding()),
+        ],
     );
     let gates = gates_dir(t.path(), "");
     let run = |memory: &str| {

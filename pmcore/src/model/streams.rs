@@ -70,8 +70,9 @@ impl RunModel {
         if let [wrapper] = tree {
             if wrapper.width == HeaderWidth::ShortToEnd {
                 let span = Span { start: wrapper.offset.unwrap_or(0), end: stream_len };
-                let parts =
-                    ctx.at(0, wrapper.id, |ctx| decode_run(kind, wrapper.children(), stream_len, ctx, &mut model.degraded));
+                let parts = ctx.at(0, wrapper.id, |ctx| {
+                    decode_run(kind, wrapper.children(), stream_len, ctx, &mut model.degraded)
+                });
                 ctx.claims.header(span, wrapper.width);
                 model.parts.push(Part::Container(TypedContainer { id: wrapper.id, width: wrapper.width, parts }));
                 return model;
