@@ -366,6 +366,10 @@ pub struct Summary {
     pub baseline: Option<BaselineSummary>,
     /// Run-to-run varying measurements (`wall_ms`, `worker_cpu_ms`, `bytes`, `resumed`).
     pub timing: serde_json::Value,
+    /// Id of this output set, fresh at every write; the report carries the same id so a
+    /// report left from another run is told apart (`crate::run_folder`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
 }
 
 /// One line of `journal.jsonl`, the append-only ledger that makes `--resume` possible.

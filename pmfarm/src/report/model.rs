@@ -69,6 +69,9 @@ pub struct RunStamp {
     pub limits: serde_json::Value,
     /// Run-level timing from `summary.json` (informational).
     pub timing: serde_json::Value,
+    /// `summary.json`'s run id: the report belongs to the results with the same id.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_id: String,
 }
 
 /// Pass rate of one tier on the files of one Max version.
