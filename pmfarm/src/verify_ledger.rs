@@ -641,18 +641,22 @@ mod tests {
     #[test]
     fn an_unparsable_line_inside_the_journal_is_a_problem() {
         let (records, results) = complete_run();
-        let dir = run_dir(&records[..2], None);
-        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join(JOURNAL)).unwrap();
-        f.write_all(b"{\"record\":\"res\n").unwrap();
-        drop(f);
-        let mut j = Journal::reopen(dir.path()).unwrap();
-        for r in &records[2..] {
-            j.append(r).unwrap();
-        }
-        std::fs::copy(run_dir(&records, Some(&results)).path().join("results.jsonl"), dir.path().join("results.jsonl"))
-            .unwrap();
+        let dir = run_dir(&records, Some(&results));
+        // Line 3 garbled after the fact (reopen would cut it only as the last line).
+        let path = dir.path().join(JOURNAL);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "{\"record\":\"res");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let rep = check(&dir, false);
         assert!(rep.problems.iter().any(|p| p.contains(":3: not a journal record")), "{}", render(&rep));
+        // The same garbling on the last line is a torn write, tolerated as `--resume` tolerates it.
+        lines.remove(2);
+        lines.push("{\"record\":\"res");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!(rep.torn_bytes, 15);
     }
 
     #[test]

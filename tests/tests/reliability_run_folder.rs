@@ -95,18 +95,21 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Waits until the journal in `out` holds a `started` record for a path containing `file`.
-fn wait_until_started(out: &Path, file: &str, child: &mut std::process::Child) {
+/// Waits until this run's worker for `file` (a path in the corpus) is alive and the
+/// journal in `out` says it started (an earlier run's journal may say so too: the live
+/// worker is what tells this run's start).
+fn wait_until_started(out: &Path, file: &Path, child: &mut std::process::Child) {
     let deadline = Instant::now() + Duration::from_secs(60);
+    let name = file.file_name().unwrap().to_str().unwrap();
     loop {
-        let started = journal_records(out).iter().any(|r| {
-            r["record"] == "started" && r["path"].as_str().is_some_and(|p| p.contains(file))
-        });
-        if started {
+        let started = journal_records(out)
+            .iter()
+            .any(|r| r["record"] == "started" && r["path"].as_str().is_some_and(|p| p.contains(name)));
+        if started && !workers_mentioning(s(file)).is_empty() {
             return;
         }
-        assert!(child.try_wait().unwrap().is_none(), "the farm ended before {file} started");
-        assert!(Instant::now() < deadline, "{file} not started within 60 s");
+        assert!(child.try_wait().unwrap().is_none(), "the farm ended before {name} started");
+        assert!(Instant::now() < deadline, "{name} not started within 60 s");
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -138,7 +141,7 @@ fn a_second_coordinator_on_a_folder_in_use_is_refused_naming_the_holder() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until_started(&out, VICTIM, &mut holder);
+    wait_until_started(&out, &x.corpus.join(VICTIM), &mut holder);
     let holder_pid = holder.id().to_string();
     let contenders: Vec<(&str, Command)> = vec![
         ("run", x.run(&x.corpus, &out, &[])),
@@ -259,7 +262,7 @@ fn a_rerun_killed_in_an_old_folder_leaves_no_stale_report_and_resume_writes_a_ma
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_until_started(&out, VICTIM, &mut rerun);
+    wait_until_started(&out, &x.corpus.join(VICTIM), &mut rerun);
     rerun.kill().unwrap();
     rerun.wait().unwrap();
     x.assert_nothing_left(&out);
