@@ -108,9 +108,13 @@ fn scan(bytes: &[u8]) -> std::io::Result<Scanned> {
             None => (&bytes[line_start..], None),
         };
         let is_last = next.is_none_or(|n| n == bytes.len());
-        let parsed = std::str::from_utf8(line)
-            .map_err(|e| e.to_string())
-            .and_then(|l| if l.trim().is_empty() { Ok(None) } else { serde_json::from_str(l).map(Some).map_err(|e| e.to_string()) });
+        let parsed = std::str::from_utf8(line).map_err(|e| e.to_string()).and_then(|l| {
+            if l.trim().is_empty() {
+                Ok(None)
+            } else {
+                serde_json::from_str(l).map(Some).map_err(|e| e.to_string())
+            }
+        });
         match (next, parsed) {
             // A whole line that parses (or is blank).
             (Some(n), Ok(rec)) => {

@@ -58,9 +58,16 @@ impl RunLock {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
             let field = |key: &str| {
-                text.lines().find_map(|l| l.strip_prefix(key)).map(|v| v.trim().to_string()).unwrap_or_else(|| "?".into())
+                text.lines()
+                    .find_map(|l| l.strip_prefix(key))
+                    .map(|v| v.trim().to_string())
+                    .unwrap_or_else(|| "?".into())
             };
-            return Err(LockError::Busy { folder: folder.to_path_buf(), pid: field("pid "), started: field("started ") });
+            return Err(LockError::Busy {
+                folder: folder.to_path_buf(),
+                pid: field("pid "),
+                started: field("started "),
+            });
         }
         let holder = format!("pid {}\nstarted {}\n", std::process::id(), utc_now());
         file.set_len(0).and_then(|()| file.seek(SeekFrom::Start(0))).map_err(io)?;

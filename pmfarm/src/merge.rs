@@ -209,8 +209,12 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms.unwrap_or(0), "bytes": bytes, "shards": shards.len() }),
-        run_id: crate::run_folder::new_run_id(),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms.unwrap_or(0),
+            "bytes": bytes,
+            "shards": shards.len(),
+            "run_id": crate::run_folder::new_run_id(),
+        }),
     }
 }
 

@@ -451,10 +451,7 @@ struct Concurrency {
 
 impl Concurrency {
     fn new(jobs: usize) -> Concurrency {
-        Concurrency {
-            slots: Arc::new(tokio::sync::Semaphore::new(jobs)),
-            current: jobs.into(),
-        }
+        Concurrency { slots: Arc::new(tokio::sync::Semaphore::new(jobs)), current: jobs.into() }
     }
 
     async fn acquire(&self) -> tokio::sync::OwnedSemaphorePermit {
@@ -589,8 +586,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes }),
-        run_id: crate::run_folder::new_run_id(),
+        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes, "run_id": crate::run_folder::new_run_id() }),
     }
 }
 

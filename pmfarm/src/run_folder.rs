@@ -2,7 +2,7 @@
 //! before it deletes anything, removes every output of an earlier run (results, summary,
 //! baseline diff, report) so none can pass for this run's, and clears the mark only once
 //! the new set is complete. Each output set carries a fresh run id (`summary.json` →
-//! `run_id`, the report's stamp) so `verify-ledger` can tell a report that belongs to the
+//! `timing.run_id`, and the report's stamp) so `verify-ledger` can tell a report that belongs to the
 //! results from a stale one. The report is rendered into a temporary folder and swapped in
 //! with one rename, so no reader ever sees a torn or half-old report.
 

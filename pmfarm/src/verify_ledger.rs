@@ -451,7 +451,7 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
 }
 
 /// The report belongs to the results: `report/index.json` carries the run id of
-/// `summary.json`; a report without results, or from another output set, is stale.
+/// `summary.json` (`stamp.timing.run_id` = `timing.run_id`); a report without results, or from another output set, is stale.
 fn check_report(out: &Path, rep: &mut LedgerReport) {
     let leftovers: Vec<String> = std::fs::read_dir(out)
         .into_iter()
@@ -470,12 +470,12 @@ fn check_report(out: &Path, rep: &mut LedgerReport) {
     let summary_id = std::fs::read_to_string(out.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<Summary>(&t).ok())
-        .map(|s| s.run_id);
+        .map(|s| s.run_id().to_string());
     let index = std::fs::read_to_string(report.join("index.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     // A report written before run ids existed has none, like its summary.
-    let report_id = index.map(|v| v["stamp"]["run_id"].as_str().unwrap_or_default().to_string());
+    let report_id = index.map(|v| v["stamp"]["timing"]["run_id"].as_str().unwrap_or_default().to_string());
     match (summary_id, report_id) {
         (None, _) => rep.problems.push("report/ is present without summary.json: a stale report".into()),
         (Some(_), None) => rep.problems.push("report/index.json is missing or unreadable: a torn report".into()),

@@ -122,8 +122,8 @@ fn run_ids(out: &Path) -> (String, String) {
     let summary = read(out.join("summary.json"));
     let index = read(out.join("report/index.json"));
     (
-        summary["run_id"].as_str().unwrap_or_default().to_string(),
-        index["stamp"]["run_id"].as_str().unwrap_or_default().to_string(),
+        summary["timing"]["run_id"].as_str().unwrap_or_default().to_string(),
+        index["stamp"]["timing"]["run_id"].as_str().unwrap_or_default().to_string(),
     )
 }
 
@@ -153,10 +153,7 @@ fn a_second_coordinator_on_a_folder_in_use_is_refused_naming_the_holder() {
         let o = output(cmd);
         assert_exit(&o, 2);
         let err = stderr(&o);
-        assert!(
-            err.contains(&format!("in use by another pmfarm (pid {holder_pid}, started 20")),
-            "{what}: {err}"
-        );
+        assert!(err.contains(&format!("in use by another pmfarm (pid {holder_pid}, started 20")), "{what}: {err}");
     }
     // A merge into the folder in use: a finished shard as input, the busy folder as --out.
     let shard = x.path("shard");
@@ -539,13 +536,18 @@ fn control_characters_in_file_names_reach_no_terminal_and_no_markdown_raw() {
     std::fs::copy(x.corpus.join(VICTIM), x.corpus.join(evil)).unwrap();
     let out = x.path("out");
     // The evil file crashes, so every list of problem files names it.
-    let gates = gates_dir(&x.path("strict"), "[[gate]]\nname = \"no-crash\"\nbuckets = [\"all\"]\ntier = \"file\"\nmax_abnormal = 0\n");
+    let gates = gates_dir(
+        &x.path("strict"),
+        "[[gate]]\nname = \"no-crash\"\nbuckets = [\"all\"]\ntier = \"file\"\nmax_abnormal = 0\n",
+    );
     let mut cmd = x.farm(&["run", s(&x.corpus), "--out", s(&out), "--gates", s(&gates)]);
     cmd.env("PMWORKER_FAULT", "segfault").env("PMWORKER_FAULT_FILE", "evil");
     let o = output(cmd);
     assert_exit(&o, 1);
     assert_eq!(results_file(&out)[evil]["status"], "crash");
-    let raw = |bytes: &[u8]| bytes.iter().any(|b| *b == 0x1b || *b == 0x07) || String::from_utf8_lossy(bytes).contains('\u{9b}');
+    let raw = |bytes: &[u8]| {
+        bytes.iter().any(|b| *b == 0x1b || *b == 0x07) || String::from_utf8_lossy(bytes).contains('\u{9b}')
+    };
     assert!(!raw(&o.stdout) && !raw(&o.stderr), "raw control characters on the terminal:\n{}", stderr(&o));
     let md = std::fs::read(out.join("report/summary.md")).unwrap();
     assert!(!raw(&md), "raw control characters in summary.md");

@@ -92,7 +92,6 @@ impl RunData {
                 options: summary.options.clone(),
                 limits: summary.limits.clone(),
                 timing: summary.timing.clone(),
-                run_id: summary.run_id.clone(),
             },
             files: self.results.len() as u64,
             totals,

@@ -270,7 +270,7 @@ fn index_page(r: &Report) -> String {
     section(&mut b, "stamp", "Run stamp", "");
     let _ = write!(
         b,
-        r#"<dl class="stamp"><dt>Tool</dt><dd>{}</dd><dt>Report</dt><dd>{}</dd><dt>Results schema</dt><dd>{}</dd><dt>Corpus root</dt><dd><code>{}</code></dd><dt>Corpus manifest SHA-256</dt><dd><code>{}</code></dd><dt>Files</dt><dd>{}</dd><dt>Options</dt><dd>{}</dd><dt>Limits</dt><dd>{}</dd><dt>Run timing</dt><dd>{}</dd><dt>Run id</dt><dd><code>{}</code></dd></dl>"#,
+        r#"<dl class="stamp"><dt>Tool</dt><dd>{}</dd><dt>Report</dt><dd>{}</dd><dt>Results schema</dt><dd>{}</dd><dt>Corpus root</dt><dd><code>{}</code></dd><dt>Corpus manifest SHA-256</dt><dd><code>{}</code></dd><dt>Files</dt><dd>{}</dd><dt>Options</dt><dd>{}</dd><dt>Limits</dt><dd>{}</dd><dt>Run timing</dt><dd>{}</dd></dl>"#,
         escape(&r.stamp.tool),
         escape(&r.stamp.report_tool),
         r.stamp.results_schema,
@@ -280,7 +280,6 @@ fn index_page(r: &Report) -> String {
         json_inline(&r.stamp.options),
         json_inline(&r.stamp.limits),
         json_inline(&r.stamp.timing),
-        escape(&r.stamp.run_id),
     );
 
     section(&mut b, "totals", "Totals per status", "Every enumerated file has exactly one status.");

@@ -41,7 +41,10 @@ fn lines(r: &Report) -> Vec<String> {
     out.push(format!("## pmfarm report — {} files ({})", r.files, md_text(&r.stamp.tool)));
     out.push(String::new());
     let sha = &r.stamp.corpus_manifest_sha256;
-    let run = if r.stamp.run_id.is_empty() { String::new() } else { format!(", run `{}`", md(&r.stamp.run_id)) };
+    let run = match r.stamp.timing.get("run_id").and_then(serde_json::Value::as_str) {
+        Some(id) => format!(", run `{}`", md(id)),
+        None => String::new(),
+    };
     out.push(format!(
         "Corpus manifest `{}`, rendered by {}{run}.",
         md(&sha.chars().take(16).collect::<String>()),

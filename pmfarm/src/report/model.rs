@@ -67,11 +67,9 @@ pub struct RunStamp {
     pub options: serde_json::Value,
     /// Limits applied to every worker.
     pub limits: serde_json::Value,
-    /// Run-level timing from `summary.json` (informational).
+    /// Run-level timing from `summary.json` (informational), with its `run_id`: the report
+    /// belongs to the results with the same id.
     pub timing: serde_json::Value,
-    /// `summary.json`'s run id: the report belongs to the results with the same id.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub run_id: String,
 }
 
 /// Pass rate of one tier on the files of one Max version.

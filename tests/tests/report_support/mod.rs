@@ -307,7 +307,6 @@ pub fn summary(results: &[FileResult]) -> Summary {
         ],
         baseline: Some(BaselineSummary { name: "fixture".into(), counts: BTreeMap::new() }),
         timing: json!({"wall_ms": 812}),
-        run_id: String::new(),
     }
 }
 
