@@ -8,6 +8,7 @@ pub mod buckets;
 pub mod demo;
 pub mod enumerate;
 pub mod gates;
+pub mod history;
 pub mod journal;
 pub mod limits;
 pub mod merge;
@@ -34,11 +35,10 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
         .collect()
 }
 
-/// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run. NAME is
-/// a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, baseline: Option<&Path>, junit_per_file: bool) -> i32 {
-    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), junit_per_file };
-    match report::render(out, &opts) {
+/// `pmfarm report OUT [--baseline NAME] [--history FILE]`: renders the report of a
+/// finished run. NAME is a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
+pub fn report_cmd(out: &Path, opts: &report::ReportOptions) -> i32 {
+    match report::render(out, opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", index.index_html().display());
             run::code::OK

@@ -89,6 +89,8 @@ pub struct RunConfig {
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
     pub junit_per_file: bool,
+    /// History file the finished run appends its headline numbers to (`--history`).
+    pub history: Option<PathBuf>,
 }
 
 /// Runs a fresh corpus.
@@ -262,8 +264,21 @@ fn execute(
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
     print_summary(&summary, &cfg.out);
+    let mut history_failed = false;
+    if let Some(h) = &cfg.history {
+        match crate::history::record(&cfg.out, h) {
+            Ok(_) => println!("pmfarm: history: appended to {}", h.display()),
+            Err(e) => {
+                eprintln!("pmfarm: history not written: {e}");
+                history_failed = true;
+            }
+        }
+    }
     if cfg.report {
         render_report(cfg);
+    }
+    if history_failed {
+        return code::USAGE;
     }
 
     if !missing.is_empty() {
@@ -528,7 +543,8 @@ fn print_summary(s: &Summary, out: &Path) {
 /// reported but never changes the run's verdict.
 fn render_report(cfg: &RunConfig) {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
+    let opts =
+        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => println!("pmfarm: report: {}", index.index_html().display()),
         Err(e) => eprintln!("pmfarm: report not written: {e}"),

@@ -87,7 +87,7 @@ fn rendered() -> (tempfile::TempDir, report::ReportIndex) {
     let fixture = fx::write(tmp.path(), true);
     let index = report::render(
         &fixture.out,
-        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false },
+        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false, history: None },
     )
     .unwrap();
     (tmp, index)

@@ -21,6 +21,8 @@ pub struct RunData {
     pub diff: Option<BaselineDiff>,
     /// The baseline entries by path and where they came from, when the file was found.
     pub baseline: Option<(String, BTreeMap<String, BaselineEntry>)>,
+    /// Entries of the history file, oldest first (empty without `--history`).
+    pub history: Vec<crate::history::HistoryEntry>,
 }
 
 /// Display name of a file's version: the Max version, else what the input is.
@@ -96,6 +98,7 @@ impl RunData {
             files: self.results.len() as u64,
             totals,
             pass_rates: self.pass_rates(),
+            history: crate::history::newest(&self.history, crate::history::TREND_RUNS).to_vec(),
             baseline: self.baseline_view(),
             gates: summary.gates.clone(),
             slowest: self.ranked(|r| r.timing.wall_ms),

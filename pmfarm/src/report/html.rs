@@ -159,6 +159,43 @@ fn section(out: &mut String, id: &str, title: &str, note: &str) {
     }
 }
 
+/// Trend charts of the newest runs of the history file (`--history`).
+fn history_section(b: &mut String, history: &[crate::history::HistoryEntry]) {
+    if history.is_empty() {
+        return; // no --history: nothing to draw, and no empty section to scroll past
+    }
+    section(
+        b,
+        "history",
+        &format!("History: the last {} run(s)", history.len()),
+        "One point per run, oldest left; hover a point for its date and value.",
+    );
+    let pct = |v: f64| format!("{:.1}%", v * 100.0);
+    let secs = |v: f64| format!("{:.1} s", v / 1000.0);
+    let count = |v: f64| format!("{v:.0}");
+    let series = |f: &dyn Fn(&crate::history::HistoryEntry) -> Option<f64>| -> Vec<svg::TrendPoint> {
+        history.iter().map(|e| svg::TrendPoint { label: e.date.clone(), value: f(e) }).collect()
+    };
+    b.push_str(r#"<div class="trends">"#);
+    b.push_str(&svg::trend_chart("trend-pass-rate", "Pass rate", &series(&|e| Some(e.pass_rate)), &pct));
+    b.push_str(&svg::trend_chart("trend-typed-coverage", "T2 typed coverage", &series(&|e| e.typed_coverage), &pct));
+    b.push_str(&svg::trend_chart(
+        "trend-t3-summary",
+        "T3 summary agreement",
+        &series(&|e| e.t3_summary_agreement),
+        &pct,
+    ));
+    b.push_str(&svg::trend_chart(
+        "trend-regressions",
+        "Regressions",
+        &series(&|e| e.regressions.map(|n| n as f64)),
+        &count,
+    ));
+    b.push_str(&svg::trend_chart("trend-wall", "Sweep wall time", &series(&|e| Some(e.wall_ms as f64)), &secs));
+    b.push_str(&svg::trend_chart("trend-files", "Files", &series(&|e| Some(e.files as f64)), &count));
+    b.push_str("</div>\n");
+}
+
 fn none(out: &mut String, what: &str) {
     let _ = write!(out, r#"<p class="empty">None in this run: 0 {}.</p>"#, escape(what));
 }
@@ -339,6 +376,8 @@ fn index_page(r: &Report) -> String {
             rows,
         );
     }
+
+    history_section(&mut b, &r.history);
 
     section(&mut b, "baseline", "Regressions and fixes against the baseline", "");
     match &r.baseline {

@@ -36,6 +36,10 @@ pub struct Report {
     pub totals: StatusCounts,
     /// Pass rate per Max version × tier.
     pub pass_rates: Vec<PassRate>,
+    /// The newest runs of the history file (`--history`), oldest first, at most
+    /// [`crate::history::TREND_RUNS`]; empty without one.
+    #[serde(default)]
+    pub history: Vec<crate::history::HistoryEntry>,
     /// Comparison with the baseline, when the run had one.
     pub baseline: Option<BaselineView>,
     /// Every evaluated gate rule, with its numbers.
