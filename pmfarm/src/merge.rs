@@ -209,7 +209,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms.unwrap_or(0), "bytes": bytes, "shards": shards.len() }),
+        timing: serde_json::json!({ "wall_ms": wall_ms.unwrap_or(0), "bytes": bytes, "shards": shards.len(), "finished": crate::history::utc_now() }),
     }
 }
 

@@ -489,7 +489,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes }),
+        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes, "finished": crate::history::utc_now() }),
     }
 }
 

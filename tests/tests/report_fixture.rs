@@ -378,8 +378,12 @@ fn markdown_summary_stays_within_sixty_lines_and_says_what_it_cut() {
     let md = read(&index.dir.join("summary.md"));
     assert!(md.lines().count() <= markdown::MAX_LINES, "{md}");
     assert!(md.contains("## pmfarm report — 137 files"));
-    assert!(md.contains("**Gates:** 1 of 2 rules hold."));
-    assert!(md.contains("regressed `scenes/broken_scene.max`"), "{md}");
+    assert!(md.contains("**Verdict:** ❌ gates broken — 1 cause:"), "{md}");
+    assert!(md.contains("- `default/t1 (min_pass_rate)`: min\\_pass\\_rate = 0.9851 (threshold 1) on `all`"), "{md}");
+    assert!(
+        md.contains("regressed `scenes/broken_scene.max` (fail): file pass → fail; t1:Scene pass → fail — t1 Scene: "),
+        "{md}"
+    );
     assert!(md.contains("MapExt 2 hits, flare 1, era-mismatch 1, LFS pointers 1, degraded classes 1"), "{md}");
 
     // Make every file fail: long sections are cut with an explicit count, and the whole stays ≤ 60 lines.

@@ -73,6 +73,90 @@ fn home_bucket(r: &FileResult) -> String {
         .unwrap_or_else(|| "all".to_string())
 }
 
+/// Why a file ended as it did, in words, most telling first: the panic message (with its
+/// location), the killing signal with the farm's reason, the first mismatch, the reason.
+pub fn message_of(r: &FileResult) -> Option<String> {
+    if let Some(p) = &r.panic {
+        return Some(match &p.location {
+            Some(at) => format!("panic: {} (at {at})", p.message),
+            None => format!("panic: {}", p.message),
+        });
+    }
+    if let Some(sig) = &r.signal {
+        return Some(match &r.reason {
+            Some(reason) if !reason.contains(sig.as_str()) => format!("{sig}: {reason}"),
+            Some(reason) => reason.clone(),
+            None => sig.clone(),
+        });
+    }
+    let first_fail = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some(format!("{} {}: {}", t.tier.name(), t.stream, m.message)),
+        _ => None,
+    });
+    first_fail.or_else(|| r.reason.clone())
+}
+
+/// The changes of one file in words. A worker that ended abnormally loses every verdict
+/// after the point it reached; those `→ absent` lines say one thing, once per tier.
+fn change_lines(changes: &[crate::results::Change], status: Option<Status>) -> Vec<String> {
+    let abnormal = status.is_some_and(|s| s.is_abnormal());
+    let mut lines = Vec::new();
+    let mut folded: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in changes {
+        if abnormal && c.after == "absent" && c.tier != "file" {
+            *folded.entry(c.tier.as_str()).or_default() += 1;
+            continue;
+        }
+        let unit = if c.stream.is_empty() { c.tier.clone() } else { format!("{}:{}", c.tier, c.stream) };
+        lines.push(format!("{unit} {} → {}", c.before, c.after));
+    }
+    let word = status.map(|s| s.name()).unwrap_or("ended");
+    for (tier, n) in folded {
+        lines.push(format!(
+            "worker {} before {tier} finished ({n} verdict{} that ran before now absent)",
+            match word {
+                "crash" => "crashed",
+                "timeout" => "timed out",
+                "oom" => "ran out of memory",
+                other => other,
+            },
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    lines
+}
+
+/// Where a file went wrong, in one line: the first failing verdict's locator, else (for a
+/// worker that ended abnormally) its last breadcrumb and panic location.
+pub fn locator_of(r: &FileResult) -> Option<String> {
+    if let Some((t, m)) = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some((t, m)),
+        _ => None,
+    }) {
+        return Some(format!("{} {} {} @ {:#x}", t.tier.name(), t.stream, m.chunk_path, m.offset));
+    }
+    if !r.status.is_abnormal() {
+        return None;
+    }
+    let crumb = r.last_breadcrumb.as_ref().map(|b| {
+        let mut s = format!("{} {}", b.tier, b.stream);
+        if let Some(p) = &b.chunk_path {
+            s.push_str(&format!(" {p}"));
+        }
+        if let Some(c) = &b.class {
+            s.push_str(&format!(" ({c})"));
+        }
+        s
+    });
+    let panic = r.panic.as_ref().and_then(|p| p.location.clone());
+    match (crumb, panic) {
+        (Some(c), Some(p)) => Some(format!("after {c}; panic at {p}")),
+        (Some(c), None) => Some(format!("after {c}")),
+        (None, Some(p)) => Some(format!("panic at {p}")),
+        (None, None) => None,
+    }
+}
+
 impl RunData {
     /// The report model.
     pub fn build(&self) -> Report {
@@ -147,8 +231,7 @@ impl RunData {
 
     fn baseline_view(&self) -> Option<BaselineView> {
         let diff = self.diff.as_ref()?;
-        let buckets: BTreeMap<&str, &Vec<String>> =
-            self.results.iter().map(|r| (r.path.as_str(), &r.buckets)).collect();
+        let by_path: BTreeMap<&str, &FileResult> = self.results.iter().map(|r| (r.path.as_str(), r)).collect();
         let mut counts: BTreeMap<String, u64> = DiffClass::ALL.iter().map(|c| (c.name().to_string(), 0)).collect();
         for f in &diff.files {
             *counts.entry(f.class.name().to_string()).or_default() += 1;
@@ -157,11 +240,18 @@ impl RunData {
             .files
             .iter()
             .filter(|f| f.class != DiffClass::Same)
-            .map(|f| ChangedFile {
-                path: f.path.clone(),
-                class: f.class,
-                buckets: buckets.get(f.path.as_str()).map(|b| (*b).clone()).unwrap_or_default(),
-                changes: f.changes.clone(),
+            .map(|f| {
+                let r = by_path.get(f.path.as_str()).copied();
+                ChangedFile {
+                    path: f.path.clone(),
+                    class: f.class,
+                    buckets: r.map(|r| r.buckets.clone()).unwrap_or_default(),
+                    changes: f.changes.clone(),
+                    status: r.map(|r| r.status.name().to_string()).unwrap_or_else(|| "absent".into()),
+                    summary: change_lines(&f.changes, r.map(|r| r.status)),
+                    locator: r.and_then(locator_of),
+                    message: r.and_then(message_of),
+                }
             })
             .collect();
         changed.sort_by(|a, b| (a.class, &a.path).cmp(&(b.class, &b.path)));
@@ -355,29 +445,7 @@ impl RunData {
             actual_hex: m.actual_hex.clone(),
             message: m.message.clone(),
         });
-        let locator = if let Some(m) = &mismatch {
-            Some(format!("{} {} {} @ {:#x}", m.tier, m.stream, m.chunk_path, m.offset))
-        } else if r.status.is_abnormal() {
-            let crumb = r.last_breadcrumb.as_ref().map(|b| {
-                let mut s = format!("{} {}", b.tier, b.stream);
-                if let Some(p) = &b.chunk_path {
-                    s.push_str(&format!(" {p}"));
-                }
-                if let Some(c) = &b.class {
-                    s.push_str(&format!(" ({c})"));
-                }
-                s
-            });
-            let panic = r.panic.as_ref().and_then(|p| p.location.clone());
-            match (crumb, panic) {
-                (Some(c), Some(p)) => Some(format!("after {c}; panic at {p}")),
-                (Some(c), None) => Some(format!("after {c}")),
-                (None, Some(p)) => Some(format!("panic at {p}")),
-                (None, None) => None,
-            }
-        } else {
-            None
-        };
+        let locator = locator_of(r);
         let verdict_diff = diff.filter(|d| d.class != DiffClass::Same).map(|d| {
             let (before, after) = match self.baseline.as_ref().and_then(|(_, b)| b.get(&r.path)) {
                 Some(entry) => (verdict_lines_of_entry(entry), verdict_lines(r)),
@@ -392,6 +460,7 @@ impl RunData {
             max_version: r.max_version.clone(),
             signatures: r.signatures.clone(),
             locator,
+            message: message_of(r),
             mismatch,
             diff_class: diff.map(|d| d.class),
             verdict_diff,

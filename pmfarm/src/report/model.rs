@@ -124,6 +124,20 @@ pub struct ChangedFile {
     pub buckets: Vec<String>,
     /// What changed.
     pub changes: Vec<Change>,
+    /// Status now (`absent` for a removed file).
+    #[serde(default)]
+    pub status: String,
+    /// The changes in words, one line each, with every `tier:stream → absent` of a worker
+    /// that ended abnormally folded into one line per tier ("worker crashed before t2").
+    #[serde(default)]
+    pub summary: Vec<String>,
+    /// Where it went wrong: first failing verdict, or the crash breadcrumb.
+    #[serde(default)]
+    pub locator: Option<String>,
+    /// Why, in the worker's or the farm's words: panic message, signal, first mismatch,
+    /// skip reason.
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// One ranked measurement of one file.
@@ -284,6 +298,10 @@ pub struct FileEntry {
     pub signatures: Vec<String>,
     /// Where it went wrong, in one line: first failing verdict, or crash breadcrumb.
     pub locator: Option<String>,
+    /// Why, in words: the panic message, the killing signal, the first mismatch, the skip
+    /// or failure reason (see [`crate::report::build::message_of`]).
+    #[serde(default)]
+    pub message: Option<String>,
     /// The first failing verdict's hex window.
     pub mismatch: Option<MismatchView>,
     /// Class against the baseline, when there is one.
