@@ -381,7 +381,7 @@ fn markdown_summary_stays_within_sixty_lines_and_says_what_it_cut() {
     assert!(md.contains("**Verdict:** ❌ gates broken — 1 cause:"), "{md}");
     assert!(md.contains("- `default/t1 (min_pass_rate)`: min\\_pass\\_rate = 0.9851 (threshold 1) on `all`"), "{md}");
     assert!(
-        md.contains("regressed `scenes/broken_scene.max` (fail): file pass → fail; t1:Scene pass → fail — t1 Scene: "),
+        md.contains("regressed `scenes/broken_scene.max` (fail): pass → fail; t1:Scene pass → fail — t1 Scene: "),
         "{md}"
     );
     assert!(md.contains("MapExt 2 hits, flare 1, era-mismatch 1, LFS pointers 1, degraded classes 1"), "{md}");

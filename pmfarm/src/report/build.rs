@@ -77,10 +77,8 @@ fn home_bucket(r: &FileResult) -> String {
 /// location), the killing signal with the farm's reason, the first mismatch, the reason.
 pub fn message_of(r: &FileResult) -> Option<String> {
     if let Some(p) = &r.panic {
-        return Some(match &p.location {
-            Some(at) => format!("panic: {} (at {at})", p.message),
-            None => format!("panic: {}", p.message),
-        });
+        // The panic's location is in the locator, shown beside the message.
+        return Some(format!("panic: {}", p.message));
     }
     if let Some(sig) = &r.signal {
         return Some(match &r.reason {
@@ -96,32 +94,53 @@ pub fn message_of(r: &FileResult) -> Option<String> {
     first_fail.or_else(|| r.reason.clone())
 }
 
-/// The changes of one file in words. A worker that ended abnormally loses every verdict
-/// after the point it reached; those `→ absent` lines say one thing, once per tier.
+/// What went wrong in a file, without naming the file, so files that failed the same way
+/// share one cause: the panic message, the signal, the first failing verdict's tier, stream
+/// and kind, else the reason.
+pub fn cause_of(r: &FileResult) -> String {
+    if let Some(p) = &r.panic {
+        return format!("panic: {}", p.message);
+    }
+    if let Some(sig) = &r.signal {
+        return format!("killed by {sig}");
+    }
+    if let Some((t, m)) = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some((t, m)),
+        _ => None,
+    }) {
+        return format!("{} {}: {}", t.tier.name(), t.stream, m.kind);
+    }
+    r.reason.clone().unwrap_or_else(|| r.status.name().to_string())
+}
+
+/// The changes of one file in words. A file that stopped early (a crash, or an input that
+/// could not be opened) loses every verdict after the point it reached; those
+/// `tier:stream → absent` lines say one thing, so they are folded into one line per tier.
 fn change_lines(changes: &[crate::results::Change], status: Option<Status>) -> Vec<String> {
-    let abnormal = status.is_some_and(|s| s.is_abnormal());
     let mut lines = Vec::new();
     let mut folded: BTreeMap<&str, usize> = BTreeMap::new();
     for c in changes {
-        if abnormal && c.after == "absent" && c.tier != "file" {
+        if c.after == "absent" && c.tier != "file" && status.is_some() {
             *folded.entry(c.tier.as_str()).or_default() += 1;
             continue;
         }
-        let unit = if c.stream.is_empty() { c.tier.clone() } else { format!("{}:{}", c.tier, c.stream) };
-        lines.push(format!("{unit} {} → {}", c.before, c.after));
+        if c.tier == "file" {
+            lines.push(format!("{} → {}", c.before, c.after));
+        } else {
+            lines.push(format!("{}:{} {} → {}", c.tier, c.stream, c.before, c.after));
+        }
     }
-    let word = status.map(|s| s.name()).unwrap_or("ended");
-    for (tier, n) in folded {
-        lines.push(format!(
-            "worker {} before {tier} finished ({n} verdict{} that ran before now absent)",
-            match word {
-                "crash" => "crashed",
-                "timeout" => "timed out",
-                "oom" => "ran out of memory",
-                other => other,
-            },
-            if n == 1 { "" } else { "s" }
-        ));
+    let stopped = match status.map(|s| s.name()) {
+        Some("crash") => "worker crashed",
+        Some("timeout") => "worker timed out",
+        Some("oom") => "worker ran out of memory",
+        Some("infra-error") => "worker could not run",
+        _ => "file stopped",
+    };
+    if !folded.is_empty() {
+        let n: usize = folded.values().sum();
+        let tiers: Vec<&str> = folded.keys().copied().collect();
+        lines.push(format!("{stopped}: {n} {} verdict{} absent", tiers.join("+"), if n == 1 { "" } else { "s" }));
     }
     lines
 }
@@ -185,6 +204,7 @@ impl RunData {
             history: crate::history::newest(&self.history, crate::history::TREND_RUNS).to_vec(),
             baseline: self.baseline_view(),
             gates: summary.gates.clone(),
+            causes: self.causes(),
             slowest: self.ranked(|r| r.timing.wall_ms),
             largest_rss: self.ranked(|r| r.timing.peak_rss_bytes),
             lists: self.lists(),
@@ -227,6 +247,34 @@ impl RunData {
             counts.into_iter().map(|((version, tier), (p, t))| PassRate::new(&version, tier.name(), p, t)).collect();
         rates.sort_by_cached_key(|r| (version_order(&r.max_version), r.tier.clone()));
         rates
+    }
+
+    /// Files that did not pass, grouped by status and what went wrong (see [`cause_of`]).
+    fn causes(&self) -> Vec<Cause> {
+        let regressed: BTreeSet<&str> = self
+            .diff
+            .iter()
+            .flat_map(|d| d.files.iter())
+            .filter(|f| f.class == DiffClass::Regressed)
+            .map(|f| f.path.as_str())
+            .collect();
+        let mut by_cause: BTreeMap<(String, String), Cause> = BTreeMap::new();
+        for r in self.results.iter().filter(|r| !matches!(r.status, Status::Pass | Status::Skip)) {
+            let what = cause_of(r);
+            let c = by_cause.entry((r.status.name().to_string(), what.clone())).or_insert_with(|| Cause {
+                status: r.status.name().to_string(),
+                what,
+                ..Default::default()
+            });
+            c.files.push(r.path.clone());
+            c.homes.push(home_bucket(r));
+            c.regressed += u64::from(regressed.contains(r.path.as_str()));
+        }
+        let mut causes: Vec<Cause> = by_cause.into_values().collect();
+        causes.sort_by(|a, b| {
+            b.files.len().cmp(&a.files.len()).then_with(|| (&a.status, &a.what).cmp(&(&b.status, &b.what)))
+        });
+        causes
     }
 
     fn baseline_view(&self) -> Option<BaselineView> {

@@ -326,49 +326,57 @@ fn stamp_sentence(r: &Report) -> String {
     )
 }
 
-/// Failed gate rules grouped by cause: one rule (name and metric) failing on several
-/// buckets is one line naming the buckets, not one line per bucket.
-fn gate_causes(r: &Report) -> Vec<(String, Vec<&GateOutcome>)> {
-    let mut causes: Vec<(String, Vec<&GateOutcome>)> = Vec::new();
-    for g in r.gates.iter().filter(|g| !g.passed) {
-        let key = format!("{} ({})", g.name, g.metric);
-        match causes.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, gs)) => gs.push(g),
-            None => causes.push((key, vec![g])),
-        }
-    }
-    causes
-}
+/// How many file names a cause line shows before "and N more".
+const CAUSE_FILES: usize = 4;
 
 fn verdict_section(b: &mut String, pages: &Pages, r: &Report) {
     section(b, "verdict", "Verdict", "");
-    let causes = gate_causes(r);
+    let broken: Vec<&GateOutcome> = r.gates.iter().filter(|g| !g.passed).collect();
     if r.gates.is_empty() {
         b.push_str(r#"<p class="verdict none"><strong>No gate rule was evaluated.</strong> This run checks nothing by itself.</p>"#);
-    } else if causes.is_empty() {
+    } else if broken.is_empty() {
         let _ = write!(b, r#"<p class="verdict held">{} Gates held: all {} rules.</p>"#, badge("held"), r.gates.len());
     } else {
+        let mut rules: Vec<&str> = broken.iter().map(|g| g.name.as_str()).collect();
+        rules.dedup();
         let _ = write!(
             b,
-            r#"<p class="verdict broken">{} Gates broken: {} cause{} ({} of {} rules).</p><ul class="causes">"#,
+            r#"<p class="verdict broken">{} Gates broken: {} of {} rules ({}).</p>"#,
             badge("broken"),
-            causes.len(),
-            if causes.len() == 1 { "" } else { "s" },
-            causes.iter().map(|(_, g)| g.len()).sum::<usize>(),
-            r.gates.len()
+            broken.len(),
+            r.gates.len(),
+            escape(&rules.join(", "))
         );
-        for (cause, gates) in &causes {
-            let first = gates[0];
-            let buckets: Vec<String> = gates.iter().map(|g| pages.bucket_link(&g.bucket)).collect();
+    }
+    if !r.causes.is_empty() {
+        let _ = write!(
+            b,
+            r#"<p class="causes-head">{} cause{} of files not passing:</p><ul class="causes">"#,
+            r.causes.len(),
+            if r.causes.len() == 1 { "" } else { "s" }
+        );
+        for c in &r.causes {
+            let shown: Vec<String> = c
+                .files
+                .iter()
+                .zip(&c.homes)
+                .take(CAUSE_FILES)
+                .map(|(f, home)| match pages.file(home, f) {
+                    Some(link) => format!(r#"<a href="{}">{}</a>"#, escape(&link), escape(f)),
+                    None => escape(f),
+                })
+                .collect();
+            let more = c.files.len().saturating_sub(CAUSE_FILES);
             let _ = write!(
                 b,
-                "<li><strong>{}</strong>: {} = {} (threshold {}) on {}{}</li>",
-                escape(cause),
-                escape(&first.metric),
-                first.value,
-                first.threshold,
-                buckets.join(", "),
-                if first.detail.is_empty() { String::new() } else { format!(" — {}", escape(&first.detail)) }
+                "<li>{} <strong>{} file{}</strong>{}: <span class=\"message\">{}</span> — {}{}</li>",
+                badge(&c.status),
+                c.files.len(),
+                if c.files.len() == 1 { "" } else { "s" },
+                if c.regressed > 0 { format!(" ({} regressed)", c.regressed) } else { String::new() },
+                escape(&c.what),
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
             );
         }
         b.push_str("</ul>");

@@ -44,6 +44,11 @@ pub struct Report {
     pub baseline: Option<BaselineView>,
     /// Every evaluated gate rule, with its numbers.
     pub gates: Vec<GateOutcome>,
+    /// Why files did not pass, one entry per cause (status and what went wrong), most files
+    /// first: the verdict's lines. Three workers that panicked the same way are one cause,
+    /// however many gate rules and tiers they break.
+    #[serde(default)]
+    pub causes: Vec<Cause>,
     /// The slowest files by farm wall time, longest first ([`RANKED_ROWS`] of them at most).
     pub slowest: Vec<FileMetric>,
     /// The files with the largest peak RSS, largest first ([`RANKED_ROWS`] at most).
@@ -97,6 +102,22 @@ impl PassRate {
         let rate = if total == 0 { 0.0 } else { passed as f64 / total as f64 };
         PassRate { max_version: max_version.to_string(), tier: tier.to_string(), total, passed, rate }
     }
+}
+
+/// Files that did not pass for one reason.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cause {
+    /// Their status (`crash`, `fail`, `timeout`, …).
+    pub status: String,
+    /// What went wrong, without the file: the panic message, the signal, the first failing
+    /// tier, stream and failure kind, the reason.
+    pub what: String,
+    /// The files, sorted.
+    pub files: Vec<String>,
+    /// Each file's home bucket (where its details are shown), in the order of `files`.
+    pub homes: Vec<String>,
+    /// How many of them regressed against the baseline.
+    pub regressed: u64,
 }
 
 /// This run against the baseline.
