@@ -82,6 +82,16 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
+/// A worker that died before its `end` event reported no peak RSS: say so rather than
+/// showing `0 B`.
+fn rss_shown(n: u64) -> String {
+    if n == 0 {
+        "not measured".to_string()
+    } else {
+        human_bytes(n)
+    }
+}
+
 /// One cell: its HTML, an optional sort key, and whether it is numeric (right-aligned).
 struct Cell {
     html: String,
@@ -572,7 +582,7 @@ fn index_page(r: &Report) -> String {
     }
 
     ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
-    ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", human_bytes);
+    ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", rss_shown);
 
     section(&mut b, "buckets", "Buckets", "Each file belongs to several buckets (its version, input class, tiers, triage classes, non-pass status, and their combinations). Buckets holding exactly the same files are one row, listing the other names.");
     let bucket_rows = r
@@ -1071,7 +1081,7 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
                 });
             }
             cells.push(Cell::num(e.wall_ms));
-            cells.push(Cell::num_shown(e.peak_rss_bytes as f64, human_bytes(e.peak_rss_bytes)));
+            cells.push(Cell::num_shown(e.peak_rss_bytes as f64, rss_shown(e.peak_rss_bytes)));
             (Some(file_anchor(&e.path)), cells)
         })
         .collect();
