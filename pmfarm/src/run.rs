@@ -95,6 +95,8 @@ pub struct RunConfig {
     pub junit_per_file: bool,
     /// `--resume` runs files whose journaled result is `infra-error` again (the default).
     pub retry_infra_errors: bool,
+    /// History file the finished run appends its headline numbers to (`--history`).
+    pub history: Option<PathBuf>,
 }
 
 impl RunConfig {
@@ -307,10 +309,24 @@ fn execute(
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
     print_summary(&summary, &cfg.out);
+    // The history line is appended before the report, which draws it.
+    let mut history_failed = false;
+    if let Some(h) = &cfg.history {
+        match crate::history::record(&cfg.out, h) {
+            Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
+            Err(e) => {
+                eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
+                history_failed = true;
+            }
+        }
+    }
     let report_written = !cfg.report || render_report(cfg);
     // The results are complete (and stay, whatever happened to the report).
     if let Err(e) = crate::run_folder::finish(&cfg.out) {
         eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", crate::display::path(&cfg.out));
+        return code::USAGE;
+    }
+    if history_failed {
         return code::USAGE;
     }
     if !report_written {
@@ -599,7 +615,12 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes, "run_id": crate::run_folder::new_run_id() }),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms,
+            "bytes": bytes,
+            "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
+        }),
     }
 }
 
@@ -656,7 +677,8 @@ fn print_summary(s: &Summary, out: &Path) {
 /// written (the run then exits non-zero, its results kept).
 fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
+    let opts =
+        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", crate::display::path(&index.index_html()));
