@@ -3,14 +3,17 @@
 //! with `--`. Gates and report pages name buckets by these slugs (globs allowed).
 
 use crate::results::{FileResult, Status};
+use pmcore::export::t3::SkelComparison;
 use pmcore::slug;
+use pmcore::verify::Verdict;
+use pmworker::events::Tier;
 use std::collections::BTreeSet;
 
 /// Bucket that holds every file.
 pub const ALL: &str = "all";
 
-/// Relative scale factors that explain a skel T3 difference by the figure era
-/// (design §10): ×1.2 or ×0.8, within ±0.1 %.
+/// Uniform offset scales that explain a skel T3 difference by the reference era
+/// (design §10: `_big/_small` rigs rescaled ±20 % after the references): ×1.2 or ×0.8, ±0.1 %.
 const ERA_SCALES: [f64; 2] = [1.2, 0.8];
 
 /// Every bucket `r` belongs to, sorted.
@@ -55,25 +58,28 @@ pub fn triage_classes(r: &FileResult) -> BTreeSet<String> {
     out
 }
 
-/// Era mismatch: skel T3 differences explained by a uniform scale of ×1.2 or ×0.8
-/// (±0.1 %), or any skel T3 difference on a file whose figure era is 0.
+/// Era mismatch (design §10 "Reference-era mismatches"): a skel T3 comparison that ran and
+/// differs, where the offsets match the reference only after a uniform ×1.2 / ×0.8 scale
+/// (the worker's `offset_scale`, ±0.1 %), or where the file's biped figure marker (0x0115 =
+/// 0, a figure created fresh) disagrees with the legacy era the references were exported
+/// in. A skip (no reference, exporter not implemented) never ran, so it is never a mismatch.
+/// The detail is read through the producer's own type ([`SkelComparison`]).
 pub fn era_mismatch(r: &FileResult) -> bool {
-    let skel_differs: Vec<_> = r
+    let compared: Vec<SkelComparison> = r
         .results
         .iter()
-        .filter(|t| t.tier.name() == "t3" && t.stream == "skel" && t.verdict.name() != "pass")
+        .filter(|t| t.tier == Tier::T3 && t.stream == "skel")
+        .filter(|t| !matches!(t.verdict, Verdict::Pass { .. } | Verdict::Skip { .. }))
+        .filter_map(|t| serde_json::from_value(t.detail.clone()?).ok())
         .collect();
-    if skel_differs.is_empty() {
+    if compared.is_empty() {
         return false;
     }
-    let fresh_era = r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
-    if fresh_era {
-        return true;
-    }
-    skel_differs.iter().any(|t| {
-        let scale = t.detail.as_ref().and_then(|d| d.get("scale_factor")).and_then(|v| v.as_f64());
-        scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001))
-    })
+    let fresh_figure = r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
+    fresh_figure
+        || compared.iter().any(|c| {
+            c.offset_scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001))
+        })
 }
 
 /// Whether `bucket` matches a glob (`*` any run, `?` one character).
@@ -93,7 +99,7 @@ pub fn glob_match(pattern: &str, bucket: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmworker::events::{Tier, TierResult, Triage};
+    use pmworker::events::{TierResult, Triage};
 
     #[test]
     fn composite_slugs() {

@@ -10,6 +10,7 @@ pub mod enumerate;
 pub mod gates;
 pub mod journal;
 pub mod limits;
+pub mod locate;
 pub mod merge;
 pub mod outcome;
 pub mod progress;
