@@ -124,6 +124,43 @@ mod tests {
         assert!(b.iter().all(|s| s.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')));
     }
 
+    fn skel_t3(verdict: pmcore::verify::Verdict, offset_scale: Option<f64>) -> TierResult {
+        let detail = SkelComparison { bones_paired: 2, offset_scale, ..Default::default() };
+        TierResult {
+            tier: Tier::T3,
+            stream: "skel".into(),
+            verdict,
+            detail: Some(serde_json::to_value(detail).unwrap()),
+        }
+    }
+
+    #[test]
+    fn era_mismatch_follows_the_design_and_a_skip_is_never_one() {
+        use pmcore::verify::{Mismatch, Verdict};
+        use pmworker::events::BipedInfo;
+        let fail = Verdict::Fail(Mismatch { kind: "t3-skel".into(), ..Default::default() });
+        let with = |t: TierResult, era: Option<i64>| FileResult {
+            results: vec![t],
+            triage: Some(Triage {
+                biped: Some(BipedInfo { systems: 1, figure_era: vec![era] }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(1.2)), Some(3))));
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(0.8004)), Some(3))));
+        assert!(!era_mismatch(&with(skel_t3(fail.clone(), Some(1.1)), Some(3))));
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(1.0)), Some(0))), "fresh figure vs legacy reference");
+        assert!(!era_mismatch(&with(skel_t3(Verdict::pass(), Some(1.2)), Some(0))));
+        let skip = TierResult {
+            tier: Tier::T3,
+            stream: "skel".into(),
+            verdict: Verdict::Skip { reason: "not-implemented: biped".into() },
+            detail: Some(serde_json::json!({ "figure_era": [0] })),
+        };
+        assert!(!era_mismatch(&with(skip, Some(0))), "a skip never ran, so it is never a mismatch");
+    }
+
     #[test]
     fn globs() {
         assert!(glob_match("max-20*--t1", "max-2016--t1"));

@@ -347,15 +347,34 @@ pub fn from_workspace(
     let dirs = crate::workspace::source_directories(workspace, process, defines).map_err(|errors| {
         EnumerateError::Config(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
     })?;
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     for d in dirs {
         let dir = absolute(&root.join(&d));
-        match crate::workspace::max_files_in(&dir) {
-            Ok(found) => files.extend(found),
-            Err(e) => eprintln!("pmfarm: warning: source directory {} ({d}): {e}", dir.display()),
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    match entry {
+                        Ok(e) if is_max(&e.path()) && !e.path().is_dir() => found.push(examine_max(&e.path())),
+                        Ok(_) => {}
+                        Err(err) => {
+                            let why = format!("cannot list source directory {} ({d}): {err}", escape(dir.as_os_str()));
+                            found.push(blocked(&dir, Status::InfraError, why));
+                            break;
+                        }
+                    }
+                }
+            }
+            // The build pipeline finds nothing in a listed folder that does not exist either.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("pmfarm: warning: source directory {} ({d}): {e}", dir.display())
+            }
+            Err(e) => {
+                let why = format!("cannot read source directory {} ({d}): {e}", escape(dir.as_os_str()));
+                found.push(blocked(&dir, Status::InfraError, why));
+            }
         }
     }
-    Ok(corpus(root, files))
+    Ok(corpus_of(root, found))
 }
 
 #[cfg(test)]

@@ -552,6 +552,10 @@ fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push:
             bad.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
         );
     }
+    if ctx.diff.is_none() && rule.max_regressions.is_some() {
+        let detail = "no baseline compared (pass --baseline NAME)".to_string();
+        push("max_regressions", rule.max_regressions.unwrap_or(0) as f64, 0.0, true, false, detail);
+    }
     if let Some(diff) = ctx.diff {
         let max = rule.max_regressions.unwrap_or(0);
         let regressed: BTreeMap<&str, Vec<&str>> = diff

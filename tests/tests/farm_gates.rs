@@ -376,3 +376,26 @@ fn the_public_corpus_is_checked_by_the_same_default_rules_from_any_folder() {
     assert_eq!(keys[0], keys[1]);
     assert_eq!(keys[0], keys[2]);
 }
+
+#[test]
+fn in_a_shard_the_bucket_check_waits_for_merge() {
+    let t = tempfile::tempdir().unwrap();
+    let corpus = demo_corpus(t.path());
+    let gates = gates_dir(t.path(), "[[gate]]\nname = \"typo\"\nbuckets = [\"alll\"]\nmax_abnormal = 0\n");
+    let mut outs = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let out = t.path().join(format!("shard{}", &k[..1]));
+        let o = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "--shard", k, "--no-report"])
+            .output();
+        assert_exit(&o, 0);
+        let g = &summary(&out)["gates"][0];
+        assert_eq!(g["checked"], false, "{g}");
+        assert!(g["detail"].as_str().unwrap().contains("pmfarm merge"), "{g}");
+        outs.push(out);
+    }
+    let merged = t.path().join("merged");
+    let o = Farm::new(&["merge", s(&outs[0]), s(&outs[1]), "--out", s(&merged), "--no-report"]).output();
+    assert_exit(&o, 1);
+    let e = stderr(&o);
+    assert!(e.contains("matched no bucket") && e.contains("closest bucket names: all"), "{e}");
+}

@@ -360,10 +360,10 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
     let index = report::render(&fixture.out, &ReportOptions { baseline: None, junit_per_file: true }).unwrap();
     let xml = read(&index.dir.join("junit.xml"));
     assert_eq!(xml.matches("<testcase ").count(), fixture.results.len() + 2);
-    assert_eq!(xml.matches("<failure ").count(), 2, "the T1 failure and the broken gate");
+    assert_eq!(xml.matches("<failure ").count(), 3, "the T1 failure, the skel T3 failure and the broken gate");
     assert_eq!(xml.matches("<error ").count(), 1, "the crash reached no verdict: a JUnit error");
     assert!(
-        xml.contains(&format!("tests=\"{}\" failures=\"2\" errors=\"1\" skipped=\"1\"", fixture.results.len() + 2)),
+        xml.contains(&format!("tests=\"{}\" failures=\"3\" errors=\"1\" skipped=\"1\"", fixture.results.len() + 2)),
         "{xml}"
     );
     assert!(xml.contains("locator: t1 Scene Scene/0x2021/0x2034[3] @ 0x1a2"));
