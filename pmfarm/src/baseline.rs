@@ -94,8 +94,15 @@ pub fn save(path: &Path, results: &[FileResult], previous: Option<&[BaselineEntr
 }
 
 /// Every regression kind a diff names; gates can allow each (`allow_regressions`).
-pub const REGRESSION_KINDS: [&str; 7] =
-    ["to-fail", "to-abnormal", "to-skip", "to-absent", "pass-to-degraded", "pass-to-normalized", "degraded-classes-rise"];
+pub const REGRESSION_KINDS: [&str; 7] = [
+    "to-fail",
+    "to-abnormal",
+    "to-skip",
+    "to-absent",
+    "pass-to-degraded",
+    "pass-to-normalized",
+    "degraded-classes-rise",
+];
 
 /// True for a verdict or status that means the tier (or file) ran and was judged.
 fn ran(name: &str) -> bool {

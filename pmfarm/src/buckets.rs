@@ -75,11 +75,12 @@ pub fn era_mismatch(r: &FileResult) -> bool {
     if compared.is_empty() {
         return false;
     }
-    let fresh_figure = r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
+    let fresh_figure =
+        r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
     fresh_figure
-        || compared.iter().any(|c| {
-            c.offset_scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001))
-        })
+        || compared
+            .iter()
+            .any(|c| c.offset_scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001)))
 }
 
 /// Whether `bucket` matches a glob (`*` any run, `?` one character).
@@ -141,10 +142,7 @@ mod tests {
         let fail = Verdict::Fail(Mismatch { kind: "t3-skel".into(), ..Default::default() });
         let with = |t: TierResult, era: Option<i64>| FileResult {
             results: vec![t],
-            triage: Some(Triage {
-                biped: Some(BipedInfo { systems: 1, figure_era: vec![era] }),
-                ..Default::default()
-            }),
+            triage: Some(Triage { biped: Some(BipedInfo { systems: 1, figure_era: vec![era] }), ..Default::default() }),
             ..Default::default()
         };
         assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(1.2)), Some(3))));

@@ -164,6 +164,9 @@ impl Rule {
     }
 }
 
+/// The loaded rules: `(file stem, file)` per gate file, sorted.
+pub type Rules = Vec<(String, GateFile)>;
+
 /// Where the gates come from: a folder, or none (`--no-gates`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GateSource {
@@ -176,7 +179,7 @@ pub enum GateSource {
 /// Loads every `*.toml` in `dir` (sorted) and validates every rule. A missing folder, a
 /// folder without rule files, a file without rules, a rule without a metric, an empty
 /// bucket list or a repeated rule name is an error naming the file.
-pub fn load_dir(dir: &Path) -> Result<Vec<(String, GateFile)>, String> {
+pub fn load_dir(dir: &Path) -> Result<Rules, String> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
         format!("gates folder {}: {e} (pass --gates DIR, or --no-gates to run without gates)", dir.display())
     })?;
@@ -212,7 +215,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<(String, GateFile)>, String> {
 }
 
 /// Loads the rules of a source (none for [`GateSource::Disabled`]).
-pub fn load(source: &GateSource) -> Result<Vec<(String, GateFile)>, String> {
+pub fn load(source: &GateSource) -> Result<Rules, String> {
     match source {
         GateSource::Disabled => Ok(Vec::new()),
         GateSource::Dir(d) => load_dir(d),
@@ -449,10 +452,8 @@ fn first_paths(files: &[&&FileResult]) -> String {
 fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push: &mut Push<'_>) {
     let tier = rule.tier.as_str();
     let outcomes: Vec<(&&FileResult, TierOutcome)> = members.iter().map(|r| (r, tier_outcome(r, tier))).collect();
-    let passed: Vec<&&FileResult> =
-        outcomes.iter().filter(|(_, o)| *o == TierOutcome::Pass).map(|(r, _)| *r).collect();
-    let failed: Vec<&&FileResult> =
-        outcomes.iter().filter(|(_, o)| *o == TierOutcome::Fail).map(|(r, _)| *r).collect();
+    let passed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Pass).map(|(r, _)| *r).collect();
+    let failed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Fail).map(|(r, _)| *r).collect();
     let skipped: Vec<(&&FileResult, &str)> = outcomes
         .iter()
         .filter_map(|(r, o)| match o {
@@ -583,9 +584,8 @@ fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push:
             format!("regressed: {}", n.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
         );
     }
-    let tier_results = || {
-        members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == "file" || t.tier.name() == tier)
-    };
+    let tier_results =
+        || members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == "file" || t.tier.name() == tier);
     if let Some(max) = rule.max_degraded_classes {
         let classes: BTreeSet<(u32, u32, u32)> = tier_results()
             .flat_map(|t| match &t.verdict {

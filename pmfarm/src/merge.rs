@@ -166,8 +166,7 @@ pub fn merge(shards: &[ShardOutput], gates: Option<&GateSource>) -> Result<Merge
         .and_then(|w| w.get("tiers"))
         .and_then(|t| serde_json::from_value(t.clone()).ok())
         .unwrap_or_default();
-    let ctx =
-        crate::gates::Context { diff: diff.as_ref().map(|d| d.files.as_slice()), tiers: &tiers, complete: true };
+    let ctx = crate::gates::Context { diff: diff.as_ref().map(|d| d.files.as_slice()), tiers: &tiers, complete: true };
     let outcomes = crate::gates::evaluate(&rules, &results, ctx);
     let gated = !rules.is_empty();
     let summary = summarize(first, shards, &results, outcomes, diff.as_ref());

@@ -133,7 +133,7 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
 }
 
 /// Gate rules and baseline entries of a run, validated; `None` after printing why not.
-fn load_config(cfg: &RunConfig) -> Option<(Vec<(String, crate::gates::GateFile)>, Option<Vec<BaselineEntry>>)> {
+fn load_config(cfg: &RunConfig) -> Option<(crate::gates::Rules, Option<Vec<BaselineEntry>>)> {
     let gates = match crate::gates::load(&cfg.gates) {
         Ok(g) => g,
         Err(e) => {
@@ -176,14 +176,13 @@ pub fn resume(cfg: &RunConfig) -> i32 {
     };
     let Some((gates, baseline)) = load_config(cfg) else { return code::USAGE };
     let root = PathBuf::from(&corpus_root);
-    let corpus =
-        Corpus {
-            items: files
-                .iter()
-                .map(|rel| Item { abs: root.join(crate::enumerate::unescape(rel)), rel: rel.clone(), blocked: None })
-                .collect(),
-            root,
-        };
+    let corpus = Corpus {
+        items: files
+            .iter()
+            .map(|rel| Item { abs: root.join(crate::enumerate::unescape(rel)), rel: rel.clone(), blocked: None })
+            .collect(),
+        root,
+    };
     let mut journal = match Journal::reopen(&cfg.out) {
         Ok(j) => j,
         Err(e) => {

@@ -162,7 +162,10 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     crumb(sink, "t3", name);
     let Some(reference_dir) = &opts.reference else {
         let detail = json!({ "sha256": digest });
-        return verdict(Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() }, Some(detail));
+        return verdict(
+            Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() },
+            Some(detail),
+        );
     };
     let reference_path = reference_dir.join(&file_name);
     let Ok(reference) = std::fs::read(&reference_path) else {

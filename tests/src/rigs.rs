@@ -223,4 +223,3 @@ pub fn skel_bytes(bones: &[ExpectedBone]) -> Vec<u8> {
     }
     out
 }
-

@@ -207,8 +207,7 @@ fn regressions_are_named_with_their_kind_and_gates_can_allow_a_kind() {
     let gates = gates_dir(t.path(), "[[gate]]\nname = \"no-regressions\"\nmax_regressions = 0\n");
     let out = t.path().join("second");
     let common = ["--baseline", "before", "--baselines", s(&baselines), "--no-report"];
-    let o =
-        Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates)]).args(common).output();
+    let o = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates)]).args(common).output();
     assert_exit(&o, 1);
     let e = stderr(&o);
     assert!(e.contains("max9_box.max (to-absent"), "{e}");
@@ -276,22 +275,42 @@ fn every_path_the_enumeration_meets_ends_in_a_status() {
     assert_eq!(r.len(), 6, "{:?}", r.keys());
     assert!(stdout(&o).contains("6 files"), "{}", stdout(&o));
 
-    // An unreadable folder is an infra error naming the path and the OS error (root reads
-    // everything, so this part needs an unprivileged user).
+    // An unreadable folder is an infra error naming the path and the OS error. Root reads a
+    // mode-000 folder, so under root the farm runs as `nobody` (setpriv) for this part.
     let locked = c.join("locked");
     std::fs::create_dir_all(&locked).unwrap();
     std::fs::write(locked.join("x.max"), &box_max).unwrap();
     set_mode(&locked, 0o000);
-    if std::fs::read_dir(&locked).is_ok() {
-        set_mode(&locked, 0o755);
-        eprintln!("SKIP (unreadable folder part): running with privileges that read a mode-000 folder");
-        return;
-    }
-    let o = Farm::new(&["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"]).output();
+    let privileged = std::fs::read_dir(&locked).is_ok();
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].map(PathBuf::from).into_iter().find(|p| p.is_file());
+    let out = t.path().join("out-locked");
+    let o = match (privileged, setpriv) {
+        (false, _) => Farm::new(&["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"]).output(),
+        (true, Some(setpriv)) => {
+            set_mode(t.path(), 0o755);
+            std::fs::create_dir_all(&out).unwrap();
+            set_mode(&out, 0o777);
+            let farm = installed_copy(t.path());
+            std::process::Command::new(setpriv)
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .arg(&farm)
+                .args(["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"])
+                .env_remove("PMWORKER_FAULT")
+                .output()
+                .unwrap()
+        }
+        (true, None) => {
+            set_mode(&locked, 0o755);
+            eprintln!("SKIP (unreadable folder part): root reads a mode-000 folder and setpriv is missing");
+            return;
+        }
+    };
     set_mode(&locked, 0o755);
+    assert_exit(&o, 0);
     let r = results(&out);
     assert_eq!(r["locked"]["status"], "infra-error", "{:?}", r.keys());
-    assert!(r["locked"]["reason"].as_str().unwrap().contains("os error 13"), "{:?}", o);
+    let why = r["locked"]["reason"].as_str().unwrap();
+    assert!(why.contains("cannot read folder") && why.contains("locked") && why.contains("os error 13"), "{why}");
 }
 
 fn set_mode(p: &Path, mode: u32) {
