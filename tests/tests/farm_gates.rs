@@ -280,8 +280,12 @@ fn every_path_the_enumeration_meets_ends_in_a_status() {
     let locked = c.join("locked");
     std::fs::create_dir_all(&locked).unwrap();
     std::fs::write(locked.join("x.max"), &box_max).unwrap();
-    set_mode(&locked, 0o000);
-    let privileged = std::fs::read_dir(&locked).is_ok();
+    std::fs::write(c.join("secret.max"), &box_max).unwrap();
+    set_mode(&c.join("secret.max"), 0o000);
+    let privileged = {
+        set_mode(&locked, 0o000);
+        std::fs::read_dir(&locked).is_ok()
+    };
     let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].map(PathBuf::from).into_iter().find(|p| p.is_file());
     let out = t.path().join("out-locked");
     let o = match (privileged, setpriv) {
@@ -311,6 +315,9 @@ fn every_path_the_enumeration_meets_ends_in_a_status() {
     assert_eq!(r["locked"]["status"], "infra-error", "{:?}", r.keys());
     let why = r["locked"]["reason"].as_str().unwrap();
     assert!(why.contains("cannot read folder") && why.contains("locked") && why.contains("os error 13"), "{why}");
+    assert_eq!(r["secret.max"]["status"], "infra-error");
+    let why = r["secret.max"]["reason"].as_str().unwrap();
+    assert!(why.contains("cannot open") && why.contains("secret.max") && why.contains("os error 13"), "{why}");
 }
 
 fn set_mode(p: &Path, mode: u32) {
