@@ -162,12 +162,15 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     crumb(sink, "t3", name);
     let Some(reference_dir) = &opts.reference else {
         let detail = json!({ "sha256": digest });
-        return verdict(Verdict::Skip { reason: "no reference folder given (--reference)".into() }, Some(detail));
+        return verdict(
+            Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() },
+            Some(detail),
+        );
     };
     let reference_path = reference_dir.join(&file_name);
     let Ok(reference) = std::fs::read(&reference_path) else {
         let detail = json!({ "sha256": digest });
-        let reason = format!("no reference output {}", reference_path.display());
+        let reason = format!("no-reference: no reference output {}", reference_path.display());
         return verdict(Verdict::Skip { reason }, Some(detail));
     };
     let (v, mut detail) = compare(&produced, &reference, &reference_path);
