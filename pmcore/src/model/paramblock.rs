@@ -444,6 +444,152 @@ impl Param {
     }
 }
 
+/// The descriptor words every ParamBlock2 header ends with: `u16`, `u32`, `u16` record
+/// count (equal to the number of parameter records in every corpus block), `u32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DescriptorTail {
+    /// First `u16` (not identified).
+    pub word0: u16,
+    /// `u32` (not identified; constant per descriptor).
+    pub stamp: u32,
+    /// Number of parameter records that follow.
+    pub count: u16,
+    /// Last `u32` (not identified).
+    pub last: u32,
+}
+
+/// One entry of a name table: a name, a kind word and an index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameEntry {
+    /// Name bytes as stored (UTF-16 in 0x1005, 8-bit in 0x0005), NUL included.
+    pub name: Vec<u8>,
+    /// `u16` after the name (0/1/2 on the standard material's map names).
+    pub kind: u16,
+    /// `u32` after the kind (the map slot on the standard material).
+    pub index: u32,
+}
+
+/// The non-record leaves of a ParamBlock2, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockLeaf {
+    /// 0x0009: `u32` block id, then the descriptor words.
+    Header {
+        /// Block id.
+        block_id: u32,
+        /// Descriptor words.
+        tail: DescriptorTail,
+    },
+    /// 0x000b: owner ClassId and SuperClassId, then the descriptor words.
+    OwnerHeader {
+        /// Owner ClassId.
+        owner_class: [u32; 2],
+        /// Owner SuperClassId.
+        owner_superclass: u32,
+        /// Descriptor words.
+        tail: DescriptorTail,
+    },
+    /// 0x000c / 0x0013: `u32` count, then (`u32`, `u16`) entries.
+    Table6(Vec<(u32, u16)>),
+    /// 0x0012: `u32` count, then (`u32`, `u32`) entries.
+    Table8(Vec<(u32, u32)>),
+    /// 0x1005 / 0x0005: a stored `u32` (the entry count, or 0xffdc in some 8-bit
+    /// tables), then entries (`u32` byte length, the bytes, `u16` kind, `u32` index) to the end.
+    Names {
+        /// The stored leading word.
+        count: u32,
+        /// Entries in stored order.
+        entries: Vec<NameEntry>,
+    },
+}
+
+fn read_tail(r: &mut Rd<'_>) -> Option<DescriptorTail> {
+    Some(DescriptorTail { word0: r.u16()?, stamp: r.u32()?, count: r.u16()?, last: r.u32()? })
+}
+
+impl BlockLeaf {
+    /// Decodes the leaf `id` of a ParamBlock2; `None` unless the payload fits exactly.
+    pub fn decode(id: u16, payload: &[u8]) -> Option<BlockLeaf> {
+        let mut r = Rd { p: payload, at: 0 };
+        let leaf = match id {
+            ids::HEADER => BlockLeaf::Header { block_id: r.u32()?, tail: read_tail(&mut r)? },
+            ids::HEADER_OWNER => BlockLeaf::OwnerHeader {
+                owner_class: [r.u32()?, r.u32()?],
+                owner_superclass: r.u32()?,
+                tail: read_tail(&mut r)?,
+            },
+            ids::TABLE_000C | ids::TABLE_0013 | ids::TABLE_0012 => {
+                let n = r.u32()? as usize;
+                let wide = id == ids::TABLE_0012;
+                if Some(r.left()) != n.checked_mul(if wide { 8 } else { 6 }) {
+                    return None;
+                }
+                if wide {
+                    BlockLeaf::Table8((0..n).map(|_| Some((r.u32()?, r.u32()?))).collect::<Option<_>>()?)
+                } else {
+                    BlockLeaf::Table6((0..n).map(|_| Some((r.u32()?, r.u16()?))).collect::<Option<_>>()?)
+                }
+            }
+            ids::NAMES_WIDE | ids::NAMES_NARROW => {
+                let count = r.u32()?;
+                let mut entries = Vec::new();
+                while r.left() > 0 {
+                    let len = r.u32()? as usize;
+                    let name = r.take(len)?.to_vec();
+                    entries.push(NameEntry { name, kind: r.u16()?, index: r.u32()? });
+                }
+                BlockLeaf::Names { count, entries }
+            }
+            _ => return None,
+        };
+        (r.left() == 0).then_some(leaf)
+    }
+
+    /// Appends the exact payload bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = |out: &mut Vec<u8>, t: &DescriptorTail| {
+            out.extend_from_slice(&t.word0.to_le_bytes());
+            out.extend_from_slice(&t.stamp.to_le_bytes());
+            out.extend_from_slice(&t.count.to_le_bytes());
+            out.extend_from_slice(&t.last.to_le_bytes());
+        };
+        match self {
+            BlockLeaf::Header { block_id, tail: t } => {
+                out.extend_from_slice(&block_id.to_le_bytes());
+                tail(out, t);
+            }
+            BlockLeaf::OwnerHeader { owner_class, owner_superclass, tail: t } => {
+                for w in [owner_class[0], owner_class[1], *owner_superclass] {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+                tail(out, t);
+            }
+            BlockLeaf::Table6(entries) => {
+                out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+                for (a, b) in entries {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+            BlockLeaf::Table8(entries) => {
+                out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+                for (a, b) in entries {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+            BlockLeaf::Names { count, entries } => {
+                out.extend_from_slice(&count.to_le_bytes());
+                for e in entries {
+                    out.extend_from_slice(&(e.name.len() as u32).to_le_bytes());
+                    out.extend_from_slice(&e.name);
+                    out.extend_from_slice(&e.kind.to_le_bytes());
+                    out.extend_from_slice(&e.index.to_le_bytes());
+                }
+            }
+        }
+    }
+}
+
 /// Why a parameter block could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParamBlockError {
@@ -721,6 +867,31 @@ mod tests {
         assert_eq!(pb.controller_slot(1), Some(0));
         assert_eq!(pb.param(1), Some(&ParamValue::None));
         assert_eq!(pb.param(7), None);
+    }
+
+    #[test]
+    fn block_leaves_round_trip() {
+        let cases: &[(u16, &str)] = &[
+            (ids::HEADER, "050000000000003ea8610c0007000000"),
+            (ids::HEADER_OWNER, "3c29065a1e0c4230601100000000003ea861040003000000"),
+            (ids::TABLE_000C, "01000000010000001100"),
+            (ids::TABLE_0013, "03000000060000000100070000000200080000000300"),
+            (ids::TABLE_0012, "03000000020000000200000003000000030001000d00000004000000"),
+            (ids::NAMES_NARROW, "dcff00000b000000616d6269656e744d617000010000000000"),
+        ];
+        for (id, h) in cases {
+            let bytes = hex(h);
+            let leaf = BlockLeaf::decode(*id, &bytes).unwrap_or_else(|| panic!("{id:04x} {h}"));
+            let mut out = Vec::new();
+            leaf.encode(&mut out);
+            assert_eq!(out, bytes, "{id:04x}");
+        }
+        // The 0x0009 header's record count is the u16 at byte 10: 12 records.
+        let BlockLeaf::Header { block_id, tail } = BlockLeaf::decode(ids::HEADER, &hex(cases[0].1)).unwrap() else {
+            panic!()
+        };
+        assert_eq!((block_id, tail.count), (5, 12));
+        assert_eq!(BlockLeaf::decode(ids::TABLE_000C, &hex("0200000001000000110000")), None);
     }
 
     #[test]
