@@ -384,4 +384,73 @@ mod tests {
         f.extend(0x0040u16.to_le_bytes());
         assert_eq!(MeshArray::decode(Layout::PolyFaces, &f), None, "unknown layout bit");
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn face() -> impl Strategy<Value = PolyFace> {
+            (proptest::collection::vec(any::<u32>(), 0..7), 0u16..64, any::<u32>(), any::<u16>(), any::<u32>())
+                .prop_flat_map(|(corners, bits, flags, material, smoothing)| {
+                    let layout = bits & FACE_KNOWN;
+                    let cuts = if layout & FACE_CUTS != 0 { corners.len().saturating_sub(3) } else { 0 };
+                    proptest::collection::vec(any::<[u32; 2]>(), cuts).prop_map(move |cuts| PolyFace {
+                        corners: corners.clone(),
+                        layout,
+                        flags: if layout & FACE_FLAGS != 0 { flags } else { 0 },
+                        material: if layout & FACE_MATERIAL != 0 { material } else { 0 },
+                        smoothing: if layout & FACE_SMOOTHING != 0 { smoothing } else { 0 },
+                        cuts,
+                    })
+                })
+        }
+
+        fn same(layout: Layout, a: &MeshArray) -> Result<(), TestCaseError> {
+            let mut bytes = Vec::new();
+            a.encode(&mut bytes);
+            let back = MeshArray::decode(layout, &bytes).expect("written array decodes");
+            let mut again = Vec::new();
+            back.encode(&mut again);
+            prop_assert_eq!(again, bytes);
+            Ok(())
+        }
+
+        proptest! {
+            /// Writer/reader pairs of every geometry layout (compared through bytes, so
+            /// NaN positions count too).
+            #[test]
+            fn geometry_arrays_written_then_read_are_the_same(
+                faces in proptest::collection::vec(face(), 0..8),
+                verts in proptest::collection::vec((any::<u32>(), any::<[u32; 3]>()), 0..8),
+                edges in proptest::collection::vec((any::<u32>(), any::<[u32; 2]>()), 0..8),
+                lists in proptest::collection::vec(proptest::collection::vec(any::<u32>(), 0..5), 0..6),
+                tri in proptest::collection::vec(any::<[u32; 5]>(), 0..6),
+            ) {
+                let back = MeshArray::PolyFaces(faces.clone());
+                let mut bytes = Vec::new();
+                back.encode(&mut bytes);
+                prop_assert_eq!(MeshArray::decode(Layout::PolyFaces, &bytes), Some(back));
+                let v = verts.iter().map(|(f, p)| (*f, (f & DEAD == 0).then(|| p.map(f32::from_bits)))).collect();
+                same(Layout::PolyVerts, &MeshArray::PolyVerts(v))?;
+                let e: Vec<_> = edges.iter().map(|(f, p)| (*f, (f & DEAD == 0).then_some(*p))).collect();
+                prop_assert_eq!(MeshArray::decode(Layout::PolyEdges, &{
+                    let mut b = Vec::new();
+                    MeshArray::PolyEdges(e.clone()).encode(&mut b);
+                    b
+                }), Some(MeshArray::PolyEdges(e)));
+                let mut l = IndexLists { starts: vec![0], items: Vec::new() };
+                for list in &lists {
+                    l.items.extend(list);
+                    l.starts.push(l.items.len() as u32);
+                }
+                let lists_array = MeshArray::Lists(l);
+                let mut b = Vec::new();
+                lists_array.encode(&mut b);
+                prop_assert_eq!(MeshArray::decode(Layout::Lists, &b), Some(lists_array));
+                same(Layout::TriFaces, &MeshArray::TriFaces(tri.clone()))?;
+                same(Layout::Points, &MeshArray::Points(tri.iter().map(|t| [t[0], t[1], t[2]].map(f32::from_bits)).collect()))?;
+                same(Layout::Triples, &MeshArray::Triples(tri.iter().map(|t| [t[2], t[3], t[4]]).collect()))?;
+            }
+        }
+    }
 }

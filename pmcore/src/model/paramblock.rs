@@ -915,4 +915,131 @@ mod tests {
         assert_eq!(pb.controller_slot(1), Some(0));
         assert_eq!(pb.int(2), Some(7));
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Base types with their shapes (one per shape, plus aliases).
+        const TYPES: &[u16] = &[0, 1, 2, 4, 5, 8, 9, 0xf, 0x10, 0x12, 0x14, 0x17];
+
+        fn value(base: u16) -> BoxedStrategy<ParamValue> {
+            let f = || any::<u32>().prop_map(f32::from_bits);
+            match shape(base).unwrap() {
+                Shape::F32 => f().prop_map(ParamValue::Float).boxed(),
+                Shape::I32 => any::<i32>().prop_map(ParamValue::Int).boxed(),
+                Shape::Bool => any::<i32>().prop_map(ParamValue::Bool).boxed(),
+                Shape::P3 => [f(), f(), f()].prop_map(ParamValue::Point3).boxed(),
+                Shape::P4 => [f(), f(), f(), f()].prop_map(ParamValue::Point4).boxed(),
+                Shape::M3 => ([[f(), f(), f()], [f(), f(), f()], [f(), f(), f()], [f(), f(), f()]], any::<u32>())
+                    .prop_map(|(rows, flags)| ParamValue::Matrix3 { rows, flags })
+                    .boxed(),
+                Shape::Str => prop_oneof![
+                    (i32::MIN..0).prop_map(|m| ParamValue::Str(PbString::Marker(m))),
+                    proptest::collection::vec(any::<u8>(), 0..24).prop_map(|b| ParamValue::Str(PbString::Bytes(b))),
+                ]
+                .boxed(),
+                Shape::Ref => any::<i32>().prop_map(ParamValue::Ref).boxed(),
+                Shape::Byte => any::<u8>().prop_map(ParamValue::Bitmap).boxed(),
+            }
+        }
+
+        fn param() -> impl Strategy<Value = Param> {
+            let forms = prop_oneof![Just(0x000au16), Just(0x000e), Just(0x100e), Just(0x200e)];
+            (forms, proptest::sample::select(TYPES), any::<bool>(), any::<[u16; 4]>(), any::<[u32; 2]>(), any::<u8>())
+                .prop_flat_map(|(form, base, tab, words, extra, tag)| {
+                    let n = extra_words(form).unwrap();
+                    let extra = [if n > 0 { extra[0] } else { 0 }, if n > 1 { extra[1] } else { 0 }];
+                    let is_ref = shape(base) == Some(Shape::Ref);
+                    let value = if tab {
+                        let item = (any::<u8>(), value(base)).prop_map(move |(tag, v)| {
+                            if tag & TAG_VALUE != 0 {
+                                TabItem { tag, value: v }
+                            } else {
+                                TabItem { tag, value: ParamValue::None }
+                            }
+                        });
+                        if is_ref {
+                            (proptest::collection::vec((any::<u8>(), any::<i32>()), 0..6), any::<bool>())
+                                .prop_map(|(items, with)| {
+                                    ParamValue::Tab(
+                                        items
+                                            .into_iter()
+                                            .map(|(tag, r)| TabItem {
+                                                tag,
+                                                value: if with { ParamValue::Ref(r) } else { ParamValue::None },
+                                            })
+                                            .collect(),
+                                    )
+                                })
+                                .boxed()
+                        } else {
+                            proptest::collection::vec(item, 0..6).prop_map(ParamValue::Tab).boxed()
+                        }
+                    } else {
+                        prop_oneof![Just(ParamValue::None), value(base)].boxed()
+                    };
+                    value.prop_map(move |value| Param {
+                        form,
+                        id: words[0],
+                        param_type: base | if tab { TAB } else { 0 },
+                        word4: words[1],
+                        word6: words[2],
+                        flags: words[3],
+                        extra,
+                        tag,
+                        value,
+                    })
+                })
+        }
+
+        proptest! {
+            /// Writer/reader pair: what the writer emits, the reader decodes back to the
+            /// same record (compared through its bytes, so NaN payloads count too).
+            #[test]
+            fn param_records_written_then_read_are_the_same(p in param()) {
+                let mut bytes = Vec::new();
+                p.encode(&mut bytes);
+                let back = Param::decode(p.form, &bytes).expect("a written record decodes");
+                let mut again = Vec::new();
+                back.encode(&mut again);
+                prop_assert_eq!(&again, &bytes);
+                prop_assert_eq!((back.id, back.param_type, back.tag), (p.id, p.param_type, p.tag));
+            }
+
+            #[test]
+            fn tables_and_name_lists_written_then_read_are_the_same(
+                t6 in proptest::collection::vec((any::<u32>(), any::<u16>()), 0..8),
+                t8 in proptest::collection::vec((any::<u32>(), any::<u32>()), 0..8),
+                names in proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..12), any::<u16>(), any::<u32>()), 0..6),
+                count in any::<u32>(),
+            ) {
+                let leaves = [
+                    (ids::TABLE_000C, BlockLeaf::Table6(t6)),
+                    (ids::TABLE_0012, BlockLeaf::Table8(t8)),
+                    (ids::NAMES_WIDE, BlockLeaf::Names {
+                        count,
+                        entries: names.into_iter().map(|(name, kind, index)| NameEntry { name, kind, index }).collect(),
+                    }),
+                ];
+                for (id, leaf) in leaves {
+                    let mut bytes = Vec::new();
+                    leaf.encode(&mut bytes);
+                    prop_assert_eq!(BlockLeaf::decode(id, &bytes), Some(leaf));
+                }
+            }
+
+            /// Arbitrary bytes: decode never panics, and what decodes re-encodes exactly.
+            #[test]
+            fn arbitrary_bytes_decode_or_refuse_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+                for form in [0x000a, 0x000e, 0x100e, 0x200e] {
+                    if let Some(p) = Param::decode(form, &bytes) {
+                        let mut out = Vec::new();
+                        p.encode(&mut out);
+                        prop_assert_eq!(&out, &bytes);
+                    }
+                }
+            }
+        }
+    }
 }
