@@ -21,7 +21,8 @@
 //!   matrix3 0x14 4×3 `f32` + `u32`; string 8 / filename 9 `s32` byte length then the
 //!   bytes (negative lengths −1/−2 carry no bytes); bitmap 0x10 one byte; reference types
 //!   (mtl 0xe, texmap 0xf, node 0x11, reftarg 0x12, pblock2 0x15) an `s32` **or nothing**.
-//!   A non-Tab record's value is whatever follows the tag (possibly nothing).
+//!   A non-Tab record's value is whatever follows the tag (possibly nothing; type 0x19,
+//!   whose value layout is unknown, occurs only so).
 //! * **Tab** (type | 0x800): tag byte, `u32` count, then per element a tag byte and — for
 //!   value types when the element tag has bit 0x40 — its value. Elements of reference
 //!   types carry either no value each or one `s32` each (uniform within a Tab).
@@ -406,13 +407,13 @@ impl Param {
             *e = r.u32()?;
         }
         let tag = r.u8()?;
-        let shape = shape(param_type & !TAB)?;
+        // A record without value bytes needs no layout for its type (type 0x19 occurs so).
         let value = if param_type & TAB != 0 {
-            ParamValue::Tab(read_tab(shape, &mut r)?)
+            ParamValue::Tab(read_tab(shape(param_type & !TAB)?, &mut r)?)
         } else if r.left() == 0 {
             ParamValue::None
         } else {
-            read_value(shape, &mut r)?
+            read_value(shape(param_type)?, &mut r)?
         };
         (r.left() == 0).then_some(Param { form, id, param_type, word4, word6, flags, extra, tag, value })
     }
@@ -807,6 +808,8 @@ mod tests {
         // TYPE_TEXMAP without a stored value (15 bytes) and with −1.
         assert_eq!(round_trip(0x100e, "64000f000000000081100000000040").value, ParamValue::None);
         assert_eq!(round_trip(0x100e, "03000f000000000381180000000040ffffffff").value, ParamValue::Ref(-1));
+        // Type 0x19 (no value layout known) stored without a value (splitzy__bed.max).
+        assert_eq!(round_trip(0x100e, "ee0019000000000080000000000040").value, ParamValue::None);
         // Controller-backed float: tag 0x80, no value.
         let p = round_trip(0x100e, "030000000000030080000000000080");
         assert!(p.is_controller_backed());
