@@ -78,8 +78,39 @@ pub fn geometry(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Par
         match layout {
             Some(layout) => payload_or_raw(k, kspan, ctx, |p| MeshArray::decode(layout, p).map(Payload::Mesh)),
             None if GEOM_U32.contains(&k.id) && poly => leaf_or_raw(k, kspan, Kind::U32, ctx),
+            None if k.is_container() && k.id == if poly { POLY_MAP_CHANNEL } else { TRI_MAP_CHANNEL } => {
+                map_channel(k, kspan, ctx, poly)
+            }
             None => Part::Raw(kspan),
         }
+    })
+}
+
+/// A per-face map channel container under an Editable Poly's 0x08fe.
+const POLY_MAP_CHANNEL: u16 = 0x0300;
+/// A per-face map channel container under an Editable Mesh's 0x08fe.
+const TRI_MAP_CHANNEL: u16 = 0x23a0;
+
+/// A map channel stored face by face (poly 0x0300, tri 0x23a0): `u32` counters
+/// (0x0100, 0x0120, 0x0130), map vertices 0x0110 (`u32 n` + n × 3×`f32`), then per face a
+/// 0x0124 face index (`u32`) and a 0x0128 container holding the map face 0x0200 (poly:
+/// `u32` degree + corners; tri: 3×`u32`) and 0x0210 (tri: `u32`; poly: a container kept
+/// raw). Anything else stays raw in place.
+fn map_channel(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Part {
+    lenient_container(c, span, ctx, &mut |k, kspan, ctx| match k.id {
+        0x0110 => {
+            payload_or_raw(k, kspan, ctx, |p| MeshArray::decode(mesh_chunks::Layout::Points, p).map(Payload::Mesh))
+        }
+        0x0100 | 0x0120 | 0x0124 | 0x0130 => leaf_or_raw(k, kspan, Kind::U32, ctx),
+        0x0128 if k.is_container() => lenient_container(k, kspan, ctx, &mut |f, fspan, ctx| match f.id {
+            0x0200 if poly => {
+                payload_or_raw(f, fspan, ctx, |p| MeshArray::decode(mesh_chunks::Layout::Lists, p).map(Payload::Mesh))
+            }
+            0x0200 => leaf_or_raw(f, fspan, Kind::U32x3, ctx),
+            0x0210 if !poly => leaf_or_raw(f, fspan, Kind::U32, ctx),
+            _ => Part::Raw(fspan),
+        }),
+        _ => Part::Raw(kspan),
     })
 }
 
