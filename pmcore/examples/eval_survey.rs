@@ -32,9 +32,11 @@ fn mesh_totals(f: &pmcore::MaxFile) -> Option<(u64, u64)> {
     let stream = f.ole.stream("\u{5}DocumentSummaryInformation")?;
     let sections = pmcore::facts::property_set::parse(&stream.bytes).ok()?;
     let parts = pmcore::facts::property_set::headed_parts(&sections);
-    let (_, lines) = parts.iter().find(|(h, _)| h == "Mesh Totals")?;
-    let value = |label: &str| lines.iter().find_map(|l| l.strip_prefix(label)?.trim().parse().ok());
-    Some((value("Vertices:")?, value("Faces:")?))
+    let (_, lines) = parts.iter().find(|(h, _)| h == "Mesh Totals" || h == "网格总计")?;
+    let value = |labels: [&str; 2]| {
+        lines.iter().find_map(|l| labels.iter().find_map(|label| l.strip_prefix(label)?.trim().parse().ok()))
+    };
+    Some((value(["Vertices:", "顶点:"])?, value(["Faces:", "面数:"])?))
 }
 
 fn main() {
@@ -49,8 +51,14 @@ fn main() {
         let Ok(bytes) = std::fs::read(&path) else { continue };
         let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { continue };
         let f = pmcore::MaxFile::new(ole);
-        let Some(trees) = SceneTrees::of(&f) else { continue };
-        let Some(index) = trees.index() else { continue };
+        let Some(trees) = SceneTrees::of(&f) else {
+            println!("NOSCENE {}: totals {:?}", path.display(), mesh_totals(&f));
+            continue;
+        };
+        let Some(index) = trees.index() else {
+            println!("NOSCENE {}: totals {:?}", path.display(), mesh_totals(&f));
+            continue;
+        };
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if classes {
             let mut seen = std::collections::BTreeSet::new();
@@ -82,8 +90,11 @@ fn main() {
                 *stoppers.entry("(no stop: wrong counts)".into()).or_default() += 1;
             }
         }
+        let mut classes: Vec<&str> = t.stopped.iter().map(|s| s.class_name.as_str()).collect();
+        classes.sort();
+        classes.dedup();
         println!(
-            "{} {name}: max {mv}/{mf} ours {}/{} stopped {} left_out {:?}",
+            "{} {name}: max {mv}/{mf} ours {}/{} stopped {} {classes:?} left_out {:?}",
             if ok { "OK  " } else if ok_v { "V   " } else { "MISS" },
             t.vertices,
             t.faces,

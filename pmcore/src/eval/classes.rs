@@ -31,6 +31,10 @@ pub const GEOSPHERE: [u32; 2] = [0, 0x0000_7f9e];
 /// Plane.
 pub const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
 
+/// Target object (of a target camera or light): geometry superclass, no mesh; Max does
+/// not count it.
+pub const TARGET_OBJECT: [u32; 2] = [0x0000_1020, 0];
+
 /// TurboSmooth.
 pub const TURBOSMOOTH: [u32; 2] = [0x0d72_7b3e, 0x491d_29a7];
 
