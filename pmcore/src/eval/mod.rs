@@ -6,6 +6,7 @@
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
 //!   memory budget above which only counts are computed.
@@ -17,6 +18,7 @@ pub mod classes;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
+pub mod shell;
 pub mod stack;
 pub mod subdivide;
 

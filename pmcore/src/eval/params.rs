@@ -3,8 +3,8 @@
 //!
 //! Two storages (design notes and `max_payload_formats.txt` §K.2, checked on the corpus):
 //! * old ParamBlock (superclass 0x08): one 0x0002 container per parameter holding 0x0003
-//!   (`s32` parameter index) and one value chunk — 0x0101 `s32`, 0x0102 Point3, any other
-//!   4-byte chunk a `f32`. A parameter without a value chunk is animated: its controller
+//!   (`s32` parameter index), an optional empty 0x0004 marker and one value chunk — 0x0101
+//!   `s32`, 0x0104 `s32` boolean, 0x0102 Point3, 0x0100 (any other 4-byte chunk) `f32`. A parameter without a value chunk is animated: its controller
 //!   is the block's reference with the parameter's index.
 //! * ParamBlock2 (superclass 0x82): one 0x000e / 0x100e leaf per parameter (inside a
 //!   0x0000 container in current files): `u16` id, `u16` type, 10 bytes, a flag byte
@@ -114,7 +114,7 @@ impl Params {
             let value = param.children().iter().filter(|c| c.id != 0x0003).find_map(|c| {
                 let p = c.payload()?;
                 match (c.id, p.len()) {
-                    (0x0101, 4) => i32_at(p, 0).map(ParamValue::Int),
+                    (0x0101 | 0x0104, 4) => i32_at(p, 0).map(ParamValue::Int),
                     (0x0102, 12) => Some(ParamValue::Point3([f32_at(p, 0)?, f32_at(p, 4)?, f32_at(p, 8)?])),
                     (0x0004, _) => None,
                     (_, 4) => f32_at(p, 0).map(ParamValue::Float),

@@ -9,6 +9,7 @@ use super::classes::{self, ModifierRule, GEOM_OBJECT, SHAPE};
 use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
 use super::params::{ParamError, Params};
 use super::primitives::{self as prim, PrimitiveError};
+use super::shell::{shell, ShellParams};
 use super::subdivide::{catmull_clark, catmull_clark_counts};
 use crate::model::geometry::{self, MeshKind};
 use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED, WSM_DERIVED};
@@ -333,6 +334,20 @@ fn apply_modifier(index: &SceneIndex<'_>, m: &SceneObject<'_>, input: Evaluated,
             }
             Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Triangles, note },
         },
+        ModifierRule::Shell => {
+            let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let segments = params.int(3).map_err(pe)?;
+            let segments = u32::try_from(segments)
+                .ok()
+                .filter(|s| (1..=1000).contains(s))
+                .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
+            let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(shell(mesh, &p)),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+            }
+        }
         ModifierRule::TurboSmooth => {
             let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
             let iterations = params.int(0).map_err(|e| param_stop(m, e))?;
