@@ -42,6 +42,9 @@ pub const CLOTH: [u32; 2] = [0x67c1_cd47, 0x7782_f878];
 /// Shell.
 pub const SHELL: [u32; 2] = [0x3b9b_1a16, 0x6d84_e8d0];
 
+/// Bone object.
+pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
+
 /// TurboSmooth.
 pub const TURBOSMOOTH: [u32; 2] = [0x0d72_7b3e, 0x491d_29a7];
 

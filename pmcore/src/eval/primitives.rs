@@ -458,6 +458,46 @@ pub fn geosphere_mesh(p: &GeoSphereParams) -> Result<EvalMesh, PrimitiveError> {
     Ok(EvalMesh { positions: welder.positions, polygons, uv: None, rule: FaceRule::Triangles })
 }
 
+/// Bone object (class 0x28bf6e8d, 0x2ecca840) without fins.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoneParams {
+    /// Width (Y).
+    pub width: f32,
+    /// Height (Z).
+    pub height: f32,
+    /// Taper (fraction of the section lost at the far end).
+    pub taper: f32,
+    /// Length (X).
+    pub length: f32,
+    /// Any fin (side, front, back) on.
+    pub fins: bool,
+}
+
+/// A bone: a point at the pivot, a full section a little along X, the tapered section at
+/// the far end (9 vertices; 4 tip triangles, 4 side quads, 1 end quad = 14 triangles, as
+/// the corpus's fin-less bones count: `public/neill3d__ikpoping.max`, 3 bones = 27 / 42).
+pub fn bone_mesh(p: &BoneParams) -> Result<EvalMesh, PrimitiveError> {
+    if p.fins {
+        return Err(PrimitiveError::Unsupported("bone fins"));
+    }
+    let near = (p.width.min(p.height) / 2.0).min(p.length);
+    let (w, h) = (p.width / 2.0, p.height / 2.0);
+    let k = 1.0 - p.taper;
+    let mut positions = vec![Vec3::ZERO];
+    for (x, s) in [(near, 1.0), (p.length, k)] {
+        positions.extend([
+            Vec3::new(x, -w * s, -h * s),
+            Vec3::new(x, w * s, -h * s),
+            Vec3::new(x, w * s, h * s),
+            Vec3::new(x, -w * s, h * s),
+        ]);
+    }
+    let mut polygons: Vec<Polygon> = (0..4).map(|i| Polygon::new(vec![0, 1 + (i + 1) % 4, 1 + i])).collect();
+    polygons.extend((0..4).map(|i| Polygon::new(vec![1 + i, 1 + (i + 1) % 4, 5 + (i + 1) % 4, 5 + i])));
+    polygons.push(Polygon::new(vec![5, 6, 7, 8]));
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -553,6 +593,15 @@ mod tests {
         let m = sphere_mesh(&p).unwrap();
         assert_eq!(vtp(&m), (482, 960, 64 + 14 * 32));
         assert!(m.positions.iter().all(|v| (v.length() - 1.0).abs() < 1e-5));
+    }
+
+    #[test]
+    fn bone_without_fins() {
+        // Pivot point + two sections of 4: V = 9. Triangles: 4 at the tip, 2·4 on the sides,
+        // 2 at the end cap = 14; polygons 4 + 4 + 1 = 9.
+        let p = BoneParams { width: 10.0, height: 10.0, taper: 0.9, length: 100.0, fins: false };
+        assert_eq!(vtp(&bone_mesh(&p).unwrap()), (9, 14, 9));
+        assert!(bone_mesh(&BoneParams { fins: true, ..p }).is_err());
     }
 
     #[test]

@@ -311,6 +311,18 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> Result<E
                 hemisphere: p.int_or(3, 0).map_err(pe)? != 0,
             })
         }
+        classes::BONE => {
+            let p = p()?;
+            // Side (4), front (8) and back (12) fin switches.
+            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0).map_or(true, |v| v != 0));
+            prim::bone_mesh(&prim::BoneParams {
+                width: p.float(0).map_err(pe)?,
+                height: p.float(1).map_err(pe)?,
+                taper: p.float(2).map_err(pe)?,
+                length: p.float(3).map_err(pe)?,
+                fins,
+            })
+        }
         _ => return Err(stop(base, "object class not evaluated")),
     };
     mesh.map_err(|e| prim_stop(base, e))
