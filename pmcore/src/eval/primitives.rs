@@ -38,6 +38,11 @@ fn segs(name: &'static str, value: i32, min: i32) -> Result<u32, PrimitiveError>
     }
 }
 
+/// A segment count as the generators clamp it (negative → 0), widened for formulas.
+fn n(v: i32) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
 /// Box (class 0x00000010, 0): length along Y, width along X, height along Z from the base.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoxParams {
@@ -53,6 +58,15 @@ pub struct BoxParams {
     pub width_segs: i32,
     /// Height segments.
     pub height_segs: i32,
+}
+
+impl BoxParams {
+    /// Vertices Max builds: top and bottom grids plus the inner rings,
+    /// 2(l+1)(w+1) + 2(h−1)(l+w).
+    pub fn vertices(&self) -> u64 {
+        let (l, w, h) = (n(self.length_segs), n(self.width_segs), n(self.height_segs));
+        2 * (l + 1) * (w + 1) + 2 * h.saturating_sub(1) * (l + w)
+    }
 }
 
 /// A box: every side a grid of quads (each two triangles with a hidden diagonal), grid
@@ -104,6 +118,13 @@ pub struct PlaneParams {
     pub length_segs: i32,
     /// Width segments.
     pub width_segs: i32,
+}
+
+impl PlaneParams {
+    /// Vertices: (l+1)(w+1).
+    pub fn vertices(&self) -> u64 {
+        (n(self.length_segs) + 1) * (n(self.width_segs) + 1)
+    }
 }
 
 /// A plane grid with map channel 1 spanning 0..1.
@@ -214,6 +235,14 @@ pub struct CylinderParams {
     pub slice: bool,
 }
 
+impl CylinderParams {
+    /// Vertices: sides·(height segs + 1) side rings, 2·sides·(cap segs − 1) cap rings, 2 centres.
+    pub fn vertices(&self) -> u64 {
+        let (h, c, s) = (n(self.height_segs), n(self.cap_segs), n(self.sides));
+        s * (h + 1) + 2 * s * c.saturating_sub(1) + 2
+    }
+}
+
 /// Cylinder / cone: base centre, base cap rings, side rings, top cap rings, top centre.
 pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
@@ -252,6 +281,13 @@ pub struct TubeParams {
     pub slice: bool,
 }
 
+impl TubeParams {
+    /// Vertices: sides·(2·height segs + 2·cap segs) (a closed loop of rings).
+    pub fn vertices(&self) -> u64 {
+        n(self.sides) * (2 * n(self.height_segs) + 2 * n(self.cap_segs))
+    }
+}
+
 /// Tube: a closed profile — one wall up, top cap across, the other wall down, bottom cap.
 pub fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
@@ -283,6 +319,13 @@ pub struct TorusParams {
     pub slice: bool,
 }
 
+impl TorusParams {
+    /// Vertices: segments·sides.
+    pub fn vertices(&self) -> u64 {
+        n(self.segments) * n(self.sides)
+    }
+}
+
 /// Torus: a closed circle of `sides` points revolved `segments` times.
 pub fn torus_mesh(p: &TorusParams) -> Result<EvalMesh, PrimitiveError> {
     let n = segs("segments", p.segments, 3)?;
@@ -312,6 +355,14 @@ pub struct SphereParams {
     pub slice: bool,
     /// Base to pivot (the sphere sits on its base instead of its centre).
     pub base_to_pivot: bool,
+}
+
+impl SphereParams {
+    /// Vertices: segments·(segments/2 − 1) + 2 poles.
+    pub fn vertices(&self) -> u64 {
+        let s = n(self.segments);
+        s * (s / 2).saturating_sub(1) + 2
+    }
 }
 
 /// Sphere: `segments` around, `segments / 2` bands from pole to pole; the pole fans are
@@ -357,6 +408,19 @@ pub struct GeoSphereParams {
     pub base: GeoBase,
     /// Hemisphere.
     pub hemisphere: bool,
+}
+
+impl GeoSphereParams {
+    /// Vertices: F·s²/2 + 2 over the base solid's F faces (Euler: E = 3F/2, V = 2 + E − F).
+    pub fn vertices(&self) -> u64 {
+        let faces = match self.base {
+            GeoBase::Tetra => 4,
+            GeoBase::Octa => 8,
+            GeoBase::Icosa => 20,
+        };
+        let s = n(self.segments);
+        faces * s * s / 2 + 2
+    }
 }
 
 fn base_solid(base: GeoBase) -> (Vec<Vec3>, Vec<[u32; 3]>) {
@@ -471,6 +535,13 @@ pub struct BoneParams {
     pub length: f32,
     /// Any fin (side, front, back) on.
     pub fins: bool,
+}
+
+impl BoneParams {
+    /// Vertices: 9 (pivot point and two sections of 4).
+    pub fn vertices(&self) -> u64 {
+        9
+    }
 }
 
 /// A bone: a point at the pivot, a full section a little along X, the tapered section at
@@ -616,5 +687,46 @@ mod tests {
         // Tetrahedron, 3 segments: 4·9 = 36 faces, V = 2 + 54 − 36 = 20.
         let t = GeoSphereParams { base: GeoBase::Tetra, segments: 3, ..p };
         assert_eq!(vtp(&geosphere_mesh(&t).unwrap()), (20, 36, 36));
+    }
+
+    fn valid(m: &EvalMesh) -> bool {
+        let v = m.positions.len() as u32;
+        m.polygons.iter().all(|p| {
+            p.corners.len() >= 3 && p.corners.iter().chain(p.triangles.iter().flatten()).all(|&c| c < v)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn generators_build_the_vertex_count_their_formula_gives(
+            a in 1i32..7, b in 1i32..7, c in 1i32..5, sides in 3i32..20, base in 0usize..3,
+        ) {
+            let bx = BoxParams { length: 2.0, width: 3.0, height: 1.0, length_segs: a, width_segs: b, height_segs: c };
+            let m = box_mesh(&bx).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, bx.vertices());
+            // Closed surface of quads: Euler characteristic 2.
+            let k = m.counts();
+            proptest::prop_assert_eq!(k.vertices + k.polygons, k.edges + 2);
+            let pl = PlaneParams { length: 1.0, width: 1.0, length_segs: a, width_segs: b };
+            proptest::prop_assert_eq!(plane_mesh(&pl).unwrap().counts().vertices, pl.vertices());
+            let cy = CylinderParams { radius1: 1.0, radius2: 0.5, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false };
+            let m = cylinder_mesh(&cy).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, cy.vertices());
+            let tu = TubeParams { radius1: 2.0, radius2: 1.0, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false };
+            proptest::prop_assert_eq!(tube_mesh(&tu).unwrap().counts().vertices, tu.vertices());
+            let to = TorusParams { radius1: 3.0, radius2: 1.0, segments: sides, sides: a + 2, slice: false };
+            proptest::prop_assert_eq!(torus_mesh(&to).unwrap().counts().vertices, to.vertices());
+            let sp = SphereParams { radius: 1.0, segments: sides + 1, hemisphere: 0.0, slice: false, base_to_pivot: false };
+            let m = sphere_mesh(&sp).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, sp.vertices());
+            let g = GeoSphereParams { radius: 1.0, segments: a, base: [GeoBase::Tetra, GeoBase::Octa, GeoBase::Icosa][base], hemisphere: false };
+            let m = geosphere_mesh(&g).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, g.vertices());
+        }
     }
 }

@@ -15,10 +15,12 @@ use crate::model::geometry::{self, MeshKind};
 use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED, WSM_DERIVED};
 use glam::Vec3;
 
-/// Vertex budget per node above which evaluation computes counts without building the
-/// mesh (a vertex costs ~12 bytes of position plus its share of polygons: 4 M vertices
-/// stay well under the worker's memory bound).
-pub const DEFAULT_BUDGET_VERTICES: u64 = 4_000_000;
+/// Vertices evaluation may build for a whole scene beyond what the file stores; past it,
+/// subdivisions are counted without building their mesh and primitives stop, named. A
+/// built vertex costs about 100 bytes (position, its share of quads, the subdivision edge
+/// map), so 250,000 vertices stay near 25 MB, inside the worker's 3 × decoded + 32 MiB
+/// memory bound.
+pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
 
 /// A node's evaluated object.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,8 +111,18 @@ pub fn stack<'a, 'b>(
 }
 
 /// Evaluates every node of the scene, in storage order.
+/// `budget` is shared by the whole scene: each built mesh uses it up.
 pub fn evaluate_index(index: &SceneIndex<'_>, budget: u64, base_only: bool) -> Vec<NodeEval> {
-    index.objects.iter().filter(|o| o.is_node()).map(|node| evaluate_node(index, node, budget, base_only)).collect()
+    let mut left = budget;
+    let mut out = Vec::new();
+    for node in index.objects.iter().filter(|o| o.is_node()) {
+        let e = evaluate_node(index, node, left, base_only);
+        if let NodeOutcome::Evaluated(Evaluated::Mesh(m)) = &e.outcome {
+            left = left.saturating_sub(m.positions.len() as u64);
+        }
+        out.push(e);
+    }
+    out
 }
 
 /// Evaluates one node.
@@ -145,7 +157,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             return out;
         }
     }
-    let mut current = match evaluate_base(index, base) {
+    let mut current = match evaluate_base(index, base, budget) {
         Ok(m) => Evaluated::Mesh(m),
         Err(s) => {
             out.outcome = NodeOutcome::Stopped(s);
@@ -210,92 +222,107 @@ fn prim_stop(o: &SceneObject<'_>, e: PrimitiveError) -> Stop {
 }
 
 /// The base object's mesh: stored buffers when it has them, else its primitive.
-pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {
+/// Primitives whose vertex count would exceed `budget` stop (named) before being built.
+pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
     match geometry::Mesh::of_object(base.chunk) {
         Ok(Some(m)) => return Ok(from_stored(&m)),
         Ok(None) => {}
         Err(e) => return Err(stop(base, format!("stored mesh: {e}"))),
     }
     let class_id = base.class.as_ref().map(|c| c.class_id).unwrap_or_default();
+    let guard = |vertices: u64| {
+        if vertices > budget {
+            Err(stop(base, format!("{vertices} vertices over the memory budget ({budget} left)")))
+        } else {
+            Ok(())
+        }
+    };
     let p = || Params::of(index, base, 0).map_err(|e| param_stop(base, e));
     let pe = |e: ParamError| param_stop(base, e);
     let mesh = match class_id {
         classes::BOX => {
             let p = p()?;
-            prim::box_mesh(&prim::BoxParams {
+            let q = prim::BoxParams {
                 length: p.float(0).map_err(pe)?,
                 width: p.float(1).map_err(pe)?,
                 height: p.float(2).map_err(pe)?,
                 width_segs: p.int(3).map_err(pe)?,
                 length_segs: p.int(4).map_err(pe)?,
-                height_segs: p.int(5).map_err(pe)?,
-            })
+                height_segs: p.int(5).map_err(pe)?,};
+            guard(q.vertices())?;
+            prim::box_mesh(&q)
         }
         classes::PLANE => {
             let p = p()?;
-            prim::plane_mesh(&prim::PlaneParams {
+            let q = prim::PlaneParams {
                 length: p.float(0).map_err(pe)?,
                 width: p.float(1).map_err(pe)?,
                 length_segs: p.int(2).map_err(pe)?,
-                width_segs: p.int(3).map_err(pe)?,
-            })
+                width_segs: p.int(3).map_err(pe)?,};
+            guard(q.vertices())?;
+            prim::plane_mesh(&q)
         }
         classes::CYLINDER => {
             let p = p()?;
             let r = p.float(0).map_err(pe)?;
-            prim::cylinder_mesh(&prim::CylinderParams {
+            let q = prim::CylinderParams {
                 radius1: r,
                 radius2: r,
                 height: p.float(1).map_err(pe)?,
                 height_segs: p.int(2).map_err(pe)?,
                 cap_segs: p.int(3).map_err(pe)?,
                 sides: p.int(4).map_err(pe)?,
-                slice: p.int_or(6, 0).map_err(pe)? != 0,
-            })
+                slice: p.int_or(6, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::cylinder_mesh(&q)
         }
         classes::CONE => {
             let p = p()?;
-            prim::cylinder_mesh(&prim::CylinderParams {
+            let q = prim::CylinderParams {
                 radius1: p.float(0).map_err(pe)?,
                 radius2: p.float(1).map_err(pe)?,
                 height: p.float(2).map_err(pe)?,
                 height_segs: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
-            })
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::cylinder_mesh(&q)
         }
         classes::TUBE => {
             let p = p()?;
-            prim::tube_mesh(&prim::TubeParams {
+            let q = prim::TubeParams {
                 radius1: p.float(0).map_err(pe)?,
                 radius2: p.float(1).map_err(pe)?,
                 height: p.float(2).map_err(pe)?,
                 height_segs: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
-            })
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::tube_mesh(&q)
         }
         classes::TORUS => {
             let p = p()?;
-            prim::torus_mesh(&prim::TorusParams {
+            let q = prim::TorusParams {
                 radius1: p.float(0).map_err(pe)?,
                 radius2: p.float(1).map_err(pe)?,
                 segments: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
-            })
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::torus_mesh(&q)
         }
         classes::SPHERE => {
             let p = p()?;
-            prim::sphere_mesh(&prim::SphereParams {
+            let q = prim::SphereParams {
                 radius: p.float(0).map_err(pe)?,
                 segments: p.int(1).map_err(pe)?,
                 hemisphere: p.float(3).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
-                base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
-            })
+                base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::sphere_mesh(&q)
         }
         classes::GEOSPHERE => {
             let p = p()?;
@@ -304,24 +331,26 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> Result<E
                 1 => prim::GeoBase::Octa,
                 _ => prim::GeoBase::Icosa,
             };
-            prim::geosphere_mesh(&prim::GeoSphereParams {
+            let q = prim::GeoSphereParams {
                 radius: p.float(0).map_err(pe)?,
                 segments: p.int(1).map_err(pe)?,
                 base,
-                hemisphere: p.int_or(3, 0).map_err(pe)? != 0,
-            })
+                hemisphere: p.int_or(3, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::geosphere_mesh(&q)
         }
         classes::BONE => {
             let p = p()?;
             // Side (4), front (8) and back (12) fin switches.
             let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0).map_or(true, |v| v != 0));
-            prim::bone_mesh(&prim::BoneParams {
+            let q = prim::BoneParams {
                 width: p.float(0).map_err(pe)?,
                 height: p.float(1).map_err(pe)?,
                 taper: p.float(2).map_err(pe)?,
                 length: p.float(3).map_err(pe)?,
-                fins,
-            })
+                fins,};
+            guard(q.vertices())?;
+            prim::bone_mesh(&q)
         }
         _ => return Err(stop(base, "object class not evaluated")),
     };

@@ -150,4 +150,26 @@ mod tests {
         assert!(twice.positions.iter().all(|q| q.x.abs() <= 1.0 + 1e-6 && q.y.abs() <= 1.0 + 1e-6));
         assert!(twice.positions.iter().all(|q| q.z >= -1e-6 && q.z <= 2.0 + 1e-6));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn built_subdivision_has_the_counted_topology(l in 1i32..5, w in 1i32..5, h in 1i32..4, open in proptest::bool::ANY) {
+            // A box (closed) or a plane (open border), as a poly object: one and two built
+            // steps give exactly the counts of the count-only formulas.
+            let mesh = if open {
+                crate::eval::primitives::plane_mesh(&crate::eval::primitives::PlaneParams {
+                    length: 1.0, width: 1.0, length_segs: l, width_segs: w,
+                }).unwrap()
+            } else {
+                box_mesh(&BoxParams { length: 1.0, width: 2.0, height: 3.0, length_segs: l, width_segs: w, height_segs: h }).unwrap()
+            }.into_poly();
+            let once = catmull_clark(&mesh);
+            let twice = catmull_clark(&once);
+            let (c1, c2) = (catmull_clark_counts(mesh.counts(), 1), catmull_clark_counts(mesh.counts(), 2));
+            let (g1, g2) = (once.counts(), twice.counts());
+            proptest::prop_assert_eq!((g1.vertices, g1.polygons, g1.edges, g1.corners), (c1.vertices, c1.polygons, c1.edges, c1.corners));
+            proptest::prop_assert_eq!((g2.vertices, g2.polygons, g2.edges), (c2.vertices, c2.polygons, c2.edges));
+        }
+    }
 }
