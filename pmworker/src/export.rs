@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 
 /// The exporters this worker knows, in the order they run when T3 asks for all.
 pub const EXPORTERS: [&str; 2] = ["obj", "skel"];
+/// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
+/// objects without their modifier stacks.
+pub const KNOWN_EXPORTERS: [&str; 3] = ["obj", "obj-base", "skel"];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -85,9 +88,14 @@ fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
     sink.breadcrumb(Breadcrumb { tier: tier.into(), stream: exporter.into(), ..Default::default() });
 }
 
+/// OBJ options of exporter `name` (`obj-base`: modifier stacks not applied).
+fn obj_options(name: &str) -> obj::ExportOptions {
+    obj::ExportOptions { base_only: name == "obj-base", ..Default::default() }
+}
+
 fn produce(name: &str, file: &MaxFile) -> Outcome {
     match name {
-        "obj" => match obj::export(file) {
+        "obj" | "obj-base" => match obj::export_with(file, obj_options(name)) {
             Ok((objects, summary)) => Outcome::Built {
                 bytes: obj::write(&objects).into_bytes(),
                 produced: Produced::Obj(objects),
