@@ -161,7 +161,7 @@ struct RunArgs {
     /// Tiers, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel).
+    /// Exporters to run in the worker (obj, skel, summary).
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Reference outputs for T3.
@@ -295,8 +295,8 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        if !pmworker::export::EXPORTERS.contains(&e.as_str()) {
+            return usage(format!("--export: unknown exporter `{e}` (expected obj, skel or summary)"));
         }
     }
     if let Some(name) = &a.baseline {

@@ -84,8 +84,8 @@ fn main() {
         }
     }
     for e in &cli.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj or skel)");
+        if !pmworker::export::EXPORTERS.contains(&e.as_str()) {
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj, skel or summary)");
             std::process::exit(exit::USAGE);
         }
     }

@@ -45,9 +45,26 @@ pub fn typed_pipeline(data: &[u8]) {
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");
 }
 
+/// OLE property-set parser and the typed document summary on any bytes: never panics;
+/// whatever parses types into sections without panicking either, and the summary T3 of a
+/// file-less account skips every section rather than passing it.
+pub fn property_set(data: &[u8]) {
+    use pmcore::export::summary::{compare, SectionOutcome, SummaryError};
+    if let Ok(sections) = pmcore::facts::property_set::parse(data) {
+        let summary = pmcore::facts::doc_summary::DocSummary::from_sections(&sections);
+        for v in compare(&summary, Err(&SummaryError::NoScene)) {
+            assert!(matches!(v.outcome, SectionOutcome::Skip { .. }), "{v:?}");
+        }
+    }
+}
+
 /// A fuzz target body.
 pub type Body = fn(&[u8]);
 
 /// Target name → body, for the regression replay.
-pub const TARGETS: &[(&str, Body)] =
-    &[("chunk_parse", chunk_parse), ("ole_open", ole_open), ("typed_pipeline", typed_pipeline)];
+pub const TARGETS: &[(&str, Body)] = &[
+    ("chunk_parse", chunk_parse),
+    ("ole_open", ole_open),
+    ("typed_pipeline", typed_pipeline),
+    ("property_set", property_set),
+];
