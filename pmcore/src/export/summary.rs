@@ -66,6 +66,10 @@ pub struct SceneAccount {
     pub totals: DerivedTotals,
     /// Plug-in files.
     pub plugins: Vec<String>,
+    /// Material names (see [`materials`]).
+    pub materials: Vec<String>,
+    /// Render size and range as Max's Render Data lines, or the classes that stop it.
+    pub render: Result<Vec<String>, Vec<String>>,
     /// Mesh totals (vertices, faces) from the OBJ export, or why not.
     pub mesh: Result<(u64, u64), Vec<String>>,
     /// Nodes (storage index) by category, for the detail.
@@ -115,6 +119,8 @@ pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
         objects: Vec::new(),
         totals: DerivedTotals::default(),
         plugins: Vec::new(),
+        materials: Vec::new(),
+        render: Err(Vec::new()),
         mesh: Err(Vec::new()),
         categories: BTreeMap::new(),
     };
@@ -133,8 +139,107 @@ pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
     // Max's Used Plug-Ins is the DllDirectory's file names in stored order, case kept
     // (236 of 236 readable real files).
     out.plugins = index.directories.dlls.iter().map(|d| d.file.clone()).collect();
+    out.materials = materials(index);
+    out.render = render(index);
     out.mesh = mesh_totals(index);
     out
+}
+
+/// Superclass of materials (`MATERIAL_CLASS_ID`).
+pub const MATERIAL_SUPERCLASS: u32 = 0x0c00;
+/// Node reference slot of the material (slot 0 = transform, 1 = object).
+pub const NODE_MATERIAL_SLOT: usize = 3;
+/// MtlBase header children: name (UTF-16) and flags.
+const MTL_NAME: u16 = 0x4001;
+const MTL_FLAGS: u16 = 0x4003;
+
+/// Material names as Max lists them: from every node's material (reference slot 3), the
+/// materials reachable through references (sub-materials of Multi/Sub-Object, blends …),
+/// each instance once, children before their parent. A material's name is the 0x4001
+/// child of its MtlBase header: the direct child container that holds 0x4001 and 0x4003
+/// (0x4000 in Standard, 0x5431 in VRayMtl — measured, not a fixed id).
+pub fn materials(index: &SceneIndex<'_>) -> Vec<String> {
+    let mut seen = vec![false; index.objects.len()];
+    let mut out = Vec::new();
+    for node in index.objects.iter().filter(|o| is_scene_node(o)) {
+        if let Some(m) = node.reference(NODE_MATERIAL_SLOT) {
+            visit_material(index, m, &mut seen, &mut out);
+        }
+    }
+    out
+}
+
+fn visit_material(index: &SceneIndex<'_>, start: usize, seen: &mut [bool], out: &mut Vec<String>) {
+    // Iterative post-order walk (bounded by the object count; no recursion on hostile input).
+    let mut stack: Vec<(usize, bool)> = vec![(start, false)];
+    while let Some((i, children_done)) = stack.pop() {
+        let Some(o) = index.get(i) else { continue };
+        if children_done {
+            if o.class.as_ref().is_some_and(|c| c.superclass == MATERIAL_SUPERCLASS) {
+                out.push(mtl_name(o).unwrap_or_default());
+            }
+            continue;
+        }
+        if std::mem::replace(&mut seen[i], true) || o.is_node() {
+            continue;
+        }
+        stack.push((i, true));
+        let mut targets: Vec<usize> = o.references().into_iter().filter_map(|(_, t)| t).collect();
+        targets.reverse();
+        stack.extend(targets.into_iter().map(|t| (t, false)));
+    }
+}
+
+fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+    o.chunk
+        .children()
+        .iter()
+        .find(|c| c.is_container() && c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some())
+        .and_then(|c| c.child(MTL_NAME))
+        .and_then(crate::chunk::Chunk::payload)
+        .map(crate::model::utf16)
+}
+
+/// RenderEnvironment (Class ID 0xEE448B23:0): holds the render settings.
+pub const RENDER_ENVIRONMENT: [u32; 2] = [0xee44_8b23, 0];
+/// Ticks per frame at Max's default 30 frames per second.
+pub const TICKS_PER_FRAME: i64 = 160;
+
+/// Render Width / Height and Animation Start / End, from RenderEnvironment 0x110/0x2000:
+/// 0x190 width, 0x200 height, 0x100 time type, 0x110 / 0x120 range start / end in ticks.
+/// Time type (low byte) 1 = single frame (Max writes 0 and 0), 2 = active segment as
+/// stored, 4 = range as stored, 3 = the scene's active time segment (stored elsewhere:
+/// unsupported); 0 (one Max 8 file) reads as a single frame.
+pub fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+    let settings = index
+        .objects
+        .iter()
+        .filter(|o| o.class.as_ref().is_some_and(|c| c.class_id == RENDER_ENVIRONMENT))
+        .find_map(|o| o.chunk.child(0x110)?.child(0x2000))
+        .ok_or_else(|| vec!["RenderEnvironment settings (0x110/0x2000) not found".to_string()])?;
+    let int = |id: u16| -> Option<i64> {
+        let p = settings.child(id)?.payload().filter(|p| p.len() == 4)?;
+        Some(i64::from(i32::from_le_bytes([p[0], p[1], p[2], p[3]])))
+    };
+    let missing = |what: &str| vec![format!("RenderEnvironment {what} not stored")];
+    let width = int(0x190).ok_or_else(|| missing("width 0x190"))?;
+    let height = int(0x200).ok_or_else(|| missing("height 0x200"))?;
+    let kind = int(0x100).ok_or_else(|| missing("time type 0x100"))?;
+    let (start, end) = match kind & 0xff {
+        0 | 1 => (0, 0),
+        2 | 4 => {
+            let start = int(0x110).ok_or_else(|| missing("range start 0x110"))?;
+            let end = int(0x120).ok_or_else(|| missing("range end 0x120"))?;
+            (start / TICKS_PER_FRAME, end / TICKS_PER_FRAME)
+        }
+        other => return Err(vec![format!("render time type {other} (scene animation range)")]),
+    };
+    Ok(vec![
+        format!("Render Width={width}"),
+        format!("Render Height={height}"),
+        format!("Animation Start={start}"),
+        format!("Animation End={end}"),
+    ])
 }
 
 /// The category of a node from the object at the top of its stack: the base object's
@@ -281,7 +386,7 @@ pub fn compare(max: &DocSummary, ours: Result<&SceneAccount, &SummaryError>) -> 
         },
         match &max.materials {
             None => absent("materials"),
-            Some(names) => unsupported("materials", &["material name chunks not typed yet".into()], names.clone()),
+            Some(names) => multiset("materials", names, &ours.materials),
         },
         match &max.dependencies {
             None => absent("dependencies"),
@@ -290,8 +395,13 @@ pub fn compare(max: &DocSummary, ours: Result<&SceneAccount, &SummaryError>) -> 
         match &max.render {
             None => absent("render"),
             Some(r) => {
-                let lines = r.pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                unsupported("render", &["render settings not typed yet".into()], lines)
+                let keys = ["Render Width", "Render Height", "Animation Start", "Animation End"];
+                let theirs: Vec<String> =
+                    keys.iter().map(|k| format!("{k}={}", r.get(k).unwrap_or("<absent>"))).collect();
+                match &ours.render {
+                    Err(classes) => unsupported("render", classes, theirs),
+                    Ok(mine) => lines_equal("render", theirs, mine.clone()),
+                }
             }
         },
         match &max.mesh_totals {
