@@ -66,6 +66,8 @@ pub struct SceneAccount {
     pub totals: DerivedTotals,
     /// Plug-in files.
     pub plugins: Vec<String>,
+    /// External files: the asset table's file names, or why not.
+    pub dependencies: Result<Vec<String>, Vec<String>>,
     /// Material names (see [`materials`]).
     pub materials: Vec<String>,
     /// Render size and range as Max's Render Data lines, or the classes that stop it.
@@ -106,7 +108,28 @@ pub enum SummaryError {
 pub fn account(file: &MaxFile) -> Result<SceneAccount, SummaryError> {
     let trees = SceneTrees::of(file).ok_or(SummaryError::NoScene)?;
     let index = trees.index().ok_or(SummaryError::NoScene)?;
-    Ok(account_of(&index))
+    let mut account = account_of(&index);
+    account.dependencies = dependencies(file);
+    Ok(account)
+}
+
+/// External files: the distinct file names of the asset table (`FileAssetMetaData3`/`2`),
+/// every asset type, in stored order. Files without an asset table (Max 2009 and older) are
+/// unsupported: their dependencies live in the texmaps (`3dsmax` placeholders in Max 9).
+pub fn dependencies(file: &MaxFile) -> Result<Vec<String>, Vec<String>> {
+    let table = crate::model::assets::of(file).ok_or_else(|| vec!["no FileAssetMetaData stream".to_string()])?;
+    if let Some(at) = table.stopped_at {
+        return Err(vec![format!("asset table unreadable at byte {at}")]);
+    }
+    // Max lists a file name once, whatever folders the table holds it under
+    // (`public/nekidaem__01-teapot_no_cams_vray.max`: two BARK5.jpg records, one line).
+    let mut names: Vec<String> = Vec::new();
+    for a in &table.assets {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(a.file_name()) || n.to_lowercase() == a.file_name().to_lowercase()) {
+            names.push(a.file_name().to_string());
+        }
+    }
+    Ok(names)
 }
 
 fn is_scene_node(o: &SceneObject<'_>) -> bool {
@@ -119,6 +142,7 @@ pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
         objects: Vec::new(),
         totals: DerivedTotals::default(),
         plugins: Vec::new(),
+        dependencies: Err(Vec::new()),
         materials: Vec::new(),
         render: Err(Vec::new()),
         mesh: Err(Vec::new()),
@@ -390,7 +414,16 @@ pub fn compare(max: &DocSummary, ours: Result<&SceneAccount, &SummaryError>) -> 
         },
         match &max.dependencies {
             None => absent("dependencies"),
-            Some(files) => unsupported("dependencies", &["asset references not typed yet".into()], files.clone()),
+            Some(files) => match &ours.dependencies {
+                Err(classes) => unsupported("dependencies", classes, files.clone()),
+                // Windows file names: compared without case (Max 2015+ writes them lower-cased).
+                Ok(mine) => {
+                    let lower = |l: &[String]| l.iter().map(|f| f.to_lowercase()).collect::<Vec<_>>();
+                    let mut v = multiset("dependencies", &lower(files), &lower(mine));
+                    (v.max, v.ours) = (Some(files.clone()), Some(mine.clone()));
+                    v
+                }
+            },
         },
         match &max.render {
             None => absent("render"),
