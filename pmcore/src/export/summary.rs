@@ -270,21 +270,10 @@ pub fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
 /// superclass, turned into Objects by a geometry-making modifier above a shape. `Ok(None)`
 /// for a node without an object; `Err(class)` when the superclass is none of the six.
 fn category(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<Option<Category>, String> {
-    let Some(first) = node.reference(1).and_then(|i| index.get(i)) else { return Ok(None) };
-    let mut current = first;
-    let mut makes_geometry = false;
-    for _ in 0..index.objects.len() {
-        if !matches!(current.chunk.id, OSM_DERIVED | WSM_DERIVED) {
-            break;
-        }
-        let refs: Vec<usize> = current.references().into_iter().filter_map(|(_, t)| t).collect();
-        let Some((&last, modifiers)) = refs.split_last() else { return Ok(None) };
-        makes_geometry |= modifiers.iter().filter_map(|&m| index.get(m)).any(|m| {
-            m.class.as_ref().is_some_and(|c| GEOMETRY_MAKING_MODIFIERS.iter().any(|(id, _)| *id == c.class_id))
-        });
-        let Some(next) = index.get(last) else { return Ok(None) };
-        current = next;
-    }
+    let Some((current, modifiers)) = stack(index, node) else { return Ok(None) };
+    let makes_geometry = modifiers.iter().any(|m| {
+        m.class.as_ref().is_some_and(|c| GEOMETRY_MAKING_MODIFIERS.iter().any(|(id, _)| *id == c.class_id))
+    });
     let Some(class) = &current.class else { return Err(format!("<class of chunk 0x{:04x}>", current.chunk.id)) };
     let category = match class.superclass {
         superclass::GEOMOBJECT => Category::Objects,
@@ -301,20 +290,28 @@ fn category(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<Option<Cat
 
 /// Mesh totals from what the OBJ exporter writes, when it writes the whole scene's
 /// geometry: every geometry node with stored buffers and no modifier (evaluated meshes are
-/// the geometry issue's work); otherwise the classes that stop it.
+/// the geometry issue's work); otherwise the classes that stop it. Vertices are the OBJ's
+/// vertices; faces are counted as Max counts them (measured on the pairs): the live faces
+/// of the stored buffers, i.e. polygons for Editable Poly and triangles for Editable Mesh,
+/// where the OBJ holds triangles only.
 fn mesh_totals(index: &SceneIndex<'_>) -> Result<(u64, u64), Vec<String>> {
     let mut blocking = Vec::new();
+    let mut faces = 0u64;
     for node in index.objects.iter().filter(|o| is_scene_node(o)) {
-        let Some((base, modifiers)) = obj::base_object(index, node) else { continue };
+        let Some((base, modifiers)) = stack(index, node) else { continue };
         let Some(class) = &base.class else { continue };
+        if class.superclass == superclass::SHAPE && matches!(category(index, node), Ok(Some(Category::Objects))) {
+            // A shape under Extrude / Lathe / …: its mesh exists only once evaluated.
+            blocking.extend(modifiers.iter().filter_map(|m| m.class.as_ref().map(|c| c.name.clone())));
+        }
         if class.superclass != superclass::GEOMOBJECT {
             continue;
         }
-        if base.chunk.child(crate::model::geometry::GEOM_BUFFERS).is_none() {
-            blocking.push(class.name.clone());
-        }
-        if modifiers > 0 {
-            blocking.push("modifier stack".to_string());
+        blocking.extend(modifiers.iter().map(|m| m.class.as_ref().map_or_else(|| "<modifier>".into(), |c| c.name.clone())));
+        match crate::model::geometry::Mesh::of_object(base.chunk) {
+            Ok(Some(mesh)) => faces += mesh.polygons.len() as u64,
+            Ok(None) => blocking.push(class.name.clone()),
+            Err(e) => blocking.push(format!("{}: {e}", class.name)),
         }
     }
     if !blocking.is_empty() {
@@ -324,13 +321,28 @@ fn mesh_totals(index: &SceneIndex<'_>) -> Result<(u64, u64), Vec<String>> {
     }
     match obj::export_index(index) {
         Ok((objects, summary)) if summary.unplaced.is_empty() => {
-            let vertices = objects.iter().map(|o| o.positions.len() as u64).sum();
-            let faces = objects.iter().map(|o| o.faces.len() as u64).sum();
-            Ok((vertices, faces))
+            Ok((objects.iter().map(|o| o.positions.len() as u64).sum(), faces))
         }
         Ok(_) => Err(vec!["unplaced node".into()]),
         Err(e) => Err(vec![format!("OBJ export: {e}")]),
     }
+}
+
+/// A node's base object and the modifiers above it (through OSM/WSM derived objects, last
+/// reference = the object below); bounded by the object count.
+fn stack<'b, 'a>(index: &'b SceneIndex<'a>, node: &SceneObject<'a>) -> Option<(&'b SceneObject<'a>, Vec<&'b SceneObject<'a>>)> {
+    let mut current = index.get(node.reference(1)?)?;
+    let mut modifiers = Vec::new();
+    for _ in 0..index.objects.len() {
+        if !matches!(current.chunk.id, OSM_DERIVED | WSM_DERIVED) {
+            return Some((current, modifiers));
+        }
+        let refs: Vec<usize> = current.references().into_iter().filter_map(|(_, t)| t).collect();
+        let (&last, rest) = refs.split_last()?;
+        modifiers.extend(rest.iter().filter_map(|&m| index.get(m)));
+        current = index.get(last)?;
+    }
+    None
 }
 
 /// Sections compared, in Max's order, with their result names (`summary/<name>`).
