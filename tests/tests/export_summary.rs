@@ -103,8 +103,7 @@ fn verdicts(file: &MaxFile) -> Vec<SectionVerdict> {
 
 /// Failures explained by the file, not by pmcore (docs/exporters.md): Max's summary names 69
 /// nodes but the Scene stream of this file stores one.
-const EXPLAINED_FAILS: &[(&str, &str)] =
-    &[("shultays__light.max", "objects"), ("shultays__light.max", "scene-totals")];
+const EXPLAINED_FAILS: &[(&str, &str)] = &[("shultays__light.max", "objects"), ("shultays__light.max", "scene-totals")];
 
 #[test]
 fn per_section_verdicts_on_every_real_file() {
@@ -127,7 +126,8 @@ fn per_section_verdicts_on_every_real_file() {
                     // Multisets (same_order reported) pass on equal sorted lists (file names
                     // without case); line sections on equal lists.
                     let norm = |l: &Option<Vec<String>>| {
-                        let mut l: Vec<String> = l.clone().unwrap_or_default().iter().map(|x| x.to_lowercase()).collect();
+                        let mut l: Vec<String> =
+                            l.clone().unwrap_or_default().iter().map(|x| x.to_lowercase()).collect();
                         if v.same_order.is_some() {
                             l.sort();
                         }
@@ -154,7 +154,8 @@ fn per_section_verdicts_on_every_real_file() {
     let _ = writeln!(out, "summary T3 over {ole} real files: section pass/fail/unsupported/absent");
     for (section, [p, f, u, a]) in &table {
         let carrying = p + f + u;
-        let _ = writeln!(out, "  {section:14} {p:4} {f:4} {u:4} {a:4}  rate {:.1} %", 100.0 * *p as f64 / carrying as f64);
+        let _ =
+            writeln!(out, "  {section:14} {p:4} {f:4} {u:4} {a:4}  rate {:.1} %", 100.0 * *p as f64 / carrying as f64);
     }
     let _ = writeln!(out, "fails:\n  {}", fails.join("\n  "));
     assert_eq!(ole, 241);
@@ -199,7 +200,8 @@ fn empty_property_sets_and_junk_skip_as_absent_in_file() {
 fn worker_emits_one_t3_result_per_section_with_both_values() {
     let Some(corpus) = shared() else { return };
     let path = corpus.join("public/dakahler__room.max");
-    let args = [OsStr::new("--tiers"), OsStr::new("t3"), OsStr::new("--export"), OsStr::new("summary"), path.as_os_str()];
+    let args =
+        [OsStr::new("--tiers"), OsStr::new("t3"), OsStr::new("--export"), OsStr::new("summary"), path.as_os_str()];
     let run = pmtests::fixtures::run(&pmtests::binary("pmworker"), &args, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let results: Vec<serde_json::Value> = run

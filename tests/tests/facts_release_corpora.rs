@@ -127,8 +127,9 @@ const REAL_ZSTD: [&str; 2] = ["juanmaldini__scene.max", "juanmaldini__scene-2.ma
 /// `3ds Max Version: 15,00; Saved As Version: 12,00` → (`15.00`, Some(`12.00`)).
 fn pairs_cell(cell: &str) -> (String, Option<String>) {
     let value = |key: &str| {
-        cell.split("; ")
-            .find_map(|p| p.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.replace(',', ".")))
+        cell.split("; ").find_map(|p| {
+            p.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.replace(',', "."))
+        })
     };
     (value("3ds Max Version").expect("release in the cell"), value("Saved As Version"))
 }

@@ -125,7 +125,10 @@ pub fn dependencies(file: &MaxFile) -> Result<Vec<String>, Vec<String>> {
     // (`public/nekidaem__01-teapot_no_cams_vray.max`: two BARK5.jpg records, one line).
     let mut names: Vec<String> = Vec::new();
     for a in &table.assets {
-        if !names.iter().any(|n| n.eq_ignore_ascii_case(a.file_name()) || n.to_lowercase() == a.file_name().to_lowercase()) {
+        if !names
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(a.file_name()) || n.to_lowercase() == a.file_name().to_lowercase())
+        {
             names.push(a.file_name().to_string());
         }
     }
@@ -271,9 +274,9 @@ pub fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
 /// for a node without an object; `Err(class)` when the superclass is none of the six.
 fn category(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<Option<Category>, String> {
     let Some((current, modifiers)) = stack(index, node) else { return Ok(None) };
-    let makes_geometry = modifiers.iter().any(|m| {
-        m.class.as_ref().is_some_and(|c| GEOMETRY_MAKING_MODIFIERS.iter().any(|(id, _)| *id == c.class_id))
-    });
+    let makes_geometry = modifiers
+        .iter()
+        .any(|m| m.class.as_ref().is_some_and(|c| GEOMETRY_MAKING_MODIFIERS.iter().any(|(id, _)| *id == c.class_id)));
     let Some(class) = &current.class else { return Err(format!("<class of chunk 0x{:04x}>", current.chunk.id)) };
     let category = match class.superclass {
         superclass::GEOMOBJECT => Category::Objects,
@@ -307,7 +310,8 @@ fn mesh_totals(index: &SceneIndex<'_>) -> Result<(u64, u64), Vec<String>> {
         if class.superclass != superclass::GEOMOBJECT {
             continue;
         }
-        blocking.extend(modifiers.iter().map(|m| m.class.as_ref().map_or_else(|| "<modifier>".into(), |c| c.name.clone())));
+        blocking
+            .extend(modifiers.iter().map(|m| m.class.as_ref().map_or_else(|| "<modifier>".into(), |c| c.name.clone())));
         match crate::model::geometry::Mesh::of_object(base.chunk) {
             Ok(Some(mesh)) => faces += mesh.polygons.len() as u64,
             Ok(None) => blocking.push(class.name.clone()),
@@ -330,7 +334,10 @@ fn mesh_totals(index: &SceneIndex<'_>) -> Result<(u64, u64), Vec<String>> {
 
 /// A node's base object and the modifiers above it (through OSM/WSM derived objects, last
 /// reference = the object below); bounded by the object count.
-fn stack<'b, 'a>(index: &'b SceneIndex<'a>, node: &SceneObject<'a>) -> Option<(&'b SceneObject<'a>, Vec<&'b SceneObject<'a>>)> {
+fn stack<'b, 'a>(
+    index: &'b SceneIndex<'a>,
+    node: &SceneObject<'a>,
+) -> Option<(&'b SceneObject<'a>, Vec<&'b SceneObject<'a>>)> {
     let mut current = index.get(node.reference(1)?)?;
     let mut modifiers = Vec::new();
     for _ in 0..index.objects.len() {
@@ -384,7 +391,13 @@ pub struct SectionVerdict {
 }
 
 fn skip(section: &'static str, reason: impl Into<String>, max: Option<Vec<String>>) -> SectionVerdict {
-    SectionVerdict { section, outcome: SectionOutcome::Skip { reason: reason.into() }, max, ours: None, same_order: None }
+    SectionVerdict {
+        section,
+        outcome: SectionOutcome::Skip { reason: reason.into() },
+        max,
+        ours: None,
+        same_order: None,
+    }
 }
 
 fn absent(section: &'static str) -> SectionVerdict {
@@ -485,8 +498,7 @@ fn present_sections(max: &DocSummary) -> Vec<&'static str> {
 }
 
 fn totals(max: &SceneTotals, ours: &DerivedTotals) -> SectionVerdict {
-    let theirs: Vec<String> =
-        SceneTotals::NAMES.iter().zip(max.values()).map(|(n, v)| format!("{n}: {v}")).collect();
+    let theirs: Vec<String> = SceneTotals::NAMES.iter().zip(max.values()).map(|(n, v)| format!("{n}: {v}")).collect();
     if !ours.unsupported.is_empty() {
         let mut classes = ours.unsupported.clone();
         classes.sort();
@@ -499,7 +511,11 @@ fn totals(max: &SceneTotals, ours: &DerivedTotals) -> SectionVerdict {
 
 /// Line lists compared in order.
 fn lines_equal(section: &'static str, max: Vec<String>, ours: Vec<String>) -> SectionVerdict {
-    let first = max.iter().zip(&ours).position(|(a, b)| a != b).or((max.len() != ours.len()).then(|| max.len().min(ours.len())));
+    let first = max
+        .iter()
+        .zip(&ours)
+        .position(|(a, b)| a != b)
+        .or((max.len() != ours.len()).then(|| max.len().min(ours.len())));
     let outcome = match first {
         None => SectionOutcome::Pass,
         Some(i) => SectionOutcome::Fail {
@@ -534,5 +550,11 @@ fn multiset(section: &'static str, max: &[String], ours: &[String]) -> SectionVe
         None => SectionOutcome::Pass,
         Some(first_difference) => SectionOutcome::Fail { first_difference },
     };
-    SectionVerdict { section, outcome, max: Some(max.to_vec()), ours: Some(ours.to_vec()), same_order: Some(max == ours) }
+    SectionVerdict {
+        section,
+        outcome,
+        max: Some(max.to_vec()),
+        ours: Some(ours.to_vec()),
+        same_order: Some(max == ours),
+    }
 }

@@ -103,11 +103,11 @@ fn parse_section(r: &Reader<'_>, fmtid: [u8; 16], base: usize) -> Result<Section
         let at = base.saturating_add(8 + i * 8);
         ids.push((r.u32(at)?, r.u32(at.saturating_add(4))? as usize));
     }
-    let codepage =
-        ids.iter()
-            .find(|(id, _)| *id == PID_CODEPAGE)
-            .and_then(|(_, off)| r.u16(base.saturating_add(*off).saturating_add(4)).ok())
-            .unwrap_or(1252);
+    let codepage = ids
+        .iter()
+        .find(|(id, _)| *id == PID_CODEPAGE)
+        .and_then(|(_, off)| r.u16(base.saturating_add(*off).saturating_add(4)).ok())
+        .unwrap_or(1252);
     let mut properties = Vec::with_capacity(count);
     for (id, off) in ids {
         if id == 0 {
