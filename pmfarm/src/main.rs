@@ -167,7 +167,8 @@ struct RunArgs {
     /// Reference outputs for T3.
     #[arg(long)]
     reference: Option<PathBuf>,
-    /// The pmworker binary (default: next to pmfarm).
+    /// A separate worker executable taking `pmworker`'s arguments (default: this binary's
+    /// hidden `worker` entry, which runs the same code as `pmworker`).
     #[arg(long)]
     worker: Option<PathBuf>,
     /// Run files inside this process (rayon; no isolation — for benchmarks).
@@ -196,7 +197,18 @@ struct RunArgs {
     shard_from_env: Option<String>,
 }
 
+/// Hidden first argument that turns this process into a worker: the coordinator launches
+/// its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
+/// `cargo run -p pmfarm` builds is complete on its own (no separate `pmworker` needed).
+const WORKER_ENTRY: &str = "worker";
+
 fn main() {
+    let mut args = std::env::args_os();
+    if std::env::args_os().nth(1).is_some_and(|a| a == WORKER_ENTRY) {
+        let program = args.next().unwrap_or_default();
+        let rest = args.skip(1);
+        std::process::exit(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -304,11 +316,11 @@ fn run(a: RunArgs) -> i32 {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
         }
     }
-    let worker = match &a.worker {
-        Some(w) => w.clone(),
-        None => match std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("pmworker"))) {
-            Some(p) => p,
-            None => return usage("cannot locate pmworker; pass --worker PATH"),
+    let (worker, worker_prefix) = match &a.worker {
+        Some(w) => (w.clone(), Vec::new()),
+        None => match std::env::current_exe() {
+            Ok(p) => (p, vec![WORKER_ENTRY.to_string()]),
+            Err(e) => return usage(format!("cannot locate this executable to run workers ({e}); pass --worker PATH")),
         },
     };
     if !a.in_process && !worker.is_file() {
@@ -329,6 +341,7 @@ fn run(a: RunArgs) -> i32 {
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
+        worker_prefix,
         limits,
         work: WorkOptions {
             tiers,

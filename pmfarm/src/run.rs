@@ -64,6 +64,7 @@ impl WorkOptions {
             reference: self.reference.clone(),
             out: None,
             on_decoded: None,
+            abort_on_oom: false,
         }
     }
 }
@@ -75,6 +76,9 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Worker executable.
     pub worker: PathBuf,
+    /// Arguments before the worker's own (`["worker"]` when the farm runs its own binary
+    /// as the worker, empty for a separate `pmworker`).
+    pub worker_prefix: Vec<String>,
     /// Per-worker limits.
     pub limits: Limits,
     /// What to run.
@@ -89,6 +93,15 @@ pub struct RunConfig {
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
     pub junit_per_file: bool,
+}
+
+impl RunConfig {
+    /// Full worker argument list before the file: the entry prefix, then the work options.
+    fn worker_args(&self) -> Vec<String> {
+        let mut args = self.worker_prefix.clone();
+        args.extend(self.work.worker_args());
+        args
+    }
 }
 
 /// Runs a fresh corpus.
@@ -346,7 +359,7 @@ fn run_isolated(
     progress: &Arc<Mutex<Progress>>,
 ) -> std::io::Result<Vec<FileResult>> {
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() });
+    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() });
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(tokio::sync::Semaphore::new(cfg.limits.jobs.max(1)));
@@ -380,7 +393,7 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() };
+    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() };
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }
