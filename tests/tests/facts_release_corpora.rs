@@ -76,13 +76,7 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
     for row in tsv(&wild.join("manifest.tsv")) {
         let name = &row["file"];
         let f = facts(&wild.join(name));
-        if f.root_id.is_none() && REAL_ZSTD.contains(&name.as_str()) {
-            // The release facts come from the uncompressed property set; the Scene of a real
-            // zstd file is read once issue 20 item 2 (engineer h20) lands.
-            let _ = writeln!(std::io::stderr(), "NOTE: {name}: Scene not read yet (real zstd), release checked only");
-        } else {
-            assert_eq!(f.root_id.map(|r| format!("0x{r:04X}")), Some(row["root_id"].clone()), "{name}: root id");
-        }
+        assert_eq!(f.root_id.map(|r| format!("0x{r:04X}")), Some(row["root_id"].clone()), "{name}: root id");
         let release = row["release"].as_str();
         if release.is_empty() {
             let (_, r, s, b) = BY_HAND.iter().find(|(n, ..)| n == name).unwrap_or_else(|| panic!("{name}: blank"));
@@ -100,11 +94,7 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
             assert!(r.contains('.') && !r.contains(','), "{name}: release {r} has a point");
             assert_ne!(f.build.as_deref(), Some(r.as_str()), "{name}: release is not the build");
         }
-        let label = match (&f.max_version, f.root_id) {
-            (Some(label), _) => label.clone(),
-            (None, None) => pmcore::facts::version_label(0x2029, f.saved_as.as_deref()),
-            (None, Some(id)) => panic!("{name}: no label for root id 0x{id:04x}"),
-        };
+        let label = f.max_version.clone().expect("label");
         assert_eq!(label.replace(' ', ""), manifest_version(&row["version"]), "{name}: version label");
         *per_version.entry(label).or_default() += 1;
     }
@@ -120,9 +110,6 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
     assert_eq!(per_version.get("Max 2025"), Some(&5));
     assert!(!per_version.keys().any(|v| v.contains('/') || v.starts_with("unknown")), "{per_version:?}");
 }
-
-/// The two real zstd files (Max 2024 "Compressed", root id 0x2029 per the manifest).
-const REAL_ZSTD: [&str; 2] = ["juanmaldini__scene.max", "juanmaldini__scene-2.max"];
 
 /// `3ds Max Version: 15,00; Saved As Version: 12,00` → (`15.00`, Some(`12.00`)).
 fn pairs_cell(cell: &str) -> (String, Option<String>) {
@@ -147,8 +134,8 @@ fn pairs_releases_agree_with_the_max_version_column() {
         let f = facts(&path);
         assert_eq!(f.saving_release.as_deref(), Some(release.as_str()), "{}: release", row["max"]);
         assert_eq!(f.saved_as, saved_as, "{}: saved as", row["max"]);
-        // (ids missing from the version table are engineer h20's part of issue 20)
         let label = f.max_version.expect("label");
+        assert!(!label.starts_with("unknown"), "{}: {label}", row["max"]);
         if matches!(f.root_id, Some(0x2023 | 0x2029)) {
             assert!(!label.contains('/'), "{}: {label} although saved as {saved_as:?}", row["max"]);
         }
