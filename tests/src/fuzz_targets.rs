@@ -64,8 +64,11 @@ pub fn ole_open(data: &[u8]) {
 /// The whole worker pipeline in process (T1, T2, triage, exports): never panics and
 /// always ends with an `end` event.
 pub fn typed_pipeline(data: &[u8]) {
-    let opts =
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: vec!["obj".into(), "skel".into()], ..Options::default() };
+    let opts = Options {
+        tiers: vec![Tier::T1, Tier::T2],
+        exports: vec!["obj".into(), "skel".into(), "summary".into()],
+        ..Options::default()
+    };
     let mut sink = VecSink::default();
     run_bytes("fuzz.max", data, &opts, &mut sink, Timing::default());
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");
