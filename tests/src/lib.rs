@@ -5,6 +5,8 @@
 //! with a clear message; with `PMFARM_REQUIRE_SHARED=1` (set by `.ci/run`) its absence
 //! fails the test instead. Tests never write into it.
 
+pub mod browser;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
