@@ -42,10 +42,14 @@ pub fn buckets_of(r: &FileResult) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// `max-2016`, `max-unknown-0x2a01`, or `max-none` when the worker never said.
+/// `max-2016`, `max-2019` (0x2023 saved as 21.00: the worker's label follows `Saved As
+/// Version`), `max-unknown-0x2a01`, or `max-none` when the worker never said.
 pub fn version_bucket(r: &FileResult) -> String {
     let root = r.root_id.as_deref().and_then(|s| s.strip_prefix("0x")).and_then(|h| u16::from_str_radix(h, 16).ok());
-    pmcore::facts::version_slug(root)
+    match (root, r.max_version.as_deref()) {
+        (Some(_), Some(label)) if label.starts_with("Max ") => slug(label),
+        _ => pmcore::facts::version_slug(root),
+    }
 }
 
 /// Triage class slugs of a file, with `era-mismatch` added when the era rule applies.

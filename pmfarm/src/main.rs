@@ -195,9 +195,10 @@ struct RunArgs {
     #[arg(long, default_value = "4G")]
     memory: String,
     /// Tiers, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
+    #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel).
+    /// Exporters to run in the worker (obj, skel, summary). With t3 and none named: `summary`,
+    /// whose reference (Max's document summary) is inside every `.max`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Reference outputs for T3.
@@ -361,8 +362,11 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            return usage(format!(
+                "--export: unknown exporter `{e}` (expected one of {})",
+                pmworker::export::KNOWN_EXPORTERS.join(", ")
+            ));
         }
     }
     if let Some(name) = &a.baseline {
@@ -405,8 +409,12 @@ fn run(a: RunArgs) -> i32 {
         worker_prefix,
         limits,
         work: WorkOptions {
+            exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
+                vec![pmworker::summary::NAME.to_string()]
+            } else {
+                a.exports.clone()
+            },
             tiers,
-            exports: a.exports.clone(),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },
