@@ -214,6 +214,7 @@ fn summarize(
             "bytes": bytes,
             "shards": shards.len(),
             "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
         }),
     }
 }
@@ -260,7 +261,14 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// write, render the report (its readable diffs from `baselines_dir/<name>.jsonl`, as
 /// `pmfarm run` does), print the summary line. Exit codes as `pmfarm run`: 0 gates pass,
 /// 1 a gate failed, 2 usage or input error, 77 nothing runnable.
-pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, baselines_dir: &Path, report: bool) -> i32 {
+pub fn merge_cmd(
+    inputs: &[PathBuf],
+    out: &Path,
+    gates_dir: Option<&Path>,
+    baselines_dir: &Path,
+    report: bool,
+    history: Option<&Path>,
+) -> i32 {
     use crate::run::code;
     let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
     let merged = match shards.and_then(|s| merge(&s, gates_dir)) {
@@ -294,10 +302,19 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, basel
         s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
     println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
+    if let Some(h) = history {
+        if let Err(e) = crate::history::record(out, h) {
+            eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
+            let _ = crate::run_folder::finish(out); // the merged results are complete
+            return code::USAGE;
+        }
+        println!("pmfarm merge: history: appended to {}", h.display());
+    }
     if report {
         let baseline =
             merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+        let opts =
+            crate::report::ReportOptions { baseline, junit_per_file: true, history: history.map(Path::to_path_buf) };
         if let Err(e) = crate::report::render(out, &opts) {
             eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
             let _ = crate::run_folder::finish(out); // the merged results are complete

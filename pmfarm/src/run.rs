@@ -64,6 +64,7 @@ impl WorkOptions {
             reference: self.reference.clone(),
             out: None,
             on_decoded: None,
+            abort_on_oom: false,
         }
     }
 }
@@ -75,6 +76,9 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Worker executable.
     pub worker: PathBuf,
+    /// Arguments before the worker's own (`["worker"]` when the farm runs its own binary
+    /// as the worker, empty for a separate `pmworker`).
+    pub worker_prefix: Vec<String>,
     /// Per-worker limits.
     pub limits: Limits,
     /// What to run.
@@ -91,6 +95,17 @@ pub struct RunConfig {
     pub junit_per_file: bool,
     /// `--resume` runs files whose journaled result is `infra-error` again (the default).
     pub retry_infra_errors: bool,
+    /// History file the finished run appends its headline numbers to (`--history`).
+    pub history: Option<PathBuf>,
+}
+
+impl RunConfig {
+    /// Full worker argument list before the file: the entry prefix, then the work options.
+    fn worker_args(&self) -> Vec<String> {
+        let mut args = self.worker_prefix.clone();
+        args.extend(self.work.worker_args());
+        args
+    }
 }
 
 /// Runs a fresh corpus.
@@ -294,10 +309,24 @@ fn execute(
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
     print_summary(&summary, &cfg.out);
+    // The history line is appended before the report, which draws it.
+    let mut history_failed = false;
+    if let Some(h) = &cfg.history {
+        match crate::history::record(&cfg.out, h) {
+            Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
+            Err(e) => {
+                eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
+                history_failed = true;
+            }
+        }
+    }
     let report_written = !cfg.report || render_report(cfg);
     // The results are complete (and stay, whatever happened to the report).
     if let Err(e) = crate::run_folder::finish(&cfg.out) {
         eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", crate::display::path(&cfg.out));
+        return code::USAGE;
+    }
+    if history_failed {
         return code::USAGE;
     }
     if !report_written {
@@ -394,7 +423,7 @@ fn run_isolated(
     progress: &Arc<Mutex<Progress>>,
 ) -> std::io::Result<Vec<FileResult>> {
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() });
+    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() });
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
@@ -492,7 +521,7 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() };
+    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() };
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }
@@ -586,7 +615,12 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes, "run_id": crate::run_folder::new_run_id() }),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms,
+            "bytes": bytes,
+            "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
+        }),
     }
 }
 
@@ -643,7 +677,8 @@ fn print_summary(s: &Summary, out: &Path) {
 /// written (the run then exits non-zero, its results kept).
 fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
+    let opts =
+        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", crate::display::path(&index.index_html()));
