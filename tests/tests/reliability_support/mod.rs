@@ -99,14 +99,18 @@ pub fn peak_rss(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
 }
 
-/// Pids of live `pmworker` processes whose command line mentions `needle`.
+/// Pids of live worker processes whose command line mentions `needle`: a `pmworker`, or
+/// `pmfarm worker …` (the coordinator runs its own executable as the worker by default).
 pub fn workers_mentioning(needle: &str) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let text = String::from_utf8_lossy(&cmdline);
-            text.contains("pmworker") && text.contains(needle)
+            let args: Vec<String> =
+                cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+            let worker = args.first().is_some_and(|a| a.ends_with("pmworker"))
+                || (args.first().is_some_and(|a| a.ends_with("pmfarm")) && args.get(1).is_some_and(|a| a == "worker"));
+            worker && args.iter().any(|a| a.contains(needle))
         })
         .collect()
 }
