@@ -106,11 +106,12 @@ pub fn workers_mentioning(needle: &str) -> Vec<u32> {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let args: Vec<String> =
-                cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-            let worker = args.first().is_some_and(|a| a.ends_with("pmworker"))
-                || (args.first().is_some_and(|a| a.ends_with("pmfarm")) && args.get(1).is_some_and(|a| a == "worker"));
-            worker && args.iter().any(|a| a.contains(needle))
+            let text = String::from_utf8_lossy(&cmdline);
+            let args: Vec<&str> = text.split('\0').collect();
+            // A worker is `pmworker …` or the farm re-executing itself as `pmfarm worker …`.
+            let is_worker = args[0].ends_with("pmworker")
+                || (args[0].ends_with("pmfarm") && args.get(1).is_some_and(|a| *a == "worker"));
+            is_worker && text.contains(needle)
         })
         .collect()
 }
