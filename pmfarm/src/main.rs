@@ -161,12 +161,13 @@ struct RunArgs {
     /// Tiers, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel).
+    /// Exporters to run in the worker (obj, skel, pairs).
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
-    /// Reference outputs for T3.
+    /// Reference outputs for T3: a folder of same-named outputs, or a pairs folder (its
+    /// `manifest.tsv`, or laid out like one); repeatable, searched in order.
     #[arg(long)]
-    reference: Option<PathBuf>,
+    reference: Vec<PathBuf>,
     /// The pmworker binary (default: next to pmfarm).
     #[arg(long)]
     worker: Option<PathBuf>,
@@ -295,8 +296,8 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        if !["obj", "skel", "pairs"].contains(&e.as_str()) {
+            return usage(format!("--export: unknown exporter `{e}` (expected obj, skel or pairs)"));
         }
     }
     if let Some(name) = &a.baseline {

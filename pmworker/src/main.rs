@@ -17,12 +17,13 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, skel), comma-separated.
+    /// Exporters to run inside this process (obj, skel, pairs), comma-separated.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
-    /// Folder of reference outputs for T3, matched by relative name.
+    /// Folder of reference outputs for T3, matched by relative name; repeatable (pairs
+    /// folders are searched by relative name, then unique base name).
     #[arg(long)]
-    reference: Option<PathBuf>,
+    reference: Vec<PathBuf>,
     /// Folder for export outputs (default: a temporary folder per exporter).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -84,8 +85,8 @@ fn main() {
         }
     }
     for e in &cli.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj or skel)");
+        if !["obj", "skel", "pairs"].contains(&e.as_str()) {
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj, skel or pairs)");
             std::process::exit(exit::USAGE);
         }
     }

@@ -1,0 +1,663 @@
+//! The pairs T3 comparisons: a reference 3ds Max wrote ([`RefScene`]) against pmcore's
+//! model of the `.max` it came from. One [`Comparison`] per kind — `hierarchy`,
+//! `transforms`, `geometry`, `animation`, `skin` — each with a verdict, the first
+//! difference (both sides, located in the reference file) and counters.
+//!
+//! Axes and units come from the reference's own settings: positions scale by
+//! `OriginalUnitScaleFactor / UnitScaleFactor`, and when the file's up axis differs from
+//! the scene's (`UpAxis` vs `OriginalUpAxis`) the exporter's conversion is a rotation on
+//! the nodes without an exported parent (it writes it as their `PreRotation`); nodes below
+//! keep Max's local axes. Nothing is assumed where the file says nothing: such files are
+//! compared with the conversion their root nodes carry, and the detail says so.
+
+use crate::scene::{Format, RefNode, RefScene};
+use glam::{DMat4, DVec3};
+use pmcore::export::obj::base_object;
+use pmcore::model::controllers::{object_offset, world_matrix};
+use pmcore::model::geometry::{Mesh, MeshKind};
+use pmcore::model::scene_index::SceneIndex;
+use pmcore::verify::{Mismatch, Verdict};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The comparisons, in the order they are reported.
+pub const COMPARISONS: [&str; 5] = ["hierarchy", "transforms", "geometry", "animation", "skin"];
+
+/// Translation and vertex tolerance, relative to `max(1, |value|)`: Max keeps positions and
+/// transforms in `f32` (24-bit mantissa, 6e-8 relative) and composes a few matrices in
+/// `f32` before the exporter widens them to `f64`; 1e-5 leaves room for ~100 roundings and
+/// is still far below any edit a user makes (0.001 units on a 100-unit scene).
+pub const POSITION_TOLERANCE: f64 = 1e-5;
+/// Tolerance on the rotation-scale part of a local matrix (unitless, relative to the
+/// largest scale): the same f32 argument on unit-length axes.
+pub const LINEAR_TOLERANCE: f64 = 1e-4;
+/// Weight tolerance: Max stores skin weights as `f32`.
+pub const WEIGHT_TOLERANCE: f64 = 1e-6;
+
+/// One comparison's outcome.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// `hierarchy`, `transforms`, …
+    pub name: &'static str,
+    /// Verdict; failures are located as `@reference/<name>/<node>` at the record's offset.
+    pub verdict: Verdict,
+    /// Counters and the first difference.
+    pub detail: Value,
+}
+
+/// A Max node as the comparisons see it.
+#[derive(Clone, Debug)]
+struct MaxNode {
+    storage: usize,
+    name: String,
+    /// Index into the node list of the parent node; `None` under the scene root.
+    parent: Option<usize>,
+}
+
+/// The Max side: named nodes and their parents (the scene root node — the one without a
+/// transform controller — is not a node here).
+struct MaxTree<'i, 'a> {
+    index: &'i SceneIndex<'a>,
+    nodes: Vec<MaxNode>,
+}
+
+impl<'i, 'a> MaxTree<'i, 'a> {
+    fn of(index: &'i SceneIndex<'a>) -> Self {
+        let is_scene_node = |o: &pmcore::model::scene_index::SceneObject<'_>| o.is_node() && o.reference(0).is_some();
+        let storage: Vec<usize> = index.objects.iter().filter(|o| is_scene_node(o)).map(|o| o.storage_index).collect();
+        let position: BTreeMap<usize, usize> = storage.iter().enumerate().map(|(i, &s)| (s, i)).collect();
+        let nodes = storage
+            .iter()
+            .map(|&s| {
+                let o = &index.objects[s];
+                MaxNode {
+                    storage: s,
+                    name: o.node_name().unwrap_or_default(),
+                    parent: o.node_parent().and_then(|p| position.get(&p).copied()),
+                }
+            })
+            .collect();
+        MaxTree { index, nodes }
+    }
+
+    /// The class family of a node's object (through its modifier stack), for the
+    /// node-dropping tally.
+    fn family(&self, node: &MaxNode) -> String {
+        let o = &self.index.objects[node.storage];
+        match base_object(self.index, o) {
+            None => "no object".into(),
+            Some((base, _)) => match base.class.as_ref().map(|c| c.superclass) {
+                Some(0x10) => match Mesh::of_object(base.chunk) {
+                    Ok(Some(_)) => "geometry (stored mesh)".into(),
+                    _ => "geometry (parametric)".into(),
+                },
+                Some(0x20) => "camera".into(),
+                Some(0x30) => "light".into(),
+                Some(0x40) => "helper".into(),
+                Some(0x50) => "shape".into(),
+                Some(s) => format!("superclass 0x{s:x}"),
+                None => "unresolved class".into(),
+            },
+        }
+    }
+}
+
+/// How reference nodes map to Max nodes.
+struct Matching {
+    /// For each reference node, the Max node index.
+    max_of: Vec<Option<usize>>,
+    /// For each Max node, the reference node index.
+    ref_of: Vec<Option<usize>>,
+}
+
+fn match_nodes(reference: &RefScene, tree: &MaxTree<'_, '_>) -> Matching {
+    let mut max_of = vec![None; reference.nodes.len()];
+    let mut ref_of = vec![None; tree.nodes.len()];
+    let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        by_name.entry(n.name.clone()).or_default().push(i);
+    }
+    // Exact names first, then case-insensitive (Max node names are case-insensitive).
+    for pass in 0..2 {
+        for (r, node) in reference.nodes.iter().enumerate() {
+            if max_of[r].is_some() {
+                continue;
+            }
+            let candidates: Vec<usize> = if pass == 0 {
+                by_name.get(&node.name).cloned().unwrap_or_default()
+            } else {
+                let lower = node.name.to_lowercase();
+                tree.nodes.iter().enumerate().filter(|(_, n)| n.name.to_lowercase() == lower).map(|(i, _)| i).collect()
+            };
+            let free: Vec<usize> = candidates.into_iter().filter(|&m| ref_of[m].is_none()).collect();
+            // Among namesakes, prefer the one whose parent has the reference parent's name.
+            let parent_name = node.parent.map(|p| reference.nodes[p].name.to_lowercase());
+            let pick = free
+                .iter()
+                .copied()
+                .find(|&m| tree.nodes[m].parent.map(|p| tree.nodes[p].name.to_lowercase()) == parent_name)
+                .or(free.first().copied());
+            if let Some(m) = pick {
+                max_of[r] = Some(m);
+                ref_of[m] = Some(r);
+            }
+        }
+    }
+    Matching { max_of, ref_of }
+}
+
+/// Nearest ancestor of Max node `m` that was exported (has a reference node).
+fn exported_ancestor(tree: &MaxTree<'_, '_>, matching: &Matching, m: usize) -> Option<usize> {
+    let mut current = tree.nodes[m].parent;
+    for _ in 0..tree.nodes.len() {
+        let p = current?;
+        if matching.ref_of[p].is_some() {
+            return Some(p);
+        }
+        current = tree.nodes[p].parent;
+    }
+    None
+}
+
+fn fail(kind: &str, message: String, locator: String, offset: u64) -> Verdict {
+    Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path: locator, offset, ..Default::default() })
+}
+
+fn locator(reference_name: &str, node: &RefNode) -> String {
+    format!("@reference/{reference_name}/{}", node.name)
+}
+
+/// Runs every comparison of `reference` (file `reference_name`) against the scene.
+pub fn compare_all(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &str) -> Vec<Comparison> {
+    let tree = MaxTree::of(index);
+    let matching = match_nodes(reference, &tree);
+    vec![
+        hierarchy(&tree, &matching, reference, reference_name),
+        transforms(&tree, &matching, reference, reference_name),
+        geometry(&tree, &matching, reference, reference_name),
+        animation(&tree, &matching, reference, reference_name),
+        skin(&tree, &matching, reference, reference_name),
+    ]
+}
+
+fn hierarchy(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+    let mut detail = json!({
+        "reference_nodes": reference.nodes.len(),
+        "max_nodes": tree.nodes.len(),
+        "exporter_added": reference.exporter_added,
+    });
+    if !reference.format.has_hierarchy() {
+        let verdict = Verdict::Skip { reason: "format carries no hierarchy (OBJ)".into() };
+        return Comparison { name: "hierarchy", verdict, detail };
+    }
+    let mut first: Option<Verdict> = None;
+    let (mut matched, mut parents_ok, mut unmatched, mut parent_off) = (0, 0, 0, 0);
+    for (r, node) in reference.nodes.iter().enumerate() {
+        let Some(mx) = m.max_of[r] else {
+            unmatched += 1;
+            first.get_or_insert_with(|| {
+                let message = format!("reference node {:?} ({}) has no Max node of that name", node.name, node.kind);
+                fail("t3-pairs-hierarchy", message, locator(name, node), node.offset)
+            });
+            continue;
+        };
+        matched += 1;
+        let expected = exported_ancestor(tree, m, mx).map(|p| tree.nodes[p].name.clone());
+        let actual = node.parent.map(|p| reference.nodes[p].name.clone());
+        let same = match (&expected, &actual) {
+            (Some(e), Some(a)) => e.to_lowercase() == a.to_lowercase(),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            parents_ok += 1;
+        } else {
+            parent_off += 1;
+            first.get_or_insert_with(|| {
+                let message = format!(
+                    "node {:?}: parent in the reference {:?}, in Max (nearest exported ancestor) {:?}",
+                    node.name,
+                    actual.as_deref().unwrap_or("<scene root>"),
+                    expected.as_deref().unwrap_or("<scene root>")
+                );
+                fail("t3-pairs-hierarchy", message, locator(name, node), node.offset)
+            });
+        }
+    }
+    let mut dropped: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (i, n) in tree.nodes.iter().enumerate() {
+        if m.ref_of[i].is_none() {
+            dropped.entry(tree.family(n)).or_default().push(n.name.clone());
+        }
+    }
+    let dropped_counts: BTreeMap<&String, usize> = dropped.iter().map(|(k, v)| (k, v.len())).collect();
+    let dropped_names: BTreeMap<&String, Vec<&String>> = dropped.iter().map(|(k, v)| (k, v.iter().take(10).collect())).collect();
+    if let Value::Object(map) = &mut detail {
+        map.insert("matched".into(), json!(matched));
+        map.insert("parents_agree".into(), json!(parents_ok));
+        map.insert("unmatched_reference_nodes".into(), json!(unmatched));
+        map.insert("parent_differences".into(), json!(parent_off));
+        map.insert("max_nodes_not_exported".into(), json!(dropped_counts));
+        map.insert("max_nodes_not_exported_names".into(), json!(dropped_names));
+    }
+    Comparison { name: "hierarchy", verdict: first.unwrap_or_else(Verdict::pass), detail }
+}
+
+/// The rotation the exporter puts between Max's axes and the file's, from the declared
+/// settings; for files that declare none, the conversion their root node carries.
+fn conversion(reference: &RefScene, root: Option<&RefNode>) -> Result<(DMat4, String), String> {
+    match &reference.axes {
+        Some(a) if a.up.0 == a.original_up.0 && a.up.1 == a.original_up.1 => {
+            Ok((DMat4::IDENTITY, format!("up axis {} unchanged", a.up.0)))
+        }
+        Some(a) if a.original_up == (2, 1) && a.up == (1, 1) => {
+            Ok((DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2), "Z-up scene to Y-up file: Rx(-90°) on root nodes".into()))
+        }
+        Some(a) => Err(format!("axis conversion from up {:?} to up {:?} is not modelled", a.original_up, a.up)),
+        None => match &reference.format {
+            Format::Fbx(_) => {
+                let pre = root.map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
+                Ok((crate::scene::euler_matrix(pre, 0), format!("axes not declared: root PreRotation {pre:?} taken as the conversion")))
+            }
+            _ => Ok((DMat4::IDENTITY, "axes not declared: none applied".into())),
+        },
+    }
+}
+
+fn unit_factor(reference: &RefScene) -> f64 {
+    reference.axes.as_ref().map(|a| a.unit_factor()).unwrap_or(1.0)
+}
+
+fn to_dmat(m: glam::Mat4) -> DMat4 {
+    DMat4::from_cols_array(&m.to_cols_array().map(|v| v as f64))
+}
+
+fn scale_translation(m: DMat4, f: f64) -> DMat4 {
+    let mut out = m;
+    out.w_axis = (m.w_axis.truncate() * f).extend(1.0);
+    out
+}
+
+/// Translation and linear differences between two local matrices.
+fn matrix_error(expected: &DMat4, actual: &DMat4) -> (f64, f64) {
+    let te = expected.w_axis.truncate();
+    let ta = actual.w_axis.truncate();
+    let t = (te - ta).length() / te.length().max(ta.length()).max(1.0);
+    let mut l: f64 = 0.0;
+    let mut size: f64 = 1.0;
+    for c in 0..3 {
+        let (a, b) = (expected.col(c).truncate(), actual.col(c).truncate());
+        size = size.max(a.length()).max(b.length());
+        l = l.max((a - b).abs().max_element());
+    }
+    (t, l / size)
+}
+
+fn describe(m: &DMat4) -> Value {
+    let (s, r, t) = m.to_scale_rotation_translation();
+    let (x, y, z) = r.to_euler(glam::EulerRot::ZYX);
+    json!({
+        "translation": [t.x, t.y, t.z],
+        "rotation_xyz_deg": [z.to_degrees(), y.to_degrees(), x.to_degrees()],
+        "scale": [s.x, s.y, s.z],
+    })
+}
+
+fn transforms(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+    if !reference.format.has_hierarchy() {
+        let verdict = Verdict::Skip { reason: "format carries no transforms (OBJ: world-space vertices)".into() };
+        return Comparison { name: "transforms", verdict, detail: json!({}) };
+    }
+    let first_root = reference.nodes.iter().find(|n| n.parent.is_none());
+    let (conv, conv_note) = match conversion(reference, first_root) {
+        Ok(c) => c,
+        Err(reason) => {
+            return Comparison { name: "transforms", verdict: Verdict::Skip { reason }, detail: json!({}) };
+        }
+    };
+    let f = unit_factor(reference);
+    let (mut compared, mut off, mut unreadable, mut unmatched) = (0, 0, 0, 0);
+    let (mut max_t, mut max_l) = (0.0f64, 0.0f64);
+    let mut first: Option<Verdict> = None;
+    let mut first_detail = Value::Null;
+    let mut misses: Vec<String> = Vec::new();
+    for (r, node) in reference.nodes.iter().enumerate() {
+        let Some(mx) = m.max_of[r] else {
+            unmatched += 1;
+            continue;
+        };
+        let index = tree.index;
+        let o = &index.objects[tree.nodes[mx].storage];
+        let world = match world_matrix(index, o) {
+            Ok(w) => to_dmat(w),
+            Err(e) => {
+                unreadable += 1;
+                misses.push(format!("{}: {e}", node.name));
+                continue;
+            }
+        };
+        // Local relative to the exported parent, in file units; root nodes also get the
+        // axis conversion.
+        let expected = match node.parent.and_then(|p| m.max_of[p]) {
+            Some(pm) => match world_matrix(index, &index.objects[tree.nodes[pm].storage]) {
+                Ok(pw) => scale_translation(to_dmat(pw).inverse() * world, f),
+                Err(e) => {
+                    unreadable += 1;
+                    misses.push(format!("{} (parent): {e}", node.name));
+                    continue;
+                }
+            },
+            None if node.parent.is_none() => conv * scale_translation(world, f),
+            None => {
+                unreadable += 1;
+                misses.push(format!("{}: reference parent has no Max node", node.name));
+                continue;
+            }
+        };
+        compared += 1;
+        let (t, l) = matrix_error(&expected, &node.local);
+        max_t = max_t.max(t);
+        max_l = max_l.max(l);
+        if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+            off += 1;
+            if first.is_none() {
+                let message = format!(
+                    "node {:?}: local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                    node.name
+                );
+                first_detail = json!({ "node": node.name, "max": describe(&expected), "reference": describe(&node.local) });
+                first = Some(fail("t3-pairs-transforms", message, locator(name, node), node.offset));
+            }
+        }
+    }
+    let detail = json!({
+        "axes": conv_note,
+        "unit_factor": f,
+        "nodes_compared": compared,
+        "nodes_off": off,
+        "nodes_unreadable_in_max": unreadable,
+        "nodes_without_max_node": unmatched,
+        "max_translation_error": max_t,
+        "max_linear_error": max_l,
+        "first_difference": first_detail,
+        "misses": misses.iter().take(20).collect::<Vec<_>>(),
+    });
+    let verdict = match first {
+        Some(v) => v,
+        None if compared == 0 => Verdict::Skip {
+            reason: if misses.is_empty() { "no node to compare".into() } else { format!("no node readable in Max: {}", misses[0]) },
+        },
+        None if unreadable > 0 => {
+            let node = reference.nodes.iter().find(|n| misses[0].starts_with(&n.name)).unwrap_or(&reference.nodes[0]);
+            fail("t3-pairs-transforms-unreadable", format!("{unreadable} node transform(s) not readable in Max: {}", misses[0]), locator(name, node), node.offset)
+        }
+        None => Verdict::pass(),
+    };
+    Comparison { name: "transforms", verdict, detail }
+}
+
+/// Why one reference mesh was not compared, or how it differed.
+#[derive(Clone, Debug, serde::Serialize)]
+struct MeshMiss {
+    node: String,
+    class: &'static str,
+    reason: String,
+}
+
+/// Axis conversions a file that declares none is tried under (OBJ, `.x`): none, and the
+/// Z-up-to-Y-up turn `(x, y, z) → (x, z, −y)` (the OBJ exporter's "Flip YZ"). The one that
+/// fits is reported; FBX files use their declared settings only.
+fn geometry(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+    let candidates: Vec<(DMat4, &str)> = match reference.format {
+        Format::Fbx(_) => vec![(DMat4::IDENTITY, "FBX: vertices in Max object axes (conversion on root nodes only)")],
+        _ => vec![
+            (DMat4::IDENTITY, "axes not declared: identity fits"),
+            (DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2), "axes not declared: (x, z, -y) Z-up-to-Y-up flip fits"),
+        ],
+    };
+    let mut best: Option<(Comparison, (usize, f64))> = None;
+    for (conv, note) in candidates {
+        let (mut c, score) = geometry_under(tree, m, reference, name, conv);
+        if let Value::Object(map) = &mut c.detail {
+            map.insert("axes".into(), json!(note));
+        }
+        if best.as_ref().is_none_or(|(_, s)| score.0 > s.0 || (score.0 == s.0 && score.1 < s.1)) {
+            best = Some((c, score));
+        }
+    }
+    best.expect("at least one candidate").0
+}
+
+/// Geometry under one axis conversion `conv`; the score is (meshes passed, worst error).
+fn geometry_under(
+    tree: &MaxTree<'_, '_>,
+    m: &Matching,
+    reference: &RefScene,
+    name: &str,
+    conv: DMat4,
+) -> (Comparison, (usize, f64)) {
+    let f = unit_factor(reference);
+    // OBJ has no per-node transforms: its vertices are in world space.
+    let world_space = matches!(reference.format, Format::Obj);
+    let resolution = reference.position_resolution.unwrap_or(0.0) * 3f64.sqrt();
+    let (mut meshes, mut passed, mut vertices_compared) = (0, 0, 0usize);
+    let mut max_error = 0.0f64;
+    let mut misses: Vec<MeshMiss> = Vec::new();
+    let mut first: Option<Verdict> = None;
+    let mut first_detail = Value::Null;
+    let mut real_fail = false;
+    for (r, node) in reference.nodes.iter().enumerate() {
+        let Some(mesh) = &node.mesh else { continue };
+        meshes += 1;
+        let miss = |class: &'static str, reason: String| MeshMiss { node: node.name.clone(), class, reason };
+        let Some(mx) = m.max_of[r] else {
+            misses.push(miss("no-max-node", "no Max node of that name".into()));
+            continue;
+        };
+        let index = tree.index;
+        let o = &index.objects[tree.nodes[mx].storage];
+        let Some((base, modifiers)) = base_object(index, o) else {
+            misses.push(miss("no-object", "the Max node has no object".into()));
+            continue;
+        };
+        let max_mesh = match Mesh::of_object(base.chunk) {
+            Ok(Some(mm)) => mm,
+            Ok(None) => {
+                let class = base.class.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+                misses.push(miss("no-stored-mesh", format!("{class}: parametric object, no stored mesh (pmcore::eval pending)")));
+                continue;
+            }
+            Err(e) => {
+                misses.push(miss("mesh-unreadable", e.to_string()));
+                continue;
+            }
+        };
+        let place = if world_space {
+            match world_matrix(index, o) {
+                Ok(w) => to_dmat(w) * to_dmat(object_offset(o).matrix()),
+                Err(e) => {
+                    misses.push(miss("transform-unreadable", e.to_string()));
+                    continue;
+                }
+            }
+        } else {
+            to_dmat(object_offset(o).matrix())
+        };
+        let place = conv * DMat4::from_scale(DVec3::splat(f)) * place;
+        let live: Vec<DVec3> = max_mesh
+            .positions
+            .iter()
+            .flatten()
+            .map(|p| place.transform_point3(DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)))
+            .collect();
+        let mut remap = vec![u32::MAX; max_mesh.positions.len()];
+        let mut k = 0u32;
+        for (i, p) in max_mesh.positions.iter().enumerate() {
+            if p.is_some() {
+                remap[i] = k;
+                k += 1;
+            }
+        }
+        let max_polys: Vec<Vec<u32>> = max_mesh
+            .polygons
+            .iter()
+            .map(|p| p.corners.iter().map(|&c| remap.get(c as usize).copied().unwrap_or(u32::MAX)).collect())
+            .collect();
+        let kind = match max_mesh.kind {
+            MeshKind::Tri => "editable mesh",
+            MeshKind::Poly => "editable poly",
+        };
+        let stack_note = if modifiers > 0 { format!(" under {modifiers} modifier(s), not evaluated") } else { String::new() };
+        let counts = (live.len(), max_polys.len(), mesh.positions.len(), mesh.polygons.len());
+        let difference = if counts.0 != counts.2 || counts.1 != counts.3 {
+            let ref_tris: usize = mesh.polygons.iter().map(|p| p.len().saturating_sub(2)).sum();
+            let max_tris: usize = max_polys.iter().map(|p| p.len().saturating_sub(2)).sum();
+            Some((
+                "counts",
+                format!(
+                    "{kind}{stack_note}: vertices {} vs reference {}, polygons {} vs {} (triangles {} vs {})",
+                    counts.0, counts.2, counts.1, counts.3, max_tris, ref_tris
+                ),
+            ))
+        } else {
+            // (excess over the tolerance, relative error, vertex)
+            let mut worst = (0.0f64, 0.0f64, 0usize);
+            for (i, (e, q)) in live.iter().zip(&mesh.positions).enumerate() {
+                let a = node.geometric.transform_point3(DVec3::from_array(*q));
+                let scale = e.length().max(a.length()).max(1.0);
+                let err = (*e - a).length();
+                let excess = err / (POSITION_TOLERANCE * scale + resolution);
+                if excess > worst.0 {
+                    worst = (excess, err / scale, i);
+                }
+            }
+            vertices_compared += live.len();
+            max_error = max_error.max(worst.1);
+            if worst.0 > 1.0 {
+                let i = worst.2;
+                let a = node.geometric.transform_point3(DVec3::from_array(mesh.positions[i]));
+                let e = live[i];
+                if first_detail.is_null() {
+                    first_detail = json!({ "node": node.name, "vertex": i, "max": e.to_array(), "reference": a.to_array() });
+                }
+                Some((
+                    "positions",
+                    format!(
+                        "{kind}{stack_note}: vertex {i} at {:?} in Max, {:?} in the reference (relative error {:.3e})",
+                        e.to_array(),
+                        a.to_array(),
+                        worst.1
+                    ),
+                ))
+            } else {
+                max_polys.iter().zip(&mesh.polygons).position(|(a, b)| !same_cycle(a, b)).map(|k| {
+                    (
+                        "polygons",
+                        format!("{kind}{stack_note}: polygon {k} corners {:?} in Max, {:?} in the reference", max_polys[k], mesh.polygons[k]),
+                    )
+                })
+            }
+        };
+        match difference {
+            None => passed += 1,
+            Some((what, message)) => {
+                let class = if modifiers > 0 { "modifier-stack" } else { what_class(what) };
+                if modifiers == 0 {
+                    real_fail = true;
+                    if first.is_none() {
+                        let message = format!("mesh {:?}: {message}", node.name);
+                        first = Some(fail("t3-pairs-geometry", message, locator(name, node), node.offset));
+                    }
+                }
+                misses.push(miss(class, message));
+            }
+        }
+    }
+    let mut by_class: BTreeMap<&str, usize> = BTreeMap::new();
+    for miss in &misses {
+        *by_class.entry(miss.class).or_default() += 1;
+    }
+    let detail = json!({
+        "unit_factor": f,
+        "tolerance_relative": POSITION_TOLERANCE,
+        "text_resolution": reference.position_resolution,
+        "meshes": meshes,
+        "meshes_passed": passed,
+        "vertices_compared": vertices_compared,
+        "max_position_error": max_error,
+        "misses_by_class": by_class,
+        "misses": misses.iter().take(20).collect::<Vec<_>>(),
+        "first_difference": first_detail,
+    });
+    let verdict = if real_fail {
+        first.unwrap_or_else(Verdict::pass)
+    } else if meshes == 0 {
+        Verdict::Skip { reason: "the reference holds no mesh".into() }
+    } else if let Some(miss) = misses.first() {
+        let reason = format!("{} of {meshes} mesh(es) not comparable ({}): {}: {}", misses.len(), miss.class, miss.node, miss.reason);
+        Verdict::Skip { reason }
+    } else {
+        Verdict::pass()
+    };
+    (Comparison { name: "geometry", verdict, detail }, (passed, max_error))
+}
+
+fn what_class(what: &str) -> &'static str {
+    match what {
+        "counts" => "count-difference",
+        "positions" => "position-difference",
+        _ => "polygon-difference",
+    }
+}
+
+/// Same polygon up to the starting corner.
+fn same_cycle(a: &[u32], b: &[u32]) -> bool {
+    a.len() == b.len() && (a.is_empty() || (0..a.len()).any(|s| a.iter().cycle().skip(s).take(a.len()).eq(b.iter())))
+}
+
+fn animation(_tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, _name: &str) -> Comparison {
+    let animated: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
+    let keys: usize = animated.iter().map(|c| c.times.len()).sum();
+    let on_matched = animated.iter().filter(|c| m.max_of[c.node].is_some()).count();
+    let detail = json!({ "curves": animated.len(), "keys": keys, "curves_on_matched_nodes": on_matched, "keys_compared": 0 });
+    let reason = if !reference.format.has_animation() {
+        "format carries no animation curves".to_string()
+    } else if animated.is_empty() {
+        "the reference has no animation curve with two or more keys".to_string()
+    } else {
+        format!("{} curve(s), {keys} key(s): pmcore does not type controller key tables yet (T2), nothing to sample", animated.len())
+    };
+    Comparison { name: "animation", verdict: Verdict::Skip { reason }, detail }
+}
+
+fn skin(_tree: &MaxTree<'_, '_>, _m: &Matching, reference: &RefScene, _name: &str) -> Comparison {
+    let clusters: usize = reference.skins.iter().map(|s| s.clusters.len()).sum();
+    let weights: usize = reference.skins.iter().flat_map(|s| &s.clusters).map(|c| c.weights.len()).sum();
+    let detail = json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights });
+    let reason = if reference.skins.is_empty() {
+        "the reference has no skin deformer".to_string()
+    } else {
+        format!("{} skin(s), {clusters} cluster(s), {weights} weight(s): pmcore does not decode the Skin modifier yet", reference.skins.len())
+    };
+    Comparison { name: "skin", verdict: Verdict::Skip { reason }, detail }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_compare_up_to_the_start_corner() {
+        assert!(same_cycle(&[1, 2, 3, 4], &[3, 4, 1, 2]));
+        assert!(!same_cycle(&[1, 2, 3, 4], &[4, 3, 2, 1]));
+        assert!(!same_cycle(&[1, 2, 3], &[1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn matrix_error_is_relative_in_translation() {
+        let a = DMat4::from_translation(DVec3::new(1000.0, 0.0, 0.0));
+        let b = DMat4::from_translation(DVec3::new(1000.001, 0.0, 0.0));
+        let (t, l) = matrix_error(&a, &b);
+        assert!((t - 1e-6).abs() < 1e-9 && l == 0.0, "{t} {l}");
+    }
+}
