@@ -117,17 +117,26 @@ fn match_nodes(reference: &RefScene, tree: &MaxTree<'_, '_>) -> Matching {
     for (i, n) in tree.nodes.iter().enumerate() {
         by_name.entry(n.name.clone()).or_default().push(i);
     }
-    // Exact names first, then case-insensitive (Max node names are case-insensitive).
-    for pass in 0..2 {
+    // Exact names first, then case-insensitive (Max node names are case-insensitive), then
+    // without the FBX SDK's name-clash suffix `_ncl<N>_<N>` (FBX 6.1 renames a node whose
+    // name another object of the file already uses).
+    for pass in 0..3 {
         for (r, node) in reference.nodes.iter().enumerate() {
             if max_of[r].is_some() {
                 continue;
             }
+            let wanted = match pass {
+                0 => node.name.clone(),
+                1 => node.name.to_lowercase(),
+                _ => match strip_name_clash(&node.name) {
+                    Some(stem) => stem.to_lowercase(),
+                    None => continue,
+                },
+            };
             let candidates: Vec<usize> = if pass == 0 {
-                by_name.get(&node.name).cloned().unwrap_or_default()
+                by_name.get(&wanted).cloned().unwrap_or_default()
             } else {
-                let lower = node.name.to_lowercase();
-                tree.nodes.iter().enumerate().filter(|(_, n)| n.name.to_lowercase() == lower).map(|(i, _)| i).collect()
+                tree.nodes.iter().enumerate().filter(|(_, n)| n.name.to_lowercase() == wanted).map(|(i, _)| i).collect()
             };
             let free: Vec<usize> = candidates.into_iter().filter(|&m| ref_of[m].is_none()).collect();
             // Among namesakes, prefer the one whose parent has the reference parent's name.
@@ -144,6 +153,14 @@ fn match_nodes(reference: &RefScene, tree: &MaxTree<'_, '_>) -> Matching {
         }
     }
     Matching { max_of, ref_of }
+}
+
+/// `name` without a trailing FBX name-clash suffix `_ncl<digits>_<digits>`.
+pub fn strip_name_clash(name: &str) -> Option<&str> {
+    let (stem, tail) = name.rsplit_once("_ncl")?;
+    let (a, b) = tail.split_once('_')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    (digits(a) && digits(b) && !stem.is_empty()).then_some(stem)
 }
 
 /// Nearest ancestor of Max node `m` that was exported (has a reference node).
@@ -243,39 +260,59 @@ fn hierarchy(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
     Comparison { name: "hierarchy", verdict: first.unwrap_or_else(Verdict::pass), detail }
 }
 
-/// The rotation the exporter puts between Max's axes and the file's, from the declared
-/// settings; for files that declare none, the conversion their root node carries.
-fn conversion(reference: &RefScene, root: Option<&RefNode>) -> Result<(DMat4, String), String> {
-    match &reference.axes {
-        Some(a) if a.up.0 == a.original_up.0 && a.up.1 == a.original_up.1 => {
-            Ok((DMat4::IDENTITY, format!("up axis {} unchanged", a.up.0)))
-        }
-        Some(a) if a.original_up == (2, 1) && a.up == (1, 1) => {
-            Ok((DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2), "Z-up scene to Y-up file: Rx(-90°) on root nodes".into()))
-        }
-        Some(a) => Err(format!("axis conversion from up {:?} to up {:?} is not modelled", a.original_up, a.up)),
-        None => match &reference.format {
-            Format::Fbx(_) => {
-                let pre = root.map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
-                Ok((crate::scene::euler_matrix(pre, 0), format!("axes not declared: root PreRotation {pre:?} taken as the conversion")))
-            }
-            _ => Ok((DMat4::IDENTITY, "axes not declared: none applied".into())),
-        },
-    }
+/// How the exporter maps Max's axes and units onto the file's, as a transform `C` for the
+/// nodes without an exported parent (FBX: `root local = C · Max world`, children keep Max's
+/// local transforms and the vertices stay in Max units and object axes) or, for formats
+/// that convert every coordinate (`.x`), a similarity (`local' = C · local · C⁻¹`).
+#[derive(Clone, Debug)]
+struct Conversion {
+    matrix: DMat4,
+    similarity: bool,
+    note: String,
 }
 
-fn unit_factor(reference: &RefScene) -> f64 {
-    reference.axes.as_ref().map(|a| a.unit_factor()).unwrap_or(1.0)
+/// FBX: the declared settings. The axis turn is `Rx(-90°)` from a Z-up scene to a Y-up file
+/// (what Max writes as the roots' `PreRotation`); the unit factor `Original / UnitScale`
+/// is a uniform scale on the roots (Max writes it into their `Lcl Scaling` and
+/// `Lcl Translation`). A file that does not declare the scene's up axis (FBX 6.0) is read
+/// with the turn its first root carries, and says so. Other formats declare nothing: the
+/// candidates are tried and the one that fits is reported.
+fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
+    let turn = DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2);
+    match (&reference.format, &reference.axes) {
+        (Format::Fbx(_), Some(a)) => {
+            let f = a.unit_factor();
+            let units = DMat4::from_scale(DVec3::splat(f));
+            let (axes, note) = match a.original_up {
+                Some(o) if o == a.up => (DMat4::IDENTITY, format!("up axis {} unchanged", a.up.0)),
+                Some((2, 1)) if a.up == (1, 1) => (turn, "Z-up scene to Y-up file: Rx(-90°) on root nodes".to_string()),
+                Some(o) => return Err(format!("axis conversion from up {o:?} to up {:?} is not modelled", a.up)),
+                None => {
+                    let pre = reference.nodes.iter().find(|n| n.parent.is_none()).map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
+                    let note = format!("scene up axis not declared: the first root's PreRotation {pre:?} taken as the turn");
+                    (crate::scene::euler_matrix(pre, 0), note)
+                }
+            };
+            Ok(vec![Conversion { matrix: axes * units, similarity: false, note: format!("{note}; unit factor {f} on root nodes") }])
+        }
+        (Format::Fbx(_), None) => {
+            let pre = reference.nodes.iter().find(|n| n.parent.is_none()).map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
+            let note = format!("no GlobalSettings: the first root's PreRotation {pre:?} taken as the turn, units 1");
+            Ok(vec![Conversion { matrix: crate::scene::euler_matrix(pre, 0), similarity: false, note }])
+        }
+        _ => {
+            let swap = DMat4::from_cols(DVec3::X.extend(0.0), DVec3::Z.extend(0.0), DVec3::Y.extend(0.0), glam::DVec4::W);
+            Ok(vec![
+                Conversion { matrix: DMat4::IDENTITY, similarity: true, note: "axes not declared: identity fits".into() },
+                Conversion { matrix: swap, similarity: true, note: "axes not declared: Y/Z swap (left-handed Y-up) fits".into() },
+                Conversion { matrix: turn, similarity: true, note: "axes not declared: (x, z, -y) turn fits".into() },
+            ])
+        }
+    }
 }
 
 fn to_dmat(m: glam::Mat4) -> DMat4 {
     DMat4::from_cols_array(&m.to_cols_array().map(|v| v as f64))
-}
-
-fn scale_translation(m: DMat4, f: f64) -> DMat4 {
-    let mut out = m;
-    out.w_axis = (m.w_axis.truncate() * f).extend(1.0);
-    out
 }
 
 /// Translation and linear differences between two local matrices.
@@ -308,19 +345,34 @@ fn transforms(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: 
         let verdict = Verdict::Skip { reason: "format carries no transforms (OBJ: world-space vertices)".into() };
         return Comparison { name: "transforms", verdict, detail: json!({}) };
     }
-    let first_root = reference.nodes.iter().find(|n| n.parent.is_none());
-    let (conv, conv_note) = match conversion(reference, first_root) {
+    let candidates = match conversions(reference) {
         Ok(c) => c,
-        Err(reason) => {
-            return Comparison { name: "transforms", verdict: Verdict::Skip { reason }, detail: json!({}) };
-        }
+        Err(reason) => return Comparison { name: "transforms", verdict: Verdict::Skip { reason }, detail: json!({}) },
     };
-    let f = unit_factor(reference);
+    let mut best: Option<(Comparison, usize)> = None;
+    for conversion in candidates {
+        let (c, passed) = transforms_under(tree, m, reference, name, &conversion);
+        if best.as_ref().is_none_or(|(_, p)| passed > *p) {
+            best = Some((c, passed));
+        }
+    }
+    best.expect("at least one conversion").0
+}
+
+fn transforms_under(
+    tree: &MaxTree<'_, '_>,
+    m: &Matching,
+    reference: &RefScene,
+    name: &str,
+    conversion: &Conversion,
+) -> (Comparison, usize) {
+    let conv = conversion.matrix;
     let (mut compared, mut off, mut unreadable, mut unmatched) = (0, 0, 0, 0);
     let (mut max_t, mut max_l) = (0.0f64, 0.0f64);
     let mut first: Option<Verdict> = None;
     let mut first_detail = Value::Null;
     let mut misses: Vec<String> = Vec::new();
+    let mut unreadable_at: Option<&RefNode> = None;
     for (r, node) in reference.nodes.iter().enumerate() {
         let Some(mx) = m.max_of[r] else {
             unmatched += 1;
@@ -328,31 +380,37 @@ fn transforms(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: 
         };
         let index = tree.index;
         let o = &index.objects[tree.nodes[mx].storage];
+        let mut unread = |why: String| {
+            unreadable += 1;
+            misses.push(format!("{}: {why}", node.name));
+            unreadable_at.get_or_insert(node);
+        };
         let world = match world_matrix(index, o) {
             Ok(w) => to_dmat(w),
             Err(e) => {
-                unreadable += 1;
-                misses.push(format!("{}: {e}", node.name));
+                unread(e.to_string());
                 continue;
             }
         };
-        // Local relative to the exported parent, in file units; root nodes also get the
-        // axis conversion.
-        let expected = match node.parent.and_then(|p| m.max_of[p]) {
-            Some(pm) => match world_matrix(index, &index.objects[tree.nodes[pm].storage]) {
-                Ok(pw) => scale_translation(to_dmat(pw).inverse() * world, f),
+        // Local relative to the exported parent; roots carry the conversion.
+        let local = match node.parent.map(|p| m.max_of[p]) {
+            Some(Some(pm)) => match world_matrix(index, &index.objects[tree.nodes[pm].storage]) {
+                Ok(pw) => to_dmat(pw).inverse() * world,
                 Err(e) => {
-                    unreadable += 1;
-                    misses.push(format!("{} (parent): {e}", node.name));
+                    unread(format!("(parent) {e}"));
                     continue;
                 }
             },
-            None if node.parent.is_none() => conv * scale_translation(world, f),
-            None => {
-                unreadable += 1;
-                misses.push(format!("{}: reference parent has no Max node", node.name));
+            Some(None) => {
+                unread("the reference parent has no Max node".into());
                 continue;
             }
+            None => world,
+        };
+        let expected = match (conversion.similarity, node.parent.is_none()) {
+            (true, _) => conv * local * conv.inverse(),
+            (false, true) => conv * local,
+            (false, false) => local,
         };
         compared += 1;
         let (t, l) = matrix_error(&expected, &node.local);
@@ -371,8 +429,7 @@ fn transforms(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: 
         }
     }
     let detail = json!({
-        "axes": conv_note,
-        "unit_factor": f,
+        "axes": conversion.note,
         "nodes_compared": compared,
         "nodes_off": off,
         "nodes_unreadable_in_max": unreadable,
@@ -382,18 +439,16 @@ fn transforms(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: 
         "first_difference": first_detail,
         "misses": misses.iter().take(20).collect::<Vec<_>>(),
     });
-    let verdict = match first {
-        Some(v) => v,
-        None if compared == 0 => Verdict::Skip {
-            reason: if misses.is_empty() { "no node to compare".into() } else { format!("no node readable in Max: {}", misses[0]) },
-        },
-        None if unreadable > 0 => {
-            let node = reference.nodes.iter().find(|n| misses[0].starts_with(&n.name)).unwrap_or(&reference.nodes[0]);
-            fail("t3-pairs-transforms-unreadable", format!("{unreadable} node transform(s) not readable in Max: {}", misses[0]), locator(name, node), node.offset)
+    let verdict = match (first, unreadable_at) {
+        (Some(v), _) => v,
+        (None, _) if compared == 0 && unreadable == 0 => Verdict::Skip { reason: "no reference node has a Max node".into() },
+        (None, Some(node)) => {
+            let message = format!("{unreadable} node transform(s) not readable in Max: {}", misses[0]);
+            fail("t3-pairs-transforms-unreadable", message, locator(name, node), node.offset)
         }
-        None => Verdict::pass(),
+        (None, None) => Verdict::pass(),
     };
-    Comparison { name: "transforms", verdict, detail }
+    (Comparison { name: "transforms", verdict, detail }, compared - off)
 }
 
 /// Why one reference mesh was not compared, or how it differed.
@@ -408,12 +463,9 @@ struct MeshMiss {
 /// Z-up-to-Y-up turn `(x, y, z) → (x, z, −y)` (the OBJ exporter's "Flip YZ"). The one that
 /// fits is reported; FBX files use their declared settings only.
 fn geometry(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
-    let candidates: Vec<(DMat4, &str)> = match reference.format {
-        Format::Fbx(_) => vec![(DMat4::IDENTITY, "FBX: vertices in Max object axes (conversion on root nodes only)")],
-        _ => vec![
-            (DMat4::IDENTITY, "axes not declared: identity fits"),
-            (DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2), "axes not declared: (x, z, -y) Z-up-to-Y-up flip fits"),
-        ],
+    let candidates: Vec<(DMat4, String)> = match reference.format {
+        Format::Fbx(_) => vec![(DMat4::IDENTITY, "FBX: vertices in Max object axes and units (conversion on root nodes only)".into())],
+        _ => conversions(reference).unwrap_or_default().into_iter().map(|c| (c.matrix, c.note)).collect(),
     };
     let mut best: Option<(Comparison, (usize, f64))> = None;
     for (conv, note) in candidates {
@@ -436,7 +488,6 @@ fn geometry_under(
     name: &str,
     conv: DMat4,
 ) -> (Comparison, (usize, f64)) {
-    let f = unit_factor(reference);
     // OBJ has no per-node transforms: its vertices are in world space.
     let world_space = matches!(reference.format, Format::Obj);
     let resolution = reference.position_resolution.unwrap_or(0.0) * 3f64.sqrt();
@@ -483,7 +534,7 @@ fn geometry_under(
         } else {
             to_dmat(object_offset(o).matrix())
         };
-        let place = conv * DMat4::from_scale(DVec3::splat(f)) * place;
+        let place = conv * place;
         let live: Vec<DVec3> = max_mesh
             .positions
             .iter()
@@ -578,7 +629,6 @@ fn geometry_under(
         *by_class.entry(miss.class).or_default() += 1;
     }
     let detail = json!({
-        "unit_factor": f,
         "tolerance_relative": POSITION_TOLERANCE,
         "text_resolution": reference.position_resolution,
         "meshes": meshes,
@@ -645,6 +695,15 @@ fn skin(_tree: &MaxTree<'_, '_>, _m: &Matching, reference: &RefScene, _name: &st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn name_clash_suffix_strips_only_its_own_form() {
+        assert_eq!(strip_name_clash("B-L-FootFront_ncl1_1"), Some("B-L-FootFront"));
+        assert_eq!(strip_name_clash("Box_ncl12_3"), Some("Box"));
+        assert_eq!(strip_name_clash("Box_nclx_1"), None);
+        assert_eq!(strip_name_clash("_ncl1_1"), None);
+        assert_eq!(strip_name_clash("Box001"), None);
+    }
 
     #[test]
     fn cycles_compare_up_to_the_start_corner() {

@@ -37,8 +37,9 @@ pub struct Axes {
     pub front: (i64, i64),
     /// Coordinate (right) axis index and sign.
     pub coord: (i64, i64),
-    /// The scene's up axis before the exporter converted it.
-    pub original_up: (i64, i64),
+    /// The scene's up axis before the exporter converted it; `None` when the file does not
+    /// say (FBX 6.0 writes only `UpAxis`).
+    pub original_up: Option<(i64, i64)>,
     /// Centimetres per file unit.
     pub unit_scale: f64,
     /// Centimetres per scene unit before export.
@@ -199,7 +200,7 @@ mod tests {
             up: (1, 1),
             front: (2, 1),
             coord: (0, 1),
-            original_up: (2, 1),
+            original_up: Some((2, 1)),
             unit_scale: 1.0,
             original_unit_scale: 2.54,
             source: "test".into(),

@@ -40,8 +40,15 @@ pub enum SceneError {
 /// Model kinds the FBX 6.0 SDK adds to every file by itself (the "producer" cameras and
 /// their switcher): no Max node stands for them.
 const PRODUCER_KINDS: [&str; 1] = ["CameraSwitcher"];
-const PRODUCER_CAMERAS: [&str; 6] =
-    ["Producer Perspective", "Producer Top", "Producer Bottom", "Producer Front", "Producer Back", "Producer Right"];
+const PRODUCER_CAMERAS: [&str; 7] = [
+    "Producer Perspective",
+    "Producer Top",
+    "Producer Bottom",
+    "Producer Front",
+    "Producer Back",
+    "Producer Right",
+    "Producer Left",
+];
 
 /// Link between two objects: kind (`OO`, `OP`), child key, parent key, property.
 type Link = (String, String, String, Option<String>);
@@ -146,7 +153,7 @@ fn axes(p: &HashMap<String, Vec<Property>>) -> Option<Axes> {
         up,
         front: (int("FrontAxis").unwrap_or(2), int("FrontAxisSign").unwrap_or(1)),
         coord: (int("CoordAxis").unwrap_or(0), int("CoordAxisSign").unwrap_or(1)),
-        original_up: (int("OriginalUpAxis").unwrap_or(up.0), int("OriginalUpAxisSign").unwrap_or(up.1)),
+        original_up: int("OriginalUpAxis").map(|a| (a, int("OriginalUpAxisSign").unwrap_or(1))),
         unit_scale: number(p, "UnitScaleFactor").unwrap_or(1.0),
         original_unit_scale: number(p, "OriginalUnitScaleFactor").or_else(|| number(p, "UnitScaleFactor")).unwrap_or(1.0),
         source: "GlobalSettings".into(),
