@@ -269,6 +269,8 @@ struct Conversion {
     matrix: DMat4,
     similarity: bool,
     note: String,
+    /// False when the file does not declare enough to place its roots (FBX 6.0).
+    roots_comparable: bool,
 }
 
 /// FBX: the declared settings. The axis turn is `Rx(-90°)` from a Z-up scene to a Y-up file
@@ -288,24 +290,23 @@ fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
                 Some((2, 1)) if a.up == (1, 1) => (turn, "Z-up scene to Y-up file: Rx(-90°) on root nodes".to_string()),
                 Some(o) => return Err(format!("axis conversion from up {o:?} to up {:?} is not modelled", a.up)),
                 None => {
-                    let pre = reference.nodes.iter().find(|n| n.parent.is_none()).map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
-                    let note = format!("scene up axis not declared: the first root's PreRotation {pre:?} taken as the turn");
-                    (crate::scene::euler_matrix(pre, 0), note)
+                    let note = "the file declares neither the scene's up axis nor its units (FBX 6.0): root nodes not compared";
+                    return Ok(vec![Conversion { matrix: DMat4::IDENTITY, similarity: false, note: note.into(), roots_comparable: false }]);
                 }
             };
-            Ok(vec![Conversion { matrix: axes * units, similarity: false, note: format!("{note}; unit factor {f} on root nodes") }])
+            let note = format!("{note}; unit factor {f} on root nodes");
+            Ok(vec![Conversion { matrix: axes * units, similarity: false, note, roots_comparable: true }])
         }
         (Format::Fbx(_), None) => {
-            let pre = reference.nodes.iter().find(|n| n.parent.is_none()).map(|n| n.pre_rotation).unwrap_or([0.0; 3]);
-            let note = format!("no GlobalSettings: the first root's PreRotation {pre:?} taken as the turn, units 1");
-            Ok(vec![Conversion { matrix: crate::scene::euler_matrix(pre, 0), similarity: false, note }])
+            let note = "no GlobalSettings: root nodes not compared";
+            Ok(vec![Conversion { matrix: DMat4::IDENTITY, similarity: false, note: note.into(), roots_comparable: false }])
         }
         _ => {
             let swap = DMat4::from_cols(DVec3::X.extend(0.0), DVec3::Z.extend(0.0), DVec3::Y.extend(0.0), glam::DVec4::W);
             Ok(vec![
-                Conversion { matrix: DMat4::IDENTITY, similarity: true, note: "axes not declared: identity fits".into() },
-                Conversion { matrix: swap, similarity: true, note: "axes not declared: Y/Z swap (left-handed Y-up) fits".into() },
-                Conversion { matrix: turn, similarity: true, note: "axes not declared: (x, z, -y) turn fits".into() },
+                Conversion { matrix: DMat4::IDENTITY, similarity: true, note: "axes not declared: identity fits".into(), roots_comparable: true },
+                Conversion { matrix: swap, similarity: true, note: "axes not declared: Y/Z swap (left-handed Y-up) fits".into(), roots_comparable: true },
+                Conversion { matrix: turn, similarity: true, note: "axes not declared: (x, z, -y) turn fits".into(), roots_comparable: true },
             ])
         }
     }
@@ -373,11 +374,23 @@ fn transforms_under(
     let mut first_detail = Value::Null;
     let mut misses: Vec<String> = Vec::new();
     let mut unreadable_at: Option<&RefNode> = None;
+    let mut animated: Vec<&str> = Vec::new();
+    let mut roots_undeclared = 0;
     for (r, node) in reference.nodes.iter().enumerate() {
         let Some(mx) = m.max_of[r] else {
             unmatched += 1;
             continue;
         };
+        if reference.is_animated(r) {
+            // The file's pose is the animation's at the export time; pmcore reads
+            // controller defaults only, so animated nodes belong to `animation`.
+            animated.push(&node.name);
+            continue;
+        }
+        if node.parent.is_none() && !conversion.roots_comparable {
+            roots_undeclared += 1;
+            continue;
+        }
         let index = tree.index;
         let o = &index.objects[tree.nodes[mx].storage];
         let mut unread = |why: String| {
@@ -434,6 +447,8 @@ fn transforms_under(
         "nodes_off": off,
         "nodes_unreadable_in_max": unreadable,
         "nodes_without_max_node": unmatched,
+        "animated_nodes_left_to_animation": animated,
+        "roots_not_compared_undeclared_axes": roots_undeclared,
         "max_translation_error": max_t,
         "max_linear_error": max_l,
         "first_difference": first_detail,
@@ -441,12 +456,26 @@ fn transforms_under(
     });
     let verdict = match (first, unreadable_at) {
         (Some(v), _) => v,
-        (None, _) if compared == 0 && unreadable == 0 => Verdict::Skip { reason: "no reference node has a Max node".into() },
+        (None, _) if compared == 0 && unreadable == 0 => Verdict::Skip {
+            reason: if !animated.is_empty() {
+                format!("every node is animated ({}): left to the animation comparison", animated.len())
+            } else if roots_undeclared > 0 {
+                conversion.note.clone()
+            } else {
+                "no reference node has a Max node".into()
+            },
+        },
         (None, Some(node)) => {
             let message = format!("{unreadable} node transform(s) not readable in Max: {}", misses[0]);
             fail("t3-pairs-transforms-unreadable", message, locator(name, node), node.offset)
         }
-        (None, None) => Verdict::pass(),
+        (None, None) if animated.is_empty() && roots_undeclared == 0 => Verdict::pass(),
+        (None, None) => Verdict::Pass {
+            note: Some(format!(
+                "{compared} node(s) equal; {} animated node(s) left to the animation comparison, {roots_undeclared} root(s) not placeable",
+                animated.len()
+            )),
+        },
     };
     (Comparison { name: "transforms", verdict, detail }, compared - off)
 }
@@ -491,7 +520,7 @@ fn geometry_under(
     // OBJ has no per-node transforms: its vertices are in world space.
     let world_space = matches!(reference.format, Format::Obj);
     let resolution = reference.position_resolution.unwrap_or(0.0) * 3f64.sqrt();
-    let (mut meshes, mut passed, mut vertices_compared) = (0, 0, 0usize);
+    let (mut meshes, mut passed, mut vertices_compared, mut triangulated_meshes) = (0, 0, 0usize, 0usize);
     let mut max_error = 0.0f64;
     let mut misses: Vec<MeshMiss> = Vec::new();
     let mut first: Option<Verdict> = None;
@@ -554,9 +583,22 @@ fn geometry_under(
             .iter()
             .map(|p| p.corners.iter().map(|&c| remap.get(c as usize).copied().unwrap_or(u32::MAX)).collect())
             .collect();
-        let kind = match max_mesh.kind {
-            MeshKind::Tri => "editable mesh",
-            MeshKind::Poly => "editable poly",
+        // A triangulated export (every reference polygon a triangle) is compared with the
+        // Max polygons split through their stored cuts.
+        let triangulated = mesh.polygons.iter().all(|p| p.len() == 3) && max_polys.iter().any(|p| p.len() > 3);
+        let max_polys: Vec<Vec<u32>> = if triangulated {
+            let remap_corner = |c: u32| remap.get(c as usize).copied().unwrap_or(u32::MAX);
+            max_mesh.triangulate().triangles.iter().map(|t| t.iter().map(|&c| remap_corner(c)).collect()).collect()
+        } else {
+            max_polys
+        };
+        if triangulated {
+            triangulated_meshes += 1;
+        }
+        let kind = match (max_mesh.kind, triangulated) {
+            (MeshKind::Tri, _) => "editable mesh",
+            (MeshKind::Poly, false) => "editable poly",
+            (MeshKind::Poly, true) => "editable poly (triangulated export)",
         };
         let stack_note = if modifiers > 0 { format!(" under {modifiers} modifier(s), not evaluated") } else { String::new() };
         let counts = (live.len(), max_polys.len(), mesh.positions.len(), mesh.polygons.len());
@@ -633,6 +675,7 @@ fn geometry_under(
         "text_resolution": reference.position_resolution,
         "meshes": meshes,
         "meshes_passed": passed,
+        "meshes_triangulated_by_the_exporter": triangulated_meshes,
         "vertices_compared": vertices_compared,
         "max_position_error": max_error,
         "misses_by_class": by_class,

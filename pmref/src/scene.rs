@@ -148,8 +148,9 @@ pub struct RefScene {
     pub curves: Vec<RefCurve>,
     /// Skin deformers.
     pub skins: Vec<RefSkin>,
-    /// Nodes the exporter itself adds and that no Max node stands for (FBX 6.0's producer
-    /// cameras and camera switcher), by name: kept out of `nodes`.
+    /// Models kept out of `nodes`, by name: those the exporter adds itself and no Max node
+    /// stands for (FBX 6.0's producer cameras and camera switcher), and FBX 6 models no
+    /// connection links into the scene (`name (unlinked)`).
     pub exporter_added: Vec<String>,
     /// Half the last printed decimal of text positions (OBJ writes 4 decimals: 5e-5);
     /// `None` for binary formats, whose floats carry their own precision.
@@ -157,6 +158,13 @@ pub struct RefScene {
 }
 
 impl RefScene {
+    /// Does node `i` carry animation (a curve of two or more keys with different values)?
+    pub fn is_animated(&self, i: usize) -> bool {
+        self.curves.iter().any(|c| {
+            c.node == i && c.times.len() >= 2 && c.values.iter().any(|v| (v - c.values[0]).abs() > 1e-9)
+        })
+    }
+
     /// Node index by exact name.
     pub fn node_by_name(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)

@@ -277,6 +277,34 @@ pub fn scene_of(doc: &Document) -> Result<RefScene, SceneError> {
             }
         }
     }
+    if legacy {
+        // FBX 6 writes every model of the scene but links only the exported ones (the 6.0
+        // plugin's "export selected" leaves the others unlinked, with identity transforms):
+        // an unlinked model is not part of the export.
+        let linked: std::collections::HashSet<usize> =
+            links.iter().filter(|l| l.0 == "OO").filter_map(|l| node_of_key.get(&l.1).copied()).collect();
+        if linked.len() < nodes.len() {
+            let keep: Vec<bool> = (0..nodes.len()).map(|i| linked.contains(&i)).collect();
+            let mut new_index = vec![None; nodes.len()];
+            let mut kept = Vec::new();
+            for (i, n) in std::mem::take(&mut nodes).into_iter().enumerate() {
+                if keep[i] {
+                    new_index[i] = Some(kept.len());
+                    kept.push(n);
+                } else {
+                    exporter_added.push(format!("{} (unlinked)", n.name));
+                }
+            }
+            for n in &mut kept {
+                n.parent = n.parent.and_then(|p| new_index[p]);
+            }
+            for v in node_of_key.values_mut() {
+                *v = new_index[*v].unwrap_or(usize::MAX);
+            }
+            node_of_key.retain(|_, v| *v != usize::MAX);
+            nodes = kept;
+        }
+    }
     let skins = skins(&links, &by_key, &node_of_key, &geometry_of_key, &nodes);
     let curves = if legacy { legacy_curves(doc, &nodes) } else { curves(&links, &by_key, &node_of_key) };
     let settings = settings(doc, objects);
