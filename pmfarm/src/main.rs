@@ -296,8 +296,8 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel", "pairs"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj, skel or pairs)"));
+        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            return usage(format!("--export: unknown exporter `{e}` (expected one of {:?})", pmworker::export::KNOWN_EXPORTERS));
         }
     }
     if let Some(name) = &a.baseline {

@@ -12,9 +12,9 @@
 
 use crate::scene::{Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
-use pmcore::export::obj::base_object;
 use pmcore::model::controllers::{object_offset, world_matrix};
-use pmcore::model::geometry::{Mesh, MeshKind};
+use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
+use pmcore::model::geometry::Mesh;
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::{Mismatch, Verdict};
 use serde_json::{json, Value};
@@ -43,6 +43,14 @@ pub struct Comparison {
     pub verdict: Verdict,
     /// Counters and the first difference.
     pub detail: Value,
+}
+
+/// Base object under a node's object reference and the number of modifiers above it.
+fn base_object<'i, 'a>(
+    index: &'i SceneIndex<'a>,
+    node: &pmcore::model::scene_index::SceneObject<'a>,
+) -> Option<(&'i pmcore::model::scene_index::SceneObject<'a>, usize)> {
+    pmcore::eval::stack::stack(index, node).map(|(base, modifiers)| (base, modifiers.len()))
 }
 
 /// A Max node as the comparisons see it.
@@ -536,19 +544,23 @@ fn geometry_under(
         };
         let index = tree.index;
         let o = &index.objects[tree.nodes[mx].storage];
-        let Some((base, modifiers)) = base_object(index, o) else {
-            misses.push(miss("no-object", "the Max node has no object".into()));
-            continue;
-        };
-        let max_mesh = match Mesh::of_object(base.chunk) {
-            Ok(Some(mm)) => mm,
-            Ok(None) => {
-                let class = base.class.as_ref().map(|c| c.name.clone()).unwrap_or_default();
-                misses.push(miss("no-stored-mesh", format!("{class}: parametric object, no stored mesh (pmcore::eval pending)")));
+        // The evaluated mesh (pmcore::eval: stored buffers or primitive parameters, then
+        // the modifier stack).
+        let evaluated = pmcore::eval::evaluate_node(index, o, pmcore::eval::DEFAULT_BUDGET_VERTICES, false);
+        let modifiers = evaluated.modifiers;
+        let max_mesh = match evaluated.outcome {
+            NodeOutcome::Evaluated(Evaluated::Mesh(mm)) => mm,
+            NodeOutcome::Evaluated(Evaluated::CountOnly { note, .. }) => {
+                misses.push(miss("count-only", format!("above the evaluation memory budget: {note}")));
                 continue;
             }
-            Err(e) => {
-                misses.push(miss("mesh-unreadable", e.to_string()));
+            NodeOutcome::Stopped(stop) => {
+                let why = format!("evaluation stopped at {} (0x{:08x}, 0x{:08x}): {}", stop.class_name, stop.class_id[0], stop.class_id[1], stop.why);
+                misses.push(miss("not-evaluated", why));
+                continue;
+            }
+            NodeOutcome::LeftOut(why) => {
+                misses.push(miss("no-geometry", format!("the Max node is not geometry ({why})")));
                 continue;
             }
         };
@@ -564,43 +576,24 @@ fn geometry_under(
             to_dmat(object_offset(o).matrix())
         };
         let place = conv * place;
-        let live: Vec<DVec3> = max_mesh
-            .positions
-            .iter()
-            .flatten()
-            .map(|p| place.transform_point3(DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64)))
-            .collect();
-        let mut remap = vec![u32::MAX; max_mesh.positions.len()];
-        let mut k = 0u32;
-        for (i, p) in max_mesh.positions.iter().enumerate() {
-            if p.is_some() {
-                remap[i] = k;
-                k += 1;
-            }
-        }
-        let max_polys: Vec<Vec<u32>> = max_mesh
-            .polygons
-            .iter()
-            .map(|p| p.corners.iter().map(|&c| remap.get(c as usize).copied().unwrap_or(u32::MAX)).collect())
-            .collect();
+        let live: Vec<DVec3> = max_mesh.positions.iter().map(|p| place.transform_point3(p.as_dvec3())).collect();
         // A triangulated export (every reference polygon a triangle) is compared with the
-        // Max polygons split through their stored cuts.
-        let triangulated = mesh.polygons.iter().all(|p| p.len() == 3) && max_polys.iter().any(|p| p.len() > 3);
+        // triangles Max keeps for each face.
+        let triangulated = mesh.polygons.iter().all(|p| p.len() == 3) && max_mesh.polygons.iter().any(|p| p.corners.len() > 3);
         let max_polys: Vec<Vec<u32>> = if triangulated {
-            let remap_corner = |c: u32| remap.get(c as usize).copied().unwrap_or(u32::MAX);
-            max_mesh.triangulate().triangles.iter().map(|t| t.iter().map(|&c| remap_corner(c)).collect()).collect()
+            max_mesh.polygons.iter().flat_map(|p| p.mesh_triangles()).map(|t| t.to_vec()).collect()
         } else {
-            max_polys
+            max_mesh.polygons.iter().map(|p| p.corners.clone()).collect()
         };
         if triangulated {
             triangulated_meshes += 1;
         }
-        let kind = match (max_mesh.kind, triangulated) {
-            (MeshKind::Tri, _) => "editable mesh",
-            (MeshKind::Poly, false) => "editable poly",
-            (MeshKind::Poly, true) => "editable poly (triangulated export)",
+        let kind = match (max_mesh.rule, triangulated) {
+            (FaceRule::Triangles, _) => "tri object",
+            (FaceRule::Polygons, false) => "poly object",
+            (FaceRule::Polygons, true) => "poly object (triangulated export)",
         };
-        let stack_note = if modifiers > 0 { format!(" under {modifiers} modifier(s), not evaluated") } else { String::new() };
+        let stack_note = if modifiers > 0 { format!(" with {modifiers} modifier(s) evaluated") } else { String::new() };
         let counts = (live.len(), max_polys.len(), mesh.positions.len(), mesh.polygons.len());
         let difference = if counts.0 != counts.2 || counts.1 != counts.3 {
             let ref_tris: usize = mesh.polygons.iter().map(|p| p.len().saturating_sub(2)).sum();
@@ -654,15 +647,12 @@ fn geometry_under(
         match difference {
             None => passed += 1,
             Some((what, message)) => {
-                let class = if modifiers > 0 { "modifier-stack" } else { what_class(what) };
-                if modifiers == 0 {
-                    real_fail = true;
-                    if first.is_none() {
-                        let message = format!("mesh {:?}: {message}", node.name);
-                        first = Some(fail("t3-pairs-geometry", message, locator(name, node), node.offset));
-                    }
+                real_fail = true;
+                if first.is_none() {
+                    let message = format!("mesh {:?}: {message}", node.name);
+                    first = Some(fail("t3-pairs-geometry", message, locator(name, node), node.offset));
                 }
-                misses.push(miss(class, message));
+                misses.push(miss(what_class(what), message));
             }
         }
     }

@@ -27,6 +27,9 @@ pub const EXPORTERS: [&str; 2] = ["obj", "skel"];
 /// The pseudo-exporter that compares the file with 3ds Max's own exports (`--export
 /// pairs`; also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
 pub const PAIRS: &str = "pairs";
+/// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
+/// objects without their modifier stacks; `pairs` the comparisons with Max's own exports.
+pub const KNOWN_EXPORTERS: [&str; 4] = ["obj", "obj-base", "skel", PAIRS];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -96,9 +99,14 @@ fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
     sink.breadcrumb(Breadcrumb { tier: tier.into(), stream: exporter.into(), ..Default::default() });
 }
 
+/// OBJ options of exporter `name` (`obj-base`: modifier stacks not applied).
+fn obj_options(name: &str) -> obj::ExportOptions {
+    obj::ExportOptions { base_only: name == "obj-base", ..Default::default() }
+}
+
 fn produce(name: &str, file: &MaxFile) -> Outcome {
     match name {
-        "obj" => match obj::export(file) {
+        "obj" | "obj-base" => match obj::export_with(file, obj_options(name)) {
             Ok((objects, summary)) => Outcome::Built {
                 bytes: obj::write(&objects).into_bytes(),
                 produced: Produced::Obj(objects),

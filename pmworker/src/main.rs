@@ -17,7 +17,9 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, skel, pairs), comma-separated.
+    /// Exporters to run inside this process (obj, obj-base, skel, pairs), comma-separated;
+    /// `obj-base` writes base objects without their modifier stacks, `pairs` compares the
+    /// file with 3ds Max's own exports found through `--reference`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Folder of reference outputs for T3, matched by relative name; repeatable (pairs
@@ -85,8 +87,8 @@ fn main() {
         }
     }
     for e in &cli.exports {
-        if !["obj", "skel", "pairs"].contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj, skel or pairs)");
+        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj, obj-base, skel or pairs)");
             std::process::exit(exit::USAGE);
         }
     }

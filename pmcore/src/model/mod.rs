@@ -15,6 +15,7 @@ pub mod directory;
 pub mod file;
 pub mod geometry;
 pub mod normalize;
+pub mod paramblock;
 pub mod part;
 pub mod references;
 pub mod registry;
