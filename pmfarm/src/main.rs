@@ -297,7 +297,10 @@ fn run(a: RunArgs) -> i32 {
     }
     for e in &a.exports {
         if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected one of {:?})", pmworker::export::KNOWN_EXPORTERS));
+            return usage(format!(
+                "--export: unknown exporter `{e}` (expected one of {:?})",
+                pmworker::export::KNOWN_EXPORTERS
+            ));
         }
     }
     if let Some(name) = &a.baseline {

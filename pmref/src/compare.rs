@@ -12,8 +12,8 @@
 
 use crate::scene::{Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
-use pmcore::model::controllers::{object_offset, world_matrix};
 use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
+use pmcore::model::controllers::{object_offset, world_matrix};
 use pmcore::model::geometry::Mesh;
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::{Mismatch, Verdict};
@@ -256,7 +256,8 @@ fn hierarchy(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
         }
     }
     let dropped_counts: BTreeMap<&String, usize> = dropped.iter().map(|(k, v)| (k, v.len())).collect();
-    let dropped_names: BTreeMap<&String, Vec<&String>> = dropped.iter().map(|(k, v)| (k, v.iter().take(10).collect())).collect();
+    let dropped_names: BTreeMap<&String, Vec<&String>> =
+        dropped.iter().map(|(k, v)| (k, v.iter().take(10).collect())).collect();
     if let Value::Object(map) = &mut detail {
         map.insert("matched".into(), json!(matched));
         map.insert("parents_agree".into(), json!(parents_ok));
@@ -299,7 +300,12 @@ fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
                 Some(o) => return Err(format!("axis conversion from up {o:?} to up {:?} is not modelled", a.up)),
                 None => {
                     let note = "the file declares neither the scene's up axis nor its units (FBX 6.0): root nodes not compared";
-                    return Ok(vec![Conversion { matrix: DMat4::IDENTITY, similarity: false, note: note.into(), roots_comparable: false }]);
+                    return Ok(vec![Conversion {
+                        matrix: DMat4::IDENTITY,
+                        similarity: false,
+                        note: note.into(),
+                        roots_comparable: false,
+                    }]);
                 }
             };
             let note = format!("{note}; unit factor {f} on root nodes");
@@ -307,14 +313,35 @@ fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
         }
         (Format::Fbx(_), None) => {
             let note = "no GlobalSettings: root nodes not compared";
-            Ok(vec![Conversion { matrix: DMat4::IDENTITY, similarity: false, note: note.into(), roots_comparable: false }])
+            Ok(vec![Conversion {
+                matrix: DMat4::IDENTITY,
+                similarity: false,
+                note: note.into(),
+                roots_comparable: false,
+            }])
         }
         _ => {
-            let swap = DMat4::from_cols(DVec3::X.extend(0.0), DVec3::Z.extend(0.0), DVec3::Y.extend(0.0), glam::DVec4::W);
+            let swap =
+                DMat4::from_cols(DVec3::X.extend(0.0), DVec3::Z.extend(0.0), DVec3::Y.extend(0.0), glam::DVec4::W);
             Ok(vec![
-                Conversion { matrix: DMat4::IDENTITY, similarity: true, note: "axes not declared: identity fits".into(), roots_comparable: true },
-                Conversion { matrix: swap, similarity: true, note: "axes not declared: Y/Z swap (left-handed Y-up) fits".into(), roots_comparable: true },
-                Conversion { matrix: turn, similarity: true, note: "axes not declared: (x, z, -y) turn fits".into(), roots_comparable: true },
+                Conversion {
+                    matrix: DMat4::IDENTITY,
+                    similarity: true,
+                    note: "axes not declared: identity fits".into(),
+                    roots_comparable: true,
+                },
+                Conversion {
+                    matrix: swap,
+                    similarity: true,
+                    note: "axes not declared: Y/Z swap (left-handed Y-up) fits".into(),
+                    roots_comparable: true,
+                },
+                Conversion {
+                    matrix: turn,
+                    similarity: true,
+                    note: "axes not declared: (x, z, -y) turn fits".into(),
+                    roots_comparable: true,
+                },
             ])
         }
     }
@@ -444,7 +471,8 @@ fn transforms_under(
                     "node {:?}: local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
                     node.name
                 );
-                first_detail = json!({ "node": node.name, "max": describe(&expected), "reference": describe(&node.local) });
+                first_detail =
+                    json!({ "node": node.name, "max": describe(&expected), "reference": describe(&node.local) });
                 first = Some(fail("t3-pairs-transforms", message, locator(name, node), node.offset));
             }
         }
@@ -501,7 +529,9 @@ struct MeshMiss {
 /// fits is reported; FBX files use their declared settings only.
 fn geometry(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
     let candidates: Vec<(DMat4, String)> = match reference.format {
-        Format::Fbx(_) => vec![(DMat4::IDENTITY, "FBX: vertices in Max object axes and units (conversion on root nodes only)".into())],
+        Format::Fbx(_) => {
+            vec![(DMat4::IDENTITY, "FBX: vertices in Max object axes and units (conversion on root nodes only)".into())]
+        }
         _ => conversions(reference).unwrap_or_default().into_iter().map(|c| (c.matrix, c.note)).collect(),
     };
     let mut best: Option<(Comparison, (usize, f64))> = None;
@@ -557,7 +587,10 @@ fn geometry_under(
                 continue;
             }
             NodeOutcome::Stopped(stop) => {
-                let why = format!("evaluation stopped at {} (0x{:08x}, 0x{:08x}): {}", stop.class_name, stop.class_id[0], stop.class_id[1], stop.why);
+                let why = format!(
+                    "evaluation stopped at {} (0x{:08x}, 0x{:08x}): {}",
+                    stop.class_name, stop.class_id[0], stop.class_id[1], stop.why
+                );
                 misses.push(miss("not-evaluated", why));
                 continue;
             }
@@ -581,7 +614,8 @@ fn geometry_under(
         let live: Vec<DVec3> = max_mesh.positions.iter().map(|p| place.transform_point3(p.as_dvec3())).collect();
         // A triangulated export (every reference polygon a triangle) is compared with the
         // triangles Max keeps for each face.
-        let triangulated = mesh.polygons.iter().all(|p| p.len() == 3) && max_mesh.polygons.iter().any(|p| p.corners.len() > 3);
+        let triangulated =
+            mesh.polygons.iter().all(|p| p.len() == 3) && max_mesh.polygons.iter().any(|p| p.corners.len() > 3);
         let max_polys: Vec<Vec<u32>> = if triangulated {
             max_mesh.polygons.iter().flat_map(|p| p.mesh_triangles()).map(|t| t.to_vec()).collect()
         } else {
@@ -625,7 +659,9 @@ fn geometry_under(
             if in_order {
                 max_error = max_error.max(worst.1);
                 None
-            } else if let Some((err, polygons_equal)) = match_as_set(&live, &max_polys, &reference_positions, &mesh.polygons, tolerance) {
+            } else if let Some((err, polygons_equal)) =
+                match_as_set(&live, &max_polys, &reference_positions, &mesh.polygons, tolerance)
+            {
                 // Same points and faces in another order (pmcore's primitive builders do not
                 // follow Max's vertex order): equal as geometry, counted.
                 max_error = max_error.max(err);
@@ -642,7 +678,8 @@ fn geometry_under(
                 let i = worst.2;
                 let (e, a) = (live[i], reference_positions[i]);
                 if first_detail.is_null() {
-                    first_detail = json!({ "node": node.name, "vertex": i, "max": e.to_array(), "reference": a.to_array() });
+                    first_detail =
+                        json!({ "node": node.name, "vertex": i, "max": e.to_array(), "reference": a.to_array() });
                 }
                 Some((
                     "positions",
@@ -695,7 +732,13 @@ fn geometry_under(
     } else if meshes == 0 {
         Verdict::Skip { reason: "the reference holds no mesh".into() }
     } else if let Some(miss) = misses.first() {
-        let reason = format!("{} of {meshes} mesh(es) not comparable ({}): {}: {}", misses.len(), miss.class, miss.node, miss.reason);
+        let reason = format!(
+            "{} of {meshes} mesh(es) not comparable ({}): {}: {}",
+            misses.len(),
+            miss.class,
+            miss.node,
+            miss.reason
+        );
         Verdict::Skip { reason }
     } else if other_corners.is_empty() {
         Verdict::pass()
@@ -722,12 +765,8 @@ fn match_as_set(
     reference_polygons: &[Vec<u32>],
     tolerance: impl Fn(DVec3, DVec3) -> f64,
 ) -> Option<(f64, bool)> {
-    let cell = max_positions
-        .iter()
-        .zip(reference_positions)
-        .map(|(a, b)| tolerance(*a, *b))
-        .fold(0.0f64, f64::max)
-        .max(1e-12);
+    let cell =
+        max_positions.iter().zip(reference_positions).map(|(a, b)| tolerance(*a, *b)).fold(0.0f64, f64::max).max(1e-12);
     let key = |p: DVec3| ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64);
     let mut grid: std::collections::HashMap<(i64, i64, i64), Vec<usize>> = std::collections::HashMap::new();
     for (i, p) in max_positions.iter().enumerate() {
@@ -785,13 +824,17 @@ fn animation(_tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, _name:
     let animated: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
     let keys: usize = animated.iter().map(|c| c.times.len()).sum();
     let on_matched = animated.iter().filter(|c| m.max_of[c.node].is_some()).count();
-    let detail = json!({ "curves": animated.len(), "keys": keys, "curves_on_matched_nodes": on_matched, "keys_compared": 0 });
+    let detail =
+        json!({ "curves": animated.len(), "keys": keys, "curves_on_matched_nodes": on_matched, "keys_compared": 0 });
     let reason = if !reference.format.has_animation() {
         "format carries no animation curves".to_string()
     } else if animated.is_empty() {
         "the reference has no animation curve with two or more keys".to_string()
     } else {
-        format!("{} curve(s), {keys} key(s): pmcore does not type controller key tables yet (T2), nothing to sample", animated.len())
+        format!(
+            "{} curve(s), {keys} key(s): pmcore does not type controller key tables yet (T2), nothing to sample",
+            animated.len()
+        )
     };
     Comparison { name: "animation", verdict: Verdict::Skip { reason }, detail }
 }
@@ -819,20 +862,35 @@ fn skin_bones(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Vec<String>> {
 fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
     let clusters: usize = reference.skins.iter().map(|s| s.clusters.len()).sum();
     let weights: usize = reference.skins.iter().flat_map(|s| &s.clusters).map(|c| c.weights.len()).sum();
-    let mut detail = json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights, "weights_compared": 0 });
+    let mut detail =
+        json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights, "weights_compared": 0 });
     if reference.skins.is_empty() {
-        return Comparison { name: "skin", verdict: Verdict::Skip { reason: "the reference has no skin deformer".into() }, detail };
+        return Comparison {
+            name: "skin",
+            verdict: Verdict::Skip { reason: "the reference has no skin deformer".into() },
+            detail,
+        };
     }
     let mut first: Option<Verdict> = None;
     let (mut skins_compared, mut bones_compared) = (0, 0);
     for s in &reference.skins {
         let node = &reference.nodes[s.node];
         let Some(mx) = m.max_of[s.node] else {
-            first.get_or_insert_with(|| fail("t3-pairs-skin", format!("skinned node {:?} has no Max node", node.name), locator(name, node), node.offset));
+            first.get_or_insert_with(|| {
+                fail(
+                    "t3-pairs-skin",
+                    format!("skinned node {:?} has no Max node", node.name),
+                    locator(name, node),
+                    node.offset,
+                )
+            });
             continue;
         };
         let Some(bones) = skin_bones(tree, tree.nodes[mx].storage) else {
-            let message = format!("skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node", node.name);
+            let message = format!(
+                "skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node",
+                node.name
+            );
             first.get_or_insert_with(|| fail("t3-pairs-skin", message, locator(name, node), node.offset));
             continue;
         };
@@ -855,7 +913,9 @@ fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) 
         map.insert("bones_compared".into(), json!(bones_compared));
     }
     let verdict = first.unwrap_or_else(|| Verdict::Pass {
-        note: Some(format!("bone lists equal; {weights} weight(s) not compared: the Skin modifier's per-vertex data is not decoded")),
+        note: Some(format!(
+            "bone lists equal; {weights} weight(s) not compared: the Skin modifier's per-vertex data is not decoded"
+        )),
     });
     Comparison { name: "skin", verdict, detail }
 }

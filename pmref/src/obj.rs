@@ -11,7 +11,8 @@ pub struct ObjError(String);
 
 /// Reads OBJ text (material libraries are not followed: geometry only).
 pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ObjError> {
-    let options = tobj::LoadOptions { triangulate: false, ignore_points: true, ignore_lines: true, ..Default::default() };
+    let options =
+        tobj::LoadOptions { triangulate: false, ignore_points: true, ignore_lines: true, ..Default::default() };
     let mut reader = std::io::BufReader::new(bytes);
     let (models, _) = tobj::load_obj_buf(&mut reader, &options, |_| Err(tobj::LoadError::OpenFileFailed))
         .map_err(|e| ObjError(e.to_string()))?;
@@ -26,7 +27,9 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ObjError> {
             if mesh.face_arities.is_empty() { vec![3; mesh.indices.len() / 3] } else { mesh.face_arities.clone() };
         for n in arities {
             let end = at + n as usize;
-            let Some(corners) = mesh.indices.get(at..end) else { return Err(ObjError("face runs past its indices".into())) };
+            let Some(corners) = mesh.indices.get(at..end) else {
+                return Err(ObjError("face runs past its indices".into()));
+            };
             polygons.push(corners.to_vec());
             at = end;
         }
@@ -77,7 +80,10 @@ mod tests {
         let scene = read_scene(text).unwrap();
         assert_eq!(scene.nodes.len(), 2);
         let a = scene.nodes[0].mesh.as_ref().unwrap();
-        assert_eq!((scene.nodes[0].name.as_str(), a.positions.len(), a.polygons.clone()), ("A", 4, vec![vec![0, 1, 2, 3]]));
+        assert_eq!(
+            (scene.nodes[0].name.as_str(), a.positions.len(), a.polygons.clone()),
+            ("A", 4, vec![vec![0, 1, 2, 3]])
+        );
         let b = scene.nodes[1].mesh.as_ref().unwrap();
         assert_eq!((b.positions[2], b.polygons.clone()), ([0.0, 1.0, 1.0], vec![vec![0, 1, 2]]));
         assert_eq!(scene.position_resolution, Some(0.5));

@@ -217,7 +217,9 @@ mod tests {
             std::fs::write(root.path().join(f), b"").unwrap();
         }
         match lookup(&root.path().join("x/y/rig.max"), &[root.path().to_path_buf()]) {
-            Lookup::Found(files, _) => assert_eq!(files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["x/y/rig.fbx"]),
+            Lookup::Found(files, _) => {
+                assert_eq!(files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["x/y/rig.fbx"])
+            }
             other => panic!("{other:?}"),
         }
     }

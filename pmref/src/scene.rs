@@ -160,9 +160,9 @@ pub struct RefScene {
 impl RefScene {
     /// Does node `i` carry animation (a curve of two or more keys with different values)?
     pub fn is_animated(&self, i: usize) -> bool {
-        self.curves.iter().any(|c| {
-            c.node == i && c.times.len() >= 2 && c.values.iter().any(|v| (v - c.values[0]).abs() > 1e-9)
-        })
+        self.curves
+            .iter()
+            .any(|c| c.node == i && c.times.len() >= 2 && c.values.iter().any(|v| (v - c.values[0]).abs() > 1e-9))
     }
 
     /// Node index by exact name.

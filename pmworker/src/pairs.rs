@@ -54,9 +54,18 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
     let index = trees.as_ref().and_then(|t| t.index());
     let mut out = Vec::new();
     for reference in files {
-        sink.breadcrumb(Breadcrumb { tier: "t3".into(), stream: format!("pairs/{}", reference.name), ..Default::default() });
+        sink.breadcrumb(Breadcrumb {
+            tier: "t3".into(),
+            stream: format!("pairs/{}", reference.name),
+            ..Default::default()
+        });
         let Some(index) = index.as_ref() else {
-            out.extend(fail_all(&reference.name, "t3-pairs-scene", "Scene is not a readable chunk tree".into(), "Scene".into()));
+            out.extend(fail_all(
+                &reference.name,
+                "t3-pairs-scene",
+                "Scene is not a readable chunk tree".into(),
+                "Scene".into(),
+            ));
             continue;
         };
         let extension = reference.path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
@@ -67,7 +76,12 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
             Ok(s) => s,
             Err(e) => {
                 let message = format!("{}: {e}", reference.path.display());
-                out.extend(fail_all(&reference.name, "t3-reference-unreadable", message, format!("@reference/{}", reference.name)));
+                out.extend(fail_all(
+                    &reference.name,
+                    "t3-reference-unreadable",
+                    message,
+                    format!("@reference/{}", reference.name),
+                ));
                 continue;
             }
         };
@@ -77,7 +91,11 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
                 map.insert("lookup".into(), json!(how));
                 map.insert("format".into(), json!(scene.format));
             }
-            out.push(ExportVerdict { stream: format!("pairs/{}/{}", c.name, reference.name), verdict: c.verdict, detail: Some(detail) });
+            out.push(ExportVerdict {
+                stream: format!("pairs/{}/{}", c.name, reference.name),
+                verdict: c.verdict,
+                detail: Some(detail),
+            });
         }
     }
     out

@@ -30,7 +30,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: Vec::new(), reference: Vec::new(), out: None, on_decoded: None }
+        Options {
+            tiers: vec![Tier::T1, Tier::T2],
+            exports: Vec::new(),
+            reference: Vec::new(),
+            out: None,
+            on_decoded: None,
+        }
     }
 }
 

@@ -99,7 +99,13 @@ fn named_pairs_give_the_measured_verdicts() {
         let ext = Path::new(n.export).extension().unwrap().to_string_lossy().into_owned();
         let results = compare(&pairs.join(n.max), n.export, &ext, &reference);
         for (comparison, expected) in n.expected {
-            assert_eq!(verdict_of(&results, comparison).name(), expected, "{} {comparison}:\n{}", n.export, summary(&results));
+            assert_eq!(
+                verdict_of(&results, comparison).name(),
+                expected,
+                "{} {comparison}:\n{}",
+                n.export,
+                summary(&results)
+            );
         }
     }
 }
@@ -157,7 +163,8 @@ fn one_vertex_moved_is_caught_by_geometry_at_its_mesh() {
         let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
         v[0] += 0.5;
         let conn = doc.nodes.iter().find(|n| n.name == "Connections").unwrap();
-        let model = conn.children.iter().find(|c| c.properties[1].as_i64() == Some(gid)).unwrap().properties[2].as_i64();
+        let model =
+            conn.children.iter().find(|c| c.properties[1].as_i64() == Some(gid)).unwrap().properties[2].as_i64();
         let m = objects(doc).children.iter().find(|n| n.name == "Model" && n.properties[0].as_i64() == model).unwrap();
         pmref::fbx::scene::object_name(m.properties[1].as_bytes().unwrap())
     }) else {
@@ -193,7 +200,11 @@ fn one_translation_changed_is_caught_by_transforms_at_its_node() {
         let (_, name) = model_id_and_name(doc, 2);
         let model = objects(doc).children.iter_mut().filter(|n| n.name == "Model").nth(2).unwrap();
         let props = model.children.iter_mut().find(|n| n.name == "Properties70").unwrap();
-        let t = props.children.iter_mut().find(|p| p.properties[0].as_text().as_deref() == Some("Lcl Translation")).unwrap();
+        let t = props
+            .children
+            .iter_mut()
+            .find(|p| p.properties[0].as_text().as_deref() == Some("Lcl Translation"))
+            .unwrap();
         let Property::F64(x) = &mut t.properties[4] else { panic!("translation x is f64") };
         *x += 0.25;
         name
@@ -218,7 +229,9 @@ fn one_cluster_bone_swapped_is_caught_by_skin_at_the_cluster() {
     link.properties[1] = Property::String(b"Blue\0\x01Model".to_vec());
     let cluster_offset = {
         let objects = doc.nodes.iter().find(|n| n.name == "Objects").unwrap();
-        let cluster = objects.children.iter().find(|n| n.properties.first().and_then(Property::as_bytes) == Some(&b"Cluster B_Tail2\0\x01SubDeformer"[..]));
+        let cluster = objects.children.iter().find(|n| {
+            n.properties.first().and_then(Property::as_bytes) == Some(&b"Cluster B_Tail2\0\x01SubDeformer"[..])
+        });
         cluster.is_some()
     };
     assert!(cluster_offset, "the cluster is there");
@@ -270,7 +283,9 @@ fn worker_finds_references_by_relative_then_base_name() {
     let copy = dir.path().join("cell.max");
     std::fs::copy(pairs.join("Daminvar__Armagine/cell.max"), &copy).unwrap();
     let results = run(&copy, &[&pairs]);
-    assert!(results.iter().any(|e| e["stream"] == format!("pairs/hierarchy/{export}") && e["detail"]["lookup"] == "base name"));
+    assert!(results
+        .iter()
+        .any(|e| e["stream"] == format!("pairs/hierarchy/{export}") && e["detail"]["lookup"] == "base name"));
 
     // A second folder laid out like the pairs one (no manifest) holding another cell.max
     // with an export: the base name is now ambiguous, a counted skip with its reason.

@@ -21,7 +21,7 @@ pub const LOOK_AT: [u32; 2] = [0x2006, 0];
 /// Position XYZ controller ClassId (three float sub-controllers).
 pub const POSITION_XYZ: [u32; 2] = [0x118f7e02, 0xffee238a];
 /// Scale XYZ controller ClassId (three float sub-controllers; scale axis identity).
-pub const SCALE_XYZ: [u32; 2] = [0x118f7e01, 0xfeee238b];
+pub const SCALE_XYZ: [u32; 2] = [0x118f7c01, 0xfeee238b];
 /// Euler XYZ rotation controller ClassId (three float sub-controllers, radians).
 pub const EULER_XYZ: [u32; 2] = [0x2012, 0];
 /// Default float value.

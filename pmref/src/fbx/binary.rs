@@ -287,11 +287,10 @@ impl Reader<'_> {
         let name_at = pos + 3 * w + 1;
         let name = String::from_utf8_lossy(self.take(name_at, name_len, record_end, "record name")?).into_owned();
         let props_at = name_at + name_len;
-        let props_end = usize::try_from(list_len)
-            .ok()
-            .and_then(|l| props_at.checked_add(l))
-            .filter(|&e| e <= record_end)
-            .ok_or(FbxError::Truncated { what: "property list", offset: props_at as u64, end: record_end as u64 })?;
+        let props_end =
+            usize::try_from(list_len).ok().and_then(|l| props_at.checked_add(l)).filter(|&e| e <= record_end).ok_or(
+                FbxError::Truncated { what: "property list", offset: props_at as u64, end: record_end as u64 },
+            )?;
         let mut properties = Vec::new();
         let mut p = props_at;
         for _ in 0..count {
@@ -365,7 +364,10 @@ impl Reader<'_> {
             _ => 1,
         };
         let bad = |what: String| FbxError::BadArray { offset: pos as u64, what };
-        let wanted = count.checked_mul(size).filter(|&n| n <= MAX_ARRAY_BYTES).ok_or_else(|| bad(format!("{count} elements is too many")))?;
+        let wanted = count
+            .checked_mul(size)
+            .filter(|&n| n <= MAX_ARRAY_BYTES)
+            .ok_or_else(|| bad(format!("{count} elements is too many")))?;
         let decoded: Vec<u8> = match encoding {
             0 => data.to_vec(),
             1 => {
@@ -408,7 +410,7 @@ pub fn write(doc: &Document) -> Vec<u8> {
     out
 }
 
-fn put_uint(out: &mut Vec<u8>, at: usize, v: u64, wide: bool) {
+fn put_uint(out: &mut [u8], at: usize, v: u64, wide: bool) {
     if wide {
         out[at..at + 8].copy_from_slice(&v.to_le_bytes());
     } else {
@@ -515,7 +517,10 @@ mod tests {
         bytes.extend_from_slice(&[0; 13]);
         let doc = read(&bytes).unwrap();
         assert_eq!(doc.version, 7400);
-        assert_eq!(doc.nodes, vec![Node { name: "A".into(), properties: vec![Property::I32(7)], children: vec![], offset: 27 }]);
+        assert_eq!(
+            doc.nodes,
+            vec![Node { name: "A".into(), properties: vec![Property::I32(7)], children: vec![], offset: 27 }]
+        );
     }
 
     #[test]
@@ -545,7 +550,10 @@ mod tests {
         assert!(matches!(read(b"; FBX 7.3.0 project file\n"), Err(FbxError::NotBinary { ascii: true })));
         let doc = Document {
             version: 7400,
-            nodes: vec![leaf("Objects", vec![Property::String(b"x\0\x01Model".to_vec()), Property::F64s(vec![1.0; 4])])],
+            nodes: vec![leaf(
+                "Objects",
+                vec![Property::String(b"x\0\x01Model".to_vec()), Property::F64s(vec![1.0; 4])],
+            )],
         };
         let bytes = write(&doc);
         for cut in 27..bytes.len() - 13 {

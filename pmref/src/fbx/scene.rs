@@ -155,7 +155,9 @@ fn axes(p: &HashMap<String, Vec<Property>>) -> Option<Axes> {
         coord: (int("CoordAxis").unwrap_or(0), int("CoordAxisSign").unwrap_or(1)),
         original_up: int("OriginalUpAxis").map(|a| (a, int("OriginalUpAxisSign").unwrap_or(1))),
         unit_scale: number(p, "UnitScaleFactor").unwrap_or(1.0),
-        original_unit_scale: number(p, "OriginalUnitScaleFactor").or_else(|| number(p, "UnitScaleFactor")).unwrap_or(1.0),
+        original_unit_scale: number(p, "OriginalUnitScaleFactor")
+            .or_else(|| number(p, "UnitScaleFactor"))
+            .unwrap_or(1.0),
         source: "GlobalSettings".into(),
     })
 }
@@ -224,8 +226,8 @@ pub fn scene_of(doc: &Document) -> Result<RefScene, SceneError> {
                 let name_at = if legacy { 0 } else { 1 };
                 let name = o.properties.get(name_at).and_then(Property::as_bytes).map(object_name).unwrap_or_default();
                 let kind = object_kind(o);
-                let producer =
-                    PRODUCER_KINDS.contains(&kind.as_str()) || (kind == "Camera" && PRODUCER_CAMERAS.contains(&name.as_str()));
+                let producer = PRODUCER_KINDS.contains(&kind.as_str())
+                    || (kind == "Camera" && PRODUCER_CAMERAS.contains(&name.as_str()));
                 if legacy && producer {
                     exporter_added.push(name);
                     continue;
@@ -254,7 +256,8 @@ pub fn scene_of(doc: &Document) -> Result<RefScene, SceneError> {
     if let Some(conn) = doc.node("Connections") {
         for c in conn.children.iter().filter(|c| c.name == "C" || c.name == "Connect") {
             let kind = c.properties.first().and_then(Property::as_text).unwrap_or_default();
-            let (Some(child), Some(parent)) = (key_of(c.properties.get(1), legacy), key_of(c.properties.get(2), legacy))
+            let (Some(child), Some(parent)) =
+                (key_of(c.properties.get(1), legacy), key_of(c.properties.get(2), legacy))
             else {
                 continue;
             };
