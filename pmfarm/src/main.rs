@@ -128,6 +128,9 @@ struct RunArgs {
     /// Complete the interrupted run in this output folder (same files, same options).
     #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "manifest", "workspace"])]
     resume: Option<PathBuf>,
+    /// With --resume: keep journaled `infra-error` results instead of running those files again.
+    #[arg(long, requires = "resume")]
+    keep_infra_errors: bool,
     /// A list of files (one per line, or a TSV with a `file` column).
     #[arg(long, conflicts_with = "paths")]
     manifest: Option<PathBuf>,
@@ -168,7 +171,8 @@ struct RunArgs {
     /// `manifest.tsv`, or laid out like one); repeatable, searched in order.
     #[arg(long)]
     reference: Vec<PathBuf>,
-    /// The pmworker binary (default: next to pmfarm).
+    /// A separate worker executable taking `pmworker`'s arguments (default: this binary's
+    /// hidden `worker` entry, which runs the same code as `pmworker`).
     #[arg(long)]
     worker: Option<PathBuf>,
     /// Run files inside this process (rayon; no isolation — for benchmarks).
@@ -197,7 +201,18 @@ struct RunArgs {
     shard_from_env: Option<String>,
 }
 
+/// Hidden first argument that turns this process into a worker: the coordinator launches
+/// its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
+/// `cargo run -p pmfarm` builds is complete on its own (no separate `pmworker` needed).
+const WORKER_ENTRY: &str = "worker";
+
 fn main() {
+    let mut args = std::env::args_os();
+    if std::env::args_os().nth(1).is_some_and(|a| a == WORKER_ENTRY) {
+        let program = args.next().unwrap_or_default();
+        let rest = args.skip(1);
+        std::process::exit(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -308,11 +323,11 @@ fn run(a: RunArgs) -> i32 {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
         }
     }
-    let worker = match &a.worker {
-        Some(w) => w.clone(),
-        None => match std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("pmworker"))) {
-            Some(p) => p,
-            None => return usage("cannot locate pmworker; pass --worker PATH"),
+    let (worker, worker_prefix) = match &a.worker {
+        Some(w) => (w.clone(), Vec::new()),
+        None => match std::env::current_exe() {
+            Ok(p) => (p, vec![WORKER_ENTRY.to_string()]),
+            Err(e) => return usage(format!("cannot locate this executable to run workers ({e}); pass --worker PATH")),
         },
     };
     if !a.in_process && !worker.is_file() {
@@ -333,6 +348,7 @@ fn run(a: RunArgs) -> i32 {
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
+        worker_prefix,
         limits,
         work: WorkOptions {
             tiers,
@@ -345,6 +361,7 @@ fn run(a: RunArgs) -> i32 {
         gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
         report: !a.no_report,
         junit_per_file: a.junit_per_file,
+        retry_infra_errors: !a.keep_infra_errors,
     };
     if a.resume.is_some() {
         return pmfarm::run::resume(&cfg);
@@ -403,6 +420,10 @@ fn baseline(cmd: BaselineCommand) -> i32 {
         return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
     }
     let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let _lock = match pmfarm::lock_consistent_run(&out) {
+        Ok(l) => l,
+        Err(e) => return usage(format!("baseline: {e}")),
+    };
     let path = pmfarm::baseline::path_of(&dir, &name);
     let results = match pmfarm::read_results(&out) {
         Ok(r) => r,
