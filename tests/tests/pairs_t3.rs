@@ -304,3 +304,40 @@ fn worker_finds_references_by_relative_then_base_name() {
     assert_eq!(results.len(), 1);
     assert!(results[0]["reason"].as_str().unwrap().starts_with("missing reference"), "{}", results[0]);
 }
+
+/// Every manifest row, in process: the per-comparison pass counts `docs/exporters.md`
+/// quotes (measured with `scripts/pairs_sweep.sh`) must not drop. About a minute in a
+/// debug build, so it runs with `PMFARM_LONG_TESTS=1` (set by `.ci/run`).
+#[test]
+fn every_pair_keeps_the_documented_pass_counts() {
+    if std::env::var("PMFARM_LONG_TESTS").map_or(true, |v| v != "1") {
+        eprintln!("SKIP: set PMFARM_LONG_TESTS=1 to compare all 105 pairs");
+        return;
+    }
+    let Some(pairs) = pairs() else { return };
+    let manifest = std::fs::read_to_string(pairs.join("manifest.tsv")).unwrap();
+    let mut passes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut exports = 0;
+    for row in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let cells: Vec<&str> = row.split('\t').collect();
+        for export in cells[2]
+            .split(';')
+            .map(str::trim)
+            .filter(|e| pmref::pairs::EXPORT_EXTENSIONS.iter().any(|x| e.to_lowercase().ends_with(&format!(".{x}"))))
+        {
+            exports += 1;
+            let ext = Path::new(export).extension().unwrap().to_string_lossy().into_owned();
+            let reference = std::fs::read(pairs.join(export)).unwrap();
+            for c in compare(&pairs.join(cells[0]), export, &ext, &reference) {
+                if c.verdict.name() == "pass" {
+                    *passes.entry(c.name).or_default() += 1;
+                }
+            }
+        }
+    }
+    eprintln!("pairs: {exports} exports, passes per comparison {passes:?}");
+    assert_eq!(exports, 105);
+    for (comparison, documented) in [("hierarchy", 95), ("transforms", 82), ("geometry", 62), ("skin", 7)] {
+        assert!(passes.get(comparison).copied().unwrap_or(0) >= documented, "{comparison}: {passes:?}");
+    }
+}
