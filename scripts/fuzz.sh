@@ -8,16 +8,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
-mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/header_forms fuzz/corpus/ole_open fuzz/corpus/typed_pipeline fuzz/corpus/param_block
+mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/header_forms fuzz/corpus/ole_open fuzz/corpus/typed_pipeline fuzz/corpus/param_block fuzz/corpus/property_set fuzz/corpus/reference_readers
 if [ -d "$shared" ]; then
   small=$(find "$shared" -name '*.max' -size -400k | sort)
   cargo run -q --release -p pmcore --example extract_streams fuzz/corpus/chunk_parse $small
   cargo run -q --release -p pmcore --example param_block_seeds fuzz/corpus/param_block $small
   for f in $small; do cp -f "$f" fuzz/corpus/ole_open/; cp -f "$f" fuzz/corpus/typed_pipeline/; done
+fi
+# reference_readers: seeds are the small exports of ../shared/corpus/pairs, each behind a
+# selector byte (0 FBX without its magic, 1 OBJ, 2 .x without its header).
+pairs=../shared/corpus/pairs
+if [ -d "$pairs" ]; then
+  find "$pairs" -iname '*.fbx' -size -200k | sort | head -20 | while read -r f; do
+    { printf '\x00'; tail -c +22 "$f"; } > "fuzz/corpus/reference_readers/fbx-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+  find "$pairs" -iname '*.obj' -size -400k | while read -r f; do
+    { printf '\x01'; cat "$f"; } > "fuzz/corpus/reference_readers/obj-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+  find "$pairs" -iname '*.x' -size -400k | while read -r f; do
+    { printf '\x02'; tail -c +17 "$f"; } > "fuzz/corpus/reference_readers/x-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
 fi
 
 cd fuzz

@@ -197,13 +197,14 @@ struct RunArgs {
     /// Tiers, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel, summary). With t3 and none named: `summary`,
-    /// whose reference (Max's document summary) is inside every `.max`.
+    /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs). With t3 and none
+    /// named: `summary`, whose reference (Max's document summary) is inside every `.max`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
-    /// Reference outputs for T3.
+    /// Reference outputs for T3: a folder of same-named outputs, or a pairs folder (its
+    /// `manifest.tsv`, or laid out like one); repeatable, searched in order.
     #[arg(long)]
-    reference: Option<PathBuf>,
+    reference: Vec<PathBuf>,
     /// A separate worker executable taking `pmworker`'s arguments (default: this binary's
     /// hidden `worker` entry, which runs the same code as `pmworker`).
     #[arg(long)]

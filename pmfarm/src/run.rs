@@ -36,8 +36,10 @@ pub struct WorkOptions {
     pub tiers: Vec<Tier>,
     /// Exporters.
     pub exports: Vec<String>,
-    /// Reference folder for T3.
-    pub reference: Option<PathBuf>,
+    /// Reference folders for T3, in search order (`--reference`, repeatable). Journals
+    /// written when this was a single optional folder still read (`null` or one path).
+    #[serde(default, deserialize_with = "one_or_many_paths")]
+    pub reference: Vec<PathBuf>,
     /// In-process mode (no isolation).
     pub in_process: bool,
 }
@@ -50,7 +52,7 @@ impl WorkOptions {
             args.push("--export".into());
             args.push(self.exports.join(","));
         }
-        if let Some(r) = &self.reference {
+        for r in &self.reference {
             args.push("--reference".into());
             args.push(r.display().to_string());
         }
@@ -67,6 +69,20 @@ impl WorkOptions {
             abort_on_oom: false,
         }
     }
+}
+
+/// Reads `reference` as a list, or as the single optional path older journals hold.
+fn one_or_many_paths<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Paths {
+        Many(Vec<PathBuf>),
+        One(Option<PathBuf>),
+    }
+    Ok(match <Paths as serde::Deserialize>::deserialize(d)? {
+        Paths::Many(v) => v,
+        Paths::One(p) => p.into_iter().collect(),
+    })
 }
 
 /// Everything `run` needs.

@@ -19,13 +19,15 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, obj-base, skel, summary), comma-separated;
-    /// `obj-base` writes base objects without their modifier stacks.
+    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs),
+    /// comma-separated; `obj-base` writes base objects without their modifier stacks, `pairs`
+    /// compares the file with 3ds Max's own exports found through `--reference`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
-    /// Folder of reference outputs for T3, matched by relative name.
+    /// Folder of reference outputs for T3, matched by relative name; repeatable (pairs
+    /// folders are searched by relative name, then unique base name).
     #[arg(long)]
-    reference: Option<PathBuf>,
+    reference: Vec<PathBuf>,
     /// Folder for export outputs (default: a temporary folder per exporter).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -95,7 +97,7 @@ where
     }
     for e in &cli.exports {
         if !crate::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj, obj-base, skel or summary)");
+            eprintln!("pmworker: unknown exporter `{e}` (expected one of {})", crate::export::KNOWN_EXPORTERS.join(", "));
             return exit::USAGE;
         }
     }

@@ -1,11 +1,12 @@
-//! Exporters inside the worker (OBJ, NeL .skel) and their T3 comparisons.
+//! Exporters inside the worker (OBJ, NeL .skel) and their T3 comparisons; and the pairs
+//! comparisons (`pairs`: the file against what 3ds Max itself exported, `pmref`).
 //!
 //! Each exporter runs in this process, so an exporter crash is a crash of this file only:
 //! a breadcrumb (tier `export`, stream = exporter name) is written before the exporter
 //! runs and another (tier `t3`) before its comparison, so the last breadcrumb names it.
 //! Outputs go to `--out DIR` or to a temporary folder per exporter, named after the input
-//! file (`<stem>.obj`, `<stem>.skel`); with `--reference DIR` the file of the same name
-//! there is the T3 reference. Without one, T3 is `skip` and the export digest is the
+//! file (`<stem>.obj`, `<stem>.skel`); with `--reference DIR` (repeatable) the file of the
+//! same name in the first folder holding one is the T3 reference. Without one, T3 is `skip` and the export digest is the
 //! result (for baseline diffs).
 
 use crate::emit::Sink;
@@ -23,9 +24,12 @@ use std::path::{Path, PathBuf};
 
 /// The exporters this worker knows, in the order they run when T3 asks for all.
 pub const EXPORTERS: [&str; 3] = ["obj", "skel", crate::summary::NAME];
+/// The pseudo-exporter that compares the file with 3ds Max's own exports (`--export
+/// pairs`; also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
+pub const PAIRS: &str = "pairs";
 /// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
-/// objects without their modifier stacks.
-pub const KNOWN_EXPORTERS: [&str; 4] = ["obj", "obj-base", "skel", crate::summary::NAME];
+/// objects without their modifier stacks; `pairs` the comparisons with Max's own exports.
+pub const KNOWN_EXPORTERS: [&str; 5] = ["obj", "obj-base", "skel", crate::summary::NAME, PAIRS];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -64,13 +68,20 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
         if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
-    names
+    let pairs_asked = names.iter().any(|n| n == PAIRS)
+        || (opts.exports.is_empty() && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file()));
+    let mut verdicts: Vec<ExportVerdict> = names
         .iter()
+        .filter(|n| *n != PAIRS)
         .flat_map(|name| match name.as_str() {
             crate::summary::NAME => crate::summary::run(&stem, file, opts, sink),
             _ => vec![run_one(name, &stem, file, opts, sink)],
         })
-        .collect()
+        .collect();
+    if pairs_asked {
+        verdicts.extend(crate::pairs::run(source, file, &opts.reference, sink));
+    }
+    verdicts
 }
 
 /// Chunk path and offset of an exporter error: the Scene object it names, else the Scene
@@ -174,17 +185,19 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
         }
     };
     crumb(sink, "t3", name);
-    let Some(reference_dir) = &opts.reference else {
+    if opts.reference.is_empty() {
         let detail = json!({ "sha256": digest });
         return verdict(
             Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() },
             Some(detail),
         );
-    };
-    let reference_path = reference_dir.join(&file_name);
-    let Ok(reference) = std::fs::read(&reference_path) else {
+    }
+    let candidates: Vec<PathBuf> = opts.reference.iter().map(|dir| dir.join(&file_name)).collect();
+    let Some((reference_path, reference)) =
+        candidates.iter().find_map(|p| std::fs::read(p).ok().map(|bytes| (p.clone(), bytes)))
+    else {
         let detail = json!({ "sha256": digest });
-        let reason = format!("no-reference: no reference output {}", reference_path.display());
+        let reason = format!("no-reference: no reference output {}", candidates[0].display());
         return verdict(Verdict::Skip { reason }, Some(detail));
     };
     let (v, mut detail) = compare(&produced, &reference, &reference_path);

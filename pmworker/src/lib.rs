@@ -10,6 +10,7 @@ pub mod events;
 pub mod export;
 pub mod fault;
 pub mod memory;
+pub mod pairs;
 pub mod pipeline;
 pub mod slot;
 pub mod summary;

@@ -18,8 +18,9 @@ pub struct Options {
     pub tiers: Vec<Tier>,
     /// Exporters to run (`obj`, `skel`).
     pub exports: Vec<String>,
-    /// Folder of reference outputs for T3 (same relative names as the exports).
-    pub reference: Option<PathBuf>,
+    /// Folders of reference outputs for T3, searched in order (same names as the exports;
+    /// pairs folders for `pairs`).
+    pub reference: Vec<PathBuf>,
     /// Folder for export outputs (a temporary folder per exporter when absent).
     pub out: Option<PathBuf>,
     /// Called once the file is open, with its decoded stream bytes: the worker binary tunes
@@ -36,7 +37,7 @@ impl Default for Options {
         Options {
             tiers: vec![Tier::T1, Tier::T2],
             exports: Vec::new(),
-            reference: None,
+            reference: Vec::new(),
             out: None,
             on_decoded: None,
             abort_on_oom: false,

@@ -138,6 +138,32 @@ pub fn property_set(data: &[u8]) {
     }
 }
 
+/// The reference readers (`pmref`: binary FBX records and scene, OBJ, `.x`): never panic;
+/// the first byte picks the reader so one corpus reaches all three. FBX records that read
+/// must write and read back to the same records.
+pub fn reference_readers(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else { return };
+    match which % 3 {
+        0 => {
+            let mut bytes = pmref::fbx::binary::MAGIC.to_vec();
+            bytes.extend_from_slice(rest);
+            if let Ok(doc) = pmref::fbx::binary::read(&bytes) {
+                let again = pmref::fbx::binary::read(&pmref::fbx::binary::write(&doc)).expect("written records read");
+                assert_eq!(again.nodes.len(), doc.nodes.len(), "record count changed through write");
+                let _ = pmref::fbx::scene::scene_of(&doc);
+            }
+        }
+        1 => {
+            let _ = pmref::read_reference("obj", rest);
+        }
+        _ => {
+            let mut bytes = b"xof 0303bin 0032".to_vec();
+            bytes.extend_from_slice(rest);
+            let _ = pmref::read_reference("x", &bytes);
+        }
+    }
+}
+
 /// A fuzz target body.
 pub type Body = fn(&[u8]);
 
@@ -149,4 +175,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("typed_pipeline", typed_pipeline),
     ("param_block", param_block),
     ("property_set", property_set),
+    ("reference_readers", reference_readers),
 ];

@@ -20,6 +20,8 @@ pub const PRS: [u32; 2] = [0x2005, 0];
 pub const LOOK_AT: [u32; 2] = [0x2006, 0];
 /// Position XYZ controller ClassId (three float sub-controllers).
 pub const POSITION_XYZ: [u32; 2] = [0x118f7e02, 0xffee238a];
+/// Scale XYZ controller ClassId (three float sub-controllers; scale axis identity).
+pub const SCALE_XYZ: [u32; 2] = [0x118f7c01, 0xfeee238b];
 /// Euler XYZ rotation controller ClassId (three float sub-controllers, radians).
 pub const EULER_XYZ: [u32; 2] = [0x2012, 0];
 /// Default float value.
@@ -267,9 +269,6 @@ pub fn rotation_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<Q
 fn f32s_u32(p: &[u8]) -> Option<u32> {
     (p.len() == 4).then(|| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
 }
-
-/// ClassId of Scale XYZ (three float controllers, one per axis).
-pub const SCALE_XYZ: [u32; 2] = [0x118f7c01, 0xfeee238b];
 
 /// Default scale and scale axis (0x2505), or a Scale XYZ's three floats (axis identity).
 pub fn scale_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<(Vec3, Quat), ControllerError> {

@@ -1,0 +1,4 @@
+//! Binary FBX: the record layer ([`binary`]) and the scene it describes ([`scene`]).
+
+pub mod binary;
+pub mod scene;

@@ -1,0 +1,218 @@
+//! What a reference export says about the scene, whatever its format: nodes with their
+//! parents and local transforms, meshes, animation curves and skin clusters — in the
+//! export's own units and axes, with the settings that say what those are.
+
+use glam::DMat4;
+
+/// Which format the reference was read from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// Binary FBX of this version (6100, 7400 …).
+    Fbx(u32),
+    /// Wavefront OBJ (no hierarchy, no transforms: world-space vertices).
+    Obj,
+    /// DirectX `.x` (frames with matrices).
+    X,
+}
+
+impl Format {
+    /// Does this format carry node names and parent links?
+    pub fn has_hierarchy(&self) -> bool {
+        !matches!(self, Format::Obj)
+    }
+
+    /// Does this format carry animation curves? (`.x` may, but this reader does not look.)
+    pub fn has_animation(&self) -> bool {
+        matches!(self, Format::Fbx(_))
+    }
+}
+
+/// Axis and unit settings the export declares (FBX `GlobalSettings`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Axes {
+    /// Up axis index (0 X, 1 Y, 2 Z) and sign.
+    pub up: (i64, i64),
+    /// Front axis index and sign.
+    pub front: (i64, i64),
+    /// Coordinate (right) axis index and sign.
+    pub coord: (i64, i64),
+    /// The scene's up axis before the exporter converted it; `None` when the file does not
+    /// say (FBX 6.0 writes only `UpAxis`).
+    pub original_up: Option<(i64, i64)>,
+    /// Centimetres per file unit.
+    pub unit_scale: f64,
+    /// Centimetres per scene unit before export.
+    pub original_unit_scale: f64,
+    /// Where the settings came from (`GlobalSettings` or `default: …`).
+    pub source: String,
+}
+
+impl Axes {
+    /// Factor from scene units to file units (`original / unit`).
+    pub fn unit_factor(&self) -> f64 {
+        if self.unit_scale > 0.0 && self.original_unit_scale > 0.0 {
+            self.original_unit_scale / self.unit_scale
+        } else {
+            1.0
+        }
+    }
+}
+
+/// One mesh as exported: positions in the node's object space (FBX: before the geometric
+/// transform), polygons as vertex index lists.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RefMesh {
+    /// Vertex positions.
+    pub positions: Vec<[f64; 3]>,
+    /// Polygons (corner vertex indices).
+    pub polygons: Vec<Vec<u32>>,
+    /// First UV channel per polygon corner, when the export has one.
+    pub uv: Option<Vec<[f64; 2]>>,
+}
+
+/// One exported node.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefNode {
+    /// Name as written (class suffixes such as `\0\x01Model` stripped).
+    pub name: String,
+    /// Node kind (`Mesh`, `Null`, `LimbNode`, `Camera` …; `Frame` for `.x`).
+    pub kind: String,
+    /// Parent node index; `None` for children of the scene root.
+    pub parent: Option<usize>,
+    /// Local transform matrix (column vectors) in file units and axes.
+    #[serde(skip)]
+    pub local: DMat4,
+    /// Pre-rotation (degrees, XYZ), as written (the exporter's Y-up conversion sits here).
+    pub pre_rotation: [f64; 3],
+    /// Geometric (object-offset) transform applied to the mesh only.
+    #[serde(skip)]
+    pub geometric: DMat4,
+    /// The mesh attached, if any.
+    pub mesh: Option<RefMesh>,
+    /// Where the node record is in the file (its locator).
+    pub offset: u64,
+}
+
+/// One animation curve.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefCurve {
+    /// Node index.
+    pub node: usize,
+    /// `T`, `R` or `S`.
+    pub channel: char,
+    /// 0 X, 1 Y, 2 Z.
+    pub component: usize,
+    /// Key times in FBX ticks (46 186 158 000 per second).
+    pub times: Vec<i64>,
+    /// Key values (file units; degrees for rotations).
+    pub values: Vec<f64>,
+    /// Where the curve is in the file.
+    pub offset: u64,
+}
+
+/// One skin deformer: per bone, the vertices and weights.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefSkin {
+    /// The skinned mesh's node index.
+    pub node: usize,
+    /// Clusters: bone name, vertex indices, weights, record offset.
+    pub clusters: Vec<RefCluster>,
+}
+
+/// One cluster of a skin deformer.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefCluster {
+    /// The bone's node name.
+    pub bone: String,
+    /// Vertex indices.
+    pub indices: Vec<u32>,
+    /// Weights, one per index.
+    pub weights: Vec<f64>,
+    /// Where the cluster is in the file.
+    pub offset: u64,
+}
+
+/// A reference export, read.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefScene {
+    /// The format.
+    pub format: Format,
+    /// Declared axes and units (`None` when the format declares none: OBJ, `.x`).
+    pub axes: Option<Axes>,
+    /// Animation start time in ticks (FBX `TimeSpanStart`), when declared.
+    pub start_time: Option<i64>,
+    /// Nodes in file order.
+    pub nodes: Vec<RefNode>,
+    /// Animation curves.
+    pub curves: Vec<RefCurve>,
+    /// Skin deformers.
+    pub skins: Vec<RefSkin>,
+    /// Models kept out of `nodes`, by name: those the exporter adds itself and no Max node
+    /// stands for (FBX 6.0's producer cameras and camera switcher), and FBX 6 models no
+    /// connection links into the scene (`name (unlinked)`).
+    pub exporter_added: Vec<String>,
+    /// Half the last printed decimal of text positions (OBJ writes 4 decimals: 5e-5);
+    /// `None` for binary formats, whose floats carry their own precision.
+    pub position_resolution: Option<f64>,
+}
+
+impl RefScene {
+    /// Does node `i` carry animation (a curve of two or more keys with different values)?
+    pub fn is_animated(&self, i: usize) -> bool {
+        self.curves
+            .iter()
+            .any(|c| c.node == i && c.times.len() >= 2 && c.values.iter().any(|v| (v - c.values[0]).abs() > 1e-9))
+    }
+
+    /// Node index by exact name.
+    pub fn node_by_name(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+}
+
+/// FBX ticks per second.
+pub const FBX_TICKS_PER_SECOND: i64 = 46_186_158_000;
+
+/// Rotation matrix of FBX Euler angles in degrees for rotation order `order` (0 = XYZ:
+/// X applied first, so `R = Rz · Ry · Rx` in column vectors).
+pub fn euler_matrix(deg: [f64; 3], order: i64) -> DMat4 {
+    let [x, y, z] = deg.map(f64::to_radians);
+    let (rx, ry, rz) = (DMat4::from_rotation_x(x), DMat4::from_rotation_y(y), DMat4::from_rotation_z(z));
+    match order {
+        1 => ry * rz * rx, // XZY
+        2 => rx * rz * ry, // YZX
+        3 => rz * rx * ry, // YXZ
+        4 => ry * rx * rz, // ZXY
+        5 => rx * ry * rz, // ZYX
+        _ => rz * ry * rx, // XYZ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    #[test]
+    fn xyz_order_applies_x_first() {
+        // 90° about X then 90° about Z: X→X→Y, Y→Z→Z.
+        let m = euler_matrix([90.0, 0.0, 90.0], 0);
+        assert!((m.transform_vector3(DVec3::X) - DVec3::Y).length() < 1e-12);
+        assert!((m.transform_vector3(DVec3::Y) - DVec3::Z).length() < 1e-12);
+    }
+
+    #[test]
+    fn unit_factor_is_original_over_file_units() {
+        let axes = Axes {
+            up: (1, 1),
+            front: (2, 1),
+            coord: (0, 1),
+            original_up: Some((2, 1)),
+            unit_scale: 1.0,
+            original_unit_scale: 2.54,
+            source: "test".into(),
+        };
+        assert_eq!(axes.unit_factor(), 2.54);
+    }
+}
