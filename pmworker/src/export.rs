@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 
 /// The exporters this worker knows, in the order they run when T3 asks for all.
 pub const EXPORTERS: [&str; 3] = ["obj", "skel", crate::summary::NAME];
+/// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
+/// objects without their modifier stacks.
+pub const KNOWN_EXPORTERS: [&str; 4] = ["obj", "obj-base", "skel", crate::summary::NAME];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -91,9 +94,14 @@ fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
     sink.breadcrumb(Breadcrumb { tier: tier.into(), stream: exporter.into(), ..Default::default() });
 }
 
+/// OBJ options of exporter `name` (`obj-base`: modifier stacks not applied).
+fn obj_options(name: &str) -> obj::ExportOptions {
+    obj::ExportOptions { base_only: name == "obj-base", ..Default::default() }
+}
+
 fn produce(name: &str, file: &MaxFile) -> Outcome {
     match name {
-        "obj" => match obj::export(file) {
+        "obj" | "obj-base" => match obj::export_with(file, obj_options(name)) {
             Ok((objects, summary)) => Outcome::Built {
                 bytes: obj::write(&objects).into_bytes(),
                 produced: Produced::Obj(objects),
@@ -168,12 +176,15 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     crumb(sink, "t3", name);
     let Some(reference_dir) = &opts.reference else {
         let detail = json!({ "sha256": digest });
-        return verdict(Verdict::Skip { reason: "no reference folder given (--reference)".into() }, Some(detail));
+        return verdict(
+            Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() },
+            Some(detail),
+        );
     };
     let reference_path = reference_dir.join(&file_name);
     let Ok(reference) = std::fs::read(&reference_path) else {
         let detail = json!({ "sha256": digest });
-        let reason = format!("no reference output {}", reference_path.display());
+        let reason = format!("no-reference: no reference output {}", reference_path.display());
         return verdict(Verdict::Skip { reason }, Some(detail));
     };
     let (v, mut detail) = compare(&produced, &reference, &reference_path);

@@ -6,7 +6,6 @@
 //!
 //! Max's rules, as measured on the real corpora, are documented in `docs/exporters.md`.
 
-use crate::export::obj;
 use crate::facts::doc_summary::{DocSummary, SceneTotals};
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees, NODE_IMPL, OSM_DERIVED, WSM_DERIVED};
 use crate::MaxFile;
@@ -291,45 +290,22 @@ fn category(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<Option<Cat
     Ok(Some(category))
 }
 
-/// Mesh totals from what the OBJ exporter writes, when it writes the whole scene's
-/// geometry: every geometry node with stored buffers and no modifier (evaluated meshes are
-/// the geometry issue's work); otherwise the classes that stop it. Vertices are the OBJ's
-/// vertices; faces are counted as Max counts them (measured on the pairs): the live faces
-/// of the stored buffers, i.e. polygons for Editable Poly and triangles for Editable Mesh,
-/// where the OBJ holds triangles only.
+/// Mesh totals from pmcore's evaluated meshes (base object + modifier stack, `crate::eval`),
+/// faces under each node's face rule as Max counts them (polygons for Editable Poly,
+/// triangles for Editable Mesh and primitives; measured on the pairs); count-only above the
+/// memory budget. A node whose evaluation stopped makes the totals incomplete: the section
+/// is then unsupported, naming the classes that stopped it (by Class ID).
 fn mesh_totals(index: &SceneIndex<'_>) -> Result<(u64, u64), Vec<String>> {
-    let mut blocking = Vec::new();
-    let mut faces = 0u64;
-    for node in index.objects.iter().filter(|o| is_scene_node(o)) {
-        let Some((base, modifiers)) = stack(index, node) else { continue };
-        let Some(class) = &base.class else { continue };
-        if class.superclass == superclass::SHAPE && matches!(category(index, node), Ok(Some(Category::Objects))) {
-            // A shape under Extrude / Lathe / …: its mesh exists only once evaluated.
-            blocking.extend(modifiers.iter().filter_map(|m| m.class.as_ref().map(|c| c.name.clone())));
-        }
-        if class.superclass != superclass::GEOMOBJECT {
-            continue;
-        }
-        blocking
-            .extend(modifiers.iter().map(|m| m.class.as_ref().map_or_else(|| "<modifier>".into(), |c| c.name.clone())));
-        match crate::model::geometry::Mesh::of_object(base.chunk) {
-            Ok(Some(mesh)) => faces += mesh.polygons.len() as u64,
-            Ok(None) => blocking.push(class.name.clone()),
-            Err(e) => blocking.push(format!("{}: {e}", class.name)),
-        }
-    }
-    if !blocking.is_empty() {
+    let nodes = crate::eval::evaluate_index(index, crate::eval::DEFAULT_BUDGET_VERTICES, false);
+    let totals = crate::eval::totals_of(&nodes);
+    if !totals.stopped.is_empty() {
+        let mut blocking: Vec<String> =
+            totals.stopped.iter().map(|s| format!("{} ({})", s.class_name, s.class_id)).collect();
         blocking.sort();
         blocking.dedup();
         return Err(blocking);
     }
-    match obj::export_index(index) {
-        Ok((objects, summary)) if summary.unplaced.is_empty() => {
-            Ok((objects.iter().map(|o| o.positions.len() as u64).sum(), faces))
-        }
-        Ok(_) => Err(vec!["unplaced node".into()]),
-        Err(e) => Err(vec![format!("OBJ export: {e}")]),
-    }
+    Ok((totals.vertices, totals.faces))
 }
 
 /// A node's base object and the modifiers above it (through OSM/WSM derived objects, last
