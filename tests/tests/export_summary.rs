@@ -164,7 +164,7 @@ fn per_section_verdicts_on_every_real_file() {
     assert!(row("objects")[0] >= 237 && row("scene-totals")[0] >= 237, "{table:?}");
     assert!(row("plugins")[0] == 238 && row("plugins")[1] == 0, "{table:?}");
     assert!(row("render")[0] >= 236 && row("render")[1] == 0, "{table:?}");
-    assert!(row("materials")[0] >= 204 && row("dependencies")[0] >= 163 && row("mesh-totals")[0] >= 40, "{table:?}");
+    assert!(row("materials")[0] >= 204 && row("dependencies")[0] >= 163 && row("mesh-totals")[0] >= 133, "{table:?}");
     for section in ["objects", "scene-totals"] {
         for f in fails.iter().filter(|f| f.split(' ').nth(1).is_some_and(|s| s.trim_end_matches(':') == section)) {
             assert!(

@@ -48,7 +48,10 @@ fn facts(path: &Path) -> FileFacts {
 /// Read by hand from the raw property sets of the files whose General section is in
 /// Chinese (`3ds Max 版本: 26.00`, `版本: 26.0.0.940`, `另存为版本: 26.00`), and the three
 /// Max 7 files whose property set is 70 bytes with no heading.
-const BY_HAND: &[(&str, Option<&str>, Option<&str>, Option<&str>)] = &[
+/// File, release, saved as, build.
+type HandRead = (&'static str, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+
+const BY_HAND: &[HandRead] = &[
     // file, release, saved as, build
     ("kelvinleesm__chair.max", Some("26.00"), Some("26.00"), Some("26.0.0.940")),
     ("kelvinleesm__table.max", Some("26.00"), Some("26.00"), Some("26.0.0.940")),

@@ -266,7 +266,7 @@ mod tests {
             _ => text.bytes().chain([0]).collect(),
         };
         out.extend((raw.len() as u32).to_le_bytes());
-        while raw.len() % 4 != 0 {
+        while !raw.len().is_multiple_of(4) {
             raw.push(0);
         }
         out.extend(raw);
