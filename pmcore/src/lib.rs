@@ -7,6 +7,7 @@
 pub mod chunk;
 pub mod compression;
 pub mod container;
+pub mod eval;
 pub mod export;
 pub mod facts;
 pub mod guard;

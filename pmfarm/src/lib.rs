@@ -12,6 +12,7 @@ pub mod gates;
 pub mod history;
 pub mod journal;
 pub mod limits;
+pub mod locate;
 pub mod lock;
 pub mod merge;
 pub mod outcome;

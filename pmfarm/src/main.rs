@@ -90,8 +90,11 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         /// Gates folder (default: the one the shards recorded).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "no_gates")]
         gates: Option<PathBuf>,
+        /// Merge without gates.
+        #[arg(long)]
+        no_gates: bool,
         /// Baselines folder for the report's readable diffs (default: `baselines/` of the workspace).
         #[arg(long)]
         baselines: Option<PathBuf>,
@@ -192,9 +195,10 @@ struct RunArgs {
     #[arg(long, default_value = "4G")]
     memory: String,
     /// Tiers, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
+    #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel).
+    /// Exporters to run in the worker (obj, skel, summary). With t3 and none named: `summary`,
+    /// whose reference (Max's document summary) is inside every `.max`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Reference outputs for T3.
@@ -213,9 +217,12 @@ struct RunArgs {
     /// Baselines folder (default: `baselines/` of the workspace).
     #[arg(long)]
     baselines: Option<PathBuf>,
-    /// Gates folder (default: `gates/` of the workspace).
-    #[arg(long)]
+    /// Gates folder (default: `gates/` of the workspace this pmfarm belongs to).
+    #[arg(long, conflicts_with = "no_gates")]
     gates: Option<PathBuf>,
+    /// Run without gates (the exit code then says nothing about the results).
+    #[arg(long)]
+    no_gates: bool,
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
@@ -265,9 +272,14 @@ fn main() {
             pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
-        Command::Merge { outs, out, gates, baselines, no_report, history } => {
+        Command::Merge { outs, out, gates, no_gates, baselines, no_report, history } => {
             let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
-            pmfarm::merge::merge_cmd(&outs, &out, gates.as_deref(), &baselines, !no_report, history.as_deref())
+            let gates = match (gates, no_gates) {
+                (Some(d), _) => Some(pmfarm::gates::GateSource::Dir(enumerate::absolute(&d))),
+                (None, true) => Some(pmfarm::gates::GateSource::Disabled),
+                (None, false) => None,
+            };
+            pmfarm::merge::merge_cmd(&outs, &out, gates.as_ref(), &baselines, !no_report, history.as_deref())
         }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
@@ -316,20 +328,9 @@ fn usage(message: impl std::fmt::Display) -> i32 {
     code::USAGE
 }
 
-/// The workspace root: the nearest ancestor of the current folder (else of the
-/// executable) holding a `Cargo.toml` with `[workspace]`; else the current folder.
+/// The pmfarm workspace this binary belongs to ([`pmfarm::locate`]), else the current folder.
 fn workspace_root() -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let exe = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
-    for start in [Some(cwd.clone()), exe].into_iter().flatten() {
-        for dir in start.ancestors() {
-            let manifest = dir.join("Cargo.toml");
-            if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
-                return dir.to_path_buf();
-            }
-        }
-    }
-    cwd
+    pmfarm::locate::farm_workspace().unwrap_or_else(|_| std::env::current_dir().unwrap_or_default())
 }
 
 fn run(a: RunArgs) -> i32 {
@@ -361,8 +362,11 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            return usage(format!(
+                "--export: unknown exporter `{e}` (expected one of {})",
+                pmworker::export::KNOWN_EXPORTERS.join(", ")
+            ));
         }
     }
     if let Some(name) = &a.baseline {
@@ -395,20 +399,29 @@ fn run(a: RunArgs) -> i32 {
         return usage("--history with --shard would append one line per shard: give --history to `pmfarm merge`");
     }
     let root = workspace_root();
+    let gates = match pmfarm::locate::gate_source(a.gates.as_deref(), a.no_gates) {
+        Ok(g) => g,
+        Err(e) => return usage(e),
+    };
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
         worker_prefix,
         limits,
         work: WorkOptions {
+            exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
+                vec![pmworker::summary::NAME.to_string()]
+            } else {
+                a.exports.clone()
+            },
             tiers,
-            exports: a.exports.clone(),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },
         baseline: a.baseline.clone(),
         baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
-        gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
+        gates,
+        complete: shard.is_none(),
         report: !a.no_report,
         junit_per_file: a.junit.per_file(),
         retry_infra_errors: !a.keep_infra_errors,

@@ -19,7 +19,8 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, skel), comma-separated.
+    /// Exporters to run inside this process (obj, obj-base, skel, summary), comma-separated;
+    /// `obj-base` writes base objects without their modifier stacks.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Folder of reference outputs for T3, matched by relative name.
@@ -93,8 +94,8 @@ where
         };
     }
     for e in &cli.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj or skel)");
+        if !crate::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj, obj-base, skel or summary)");
             return exit::USAGE;
         }
     }

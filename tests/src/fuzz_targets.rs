@@ -64,8 +64,11 @@ pub fn ole_open(data: &[u8]) {
 /// The whole worker pipeline in process (T1, T2, triage, exports): never panics and
 /// always ends with an `end` event.
 pub fn typed_pipeline(data: &[u8]) {
-    let opts =
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: vec!["obj".into(), "skel".into()], ..Options::default() };
+    let opts = Options {
+        tiers: vec![Tier::T1, Tier::T2],
+        exports: vec!["obj".into(), "skel".into(), "summary".into()],
+        ..Options::default()
+    };
     let mut sink = VecSink::default();
     run_bytes("fuzz.max", data, &opts, &mut sink, Timing::default());
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");
@@ -122,6 +125,19 @@ pub fn param_block(data: &[u8]) {
     }
 }
 
+/// OLE property-set parser and the typed document summary on any bytes: never panics;
+/// whatever parses types into sections without panicking either, and the summary T3 of a
+/// file-less account skips every section rather than passing it.
+pub fn property_set(data: &[u8]) {
+    use pmcore::export::summary::{compare, SectionOutcome, SummaryError};
+    if let Ok(sections) = pmcore::facts::property_set::parse(data) {
+        let summary = pmcore::facts::doc_summary::DocSummary::from_sections(&sections);
+        for v in compare(&summary, Err(&SummaryError::NoScene)) {
+            assert!(matches!(v.outcome, SectionOutcome::Skip { .. }), "{v:?}");
+        }
+    }
+}
+
 /// A fuzz target body.
 pub type Body = fn(&[u8]);
 
@@ -132,4 +148,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ole_open", ole_open),
     ("typed_pipeline", typed_pipeline),
     ("param_block", param_block),
+    ("property_set", property_set),
 ];

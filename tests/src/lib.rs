@@ -106,6 +106,7 @@ pub fn binary(name: &str) -> PathBuf {
 /// Hostile inputs derived from real files at test time.
 pub mod fixtures;
 pub mod hostile;
+pub mod rigs;
 
 /// Bodies of the fuzz targets, shared with the regression replay.
 pub mod fuzz_targets;

@@ -268,9 +268,16 @@ fn f32s_u32(p: &[u8]) -> Option<u32> {
     (p.len() == 4).then(|| u32::from_le_bytes([p[0], p[1], p[2], p[3]]))
 }
 
-/// Default scale and scale axis (0x2505).
+/// ClassId of Scale XYZ (three float controllers, one per axis).
+pub const SCALE_XYZ: [u32; 2] = [0x118f7c01, 0xfeee238b];
+
+/// Default scale and scale axis (0x2505), or a Scale XYZ's three floats (axis identity).
 pub fn scale_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<(Vec3, Quat), ControllerError> {
     let o = object(index, slot, "scale")?;
+    if has_class(o, SCALE_XYZ) && value_chunk(o, DEFAULT_SCALE).is_none() {
+        let axis = |s| float_default(index, o.reference(s));
+        return Ok((Vec3::new(axis(0)?, axis(1)?, axis(2)?), Quat::IDENTITY));
+    }
     let v = value(o, DEFAULT_SCALE, 3)?;
     let axis = value(o, DEFAULT_SCALE, 7).map(|a| max_quat([a[3], a[4], a[5], a[6]])).unwrap_or(Quat::IDENTITY);
     Ok((Vec3::new(v[0], v[1], v[2]), axis))

@@ -10,6 +10,7 @@
 //! directories, ClassData and Config; [`normalize`] is the whitelist.
 
 pub mod appdata;
+pub mod assets;
 pub mod controllers;
 pub mod directory;
 pub mod file;

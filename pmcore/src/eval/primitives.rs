@@ -1,0 +1,732 @@
+//! Procedural primitives as Max builds them, from their parameter values: the vertex
+//! layout and face structure of Max's tri objects (triangles, joined across hidden
+//! edges into the polygons Max shows when it converts to poly).
+//!
+//! Parameter structs are filled by [`super::params`] from the object's parameter block;
+//! the generators only see numbers, so each is unit-tested against counts worked out by
+//! hand from the parameters.
+
+use super::mesh::{EvalMesh, FaceRule, MapChannel, Polygon, Welder};
+use glam::{Vec2, Vec3};
+use std::f32::consts::TAU;
+
+/// Largest segment / side count a generator accepts (anything larger is a corrupt value,
+/// not a scene; it also bounds the memory a hostile parameter can ask for).
+pub const MAX_SEGMENTS: i32 = 10_000;
+
+/// Why a primitive's parameters cannot be turned into a mesh.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PrimitiveError {
+    /// A count outside its range.
+    #[error("parameter `{name}` = {value} is out of range")]
+    OutOfRange {
+        /// Parameter name.
+        name: &'static str,
+        /// Its value.
+        value: i32,
+    },
+    /// A setting whose topology is not implemented (slice, hemisphere …).
+    #[error("`{0}` is not evaluated")]
+    Unsupported(&'static str),
+}
+
+fn segs(name: &'static str, value: i32, min: i32) -> Result<u32, PrimitiveError> {
+    if (min..=MAX_SEGMENTS).contains(&value) {
+        Ok(value as u32)
+    } else {
+        Err(PrimitiveError::OutOfRange { name, value })
+    }
+}
+
+/// A segment count as the generators clamp it (negative → 0), widened for formulas.
+fn n(v: i32) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// Box (class 0x00000010, 0): length along Y, width along X, height along Z from the base.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxParams {
+    /// Length (Y).
+    pub length: f32,
+    /// Width (X).
+    pub width: f32,
+    /// Height (Z).
+    pub height: f32,
+    /// Length segments.
+    pub length_segs: i32,
+    /// Width segments.
+    pub width_segs: i32,
+    /// Height segments.
+    pub height_segs: i32,
+}
+
+impl BoxParams {
+    /// Vertices Max builds: top and bottom grids plus the inner rings,
+    /// 2(l+1)(w+1) + 2(h−1)(l+w).
+    pub fn vertices(&self) -> u64 {
+        let (l, w, h) = (n(self.length_segs), n(self.width_segs), n(self.height_segs));
+        2 * (l + 1) * (w + 1) + 2 * h.saturating_sub(1) * (l + w)
+    }
+}
+
+/// A box: every side a grid of quads (each two triangles with a hidden diagonal), grid
+/// points shared along edges and corners.
+pub fn box_mesh(p: &BoxParams) -> Result<EvalMesh, PrimitiveError> {
+    let l = segs("length segs", p.length_segs, 1)?;
+    let w = segs("width segs", p.width_segs, 1)?;
+    let h = segs("height segs", p.height_segs, 1)?;
+    let mut welder = Welder::default();
+    let mut polygons = Vec::new();
+    let at = |k: [u32; 3]| {
+        Vec3::new(
+            -p.width / 2.0 + p.width * k[0] as f32 / w as f32,
+            -p.length / 2.0 + p.length * k[1] as f32 / l as f32,
+            p.height * k[2] as f32 / h as f32,
+        )
+    };
+    // Each side: the lattice axis held fixed, its value, and the two running axes.
+    let sides: [(usize, u32, [usize; 2]); 6] =
+        [(2, 0, [1, 0]), (2, h, [0, 1]), (1, 0, [0, 2]), (1, l, [2, 0]), (0, 0, [2, 1]), (0, w, [1, 2])];
+    let n = [w, l, h];
+    for (fixed, value, [a, b]) in sides {
+        let key = |u: u32, v: u32| {
+            let mut k = [0u32; 3];
+            k[fixed] = value;
+            k[a] = u;
+            k[b] = v;
+            k
+        };
+        for u in 0..n[a] {
+            for v in 0..n[b] {
+                let corners = [key(u, v), key(u + 1, v), key(u + 1, v + 1), key(u, v + 1)]
+                    .map(|k| welder.vertex(k.map(i64::from), at(k)));
+                polygons.push(Polygon::new(corners.to_vec()));
+            }
+        }
+    }
+    Ok(EvalMesh { positions: welder.positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// Plane (class 0x081f1dfc, 0x77566f65): one grid of quads, length along Y, width along X.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlaneParams {
+    /// Length (Y).
+    pub length: f32,
+    /// Width (X).
+    pub width: f32,
+    /// Length segments.
+    pub length_segs: i32,
+    /// Width segments.
+    pub width_segs: i32,
+}
+
+impl PlaneParams {
+    /// Vertices: (l+1)(w+1).
+    pub fn vertices(&self) -> u64 {
+        (n(self.length_segs) + 1) * (n(self.width_segs) + 1)
+    }
+}
+
+/// A plane grid with map channel 1 spanning 0..1.
+pub fn plane_mesh(p: &PlaneParams) -> Result<EvalMesh, PrimitiveError> {
+    let l = segs("length segs", p.length_segs, 1)?;
+    let w = segs("width segs", p.width_segs, 1)?;
+    let mut positions = Vec::new();
+    let mut uvs = Vec::new();
+    for j in 0..=l {
+        for i in 0..=w {
+            let (u, v) = (i as f32 / w as f32, j as f32 / l as f32);
+            positions.push(Vec3::new((u - 0.5) * p.width, (v - 0.5) * p.length, 0.0));
+            uvs.push(Vec2::new(u, v));
+        }
+    }
+    let idx = |i: u32, j: u32| j * (w + 1) + i;
+    let mut polygons = Vec::new();
+    let mut faces = Vec::new();
+    for j in 0..l {
+        for i in 0..w {
+            let c = vec![idx(i, j), idx(i + 1, j), idx(i + 1, j + 1), idx(i, j + 1)];
+            faces.push(c.clone());
+            polygons.push(Polygon::new(c));
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: Some(MapChannel { vertices: uvs, faces }), rule: FaceRule::Triangles })
+}
+
+/// One point of a revolved profile: radius from the axis and height. A point on the axis
+/// is one vertex, not a ring.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ProfilePoint {
+    radius: f32,
+    z: f32,
+    axis: bool,
+}
+
+fn ring(radius: f32, z: f32) -> ProfilePoint {
+    ProfilePoint { radius, z, axis: false }
+}
+
+fn pole(z: f32) -> ProfilePoint {
+    ProfilePoint { radius: 0.0, z, axis: true }
+}
+
+/// Revolves `profile` around Z with `sides` segments. Between two rings: quads; between a
+/// pole and a ring: a fan of triangles, which is one polygon when `hidden_fans` (a cap:
+/// Max hides the spokes) and separate triangles otherwise (a sphere's pole). A `closed`
+/// profile also joins its last point to its first (tube, torus).
+fn revolve(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans: bool) -> EvalMesh {
+    let mut positions = Vec::new();
+    let mut first = Vec::with_capacity(profile.len());
+    for p in profile {
+        first.push(positions.len() as u32);
+        if p.axis {
+            positions.push(Vec3::new(0.0, 0.0, p.z));
+        } else {
+            for s in 0..sides {
+                let a = TAU * s as f32 / sides as f32;
+                positions.push(Vec3::new(p.radius * a.cos(), p.radius * a.sin(), p.z));
+            }
+        }
+    }
+    let at = |k: usize, s: u32| if profile[k].axis { first[k] } else { first[k] + s % sides };
+    let mut polygons = Vec::new();
+    let pairs = if closed { profile.len() } else { profile.len().saturating_sub(1) };
+    for k in 0..pairs {
+        let n = (k + 1) % profile.len();
+        match (profile[k].axis, profile[n].axis) {
+            (true, true) => {}
+            (false, false) => {
+                for s in 0..sides {
+                    polygons.push(Polygon::new(vec![at(k, s), at(k, s + 1), at(n, s + 1), at(n, s)]));
+                }
+            }
+            (k_axis, _) => {
+                let (centre, rim) = if k_axis { (k, n) } else { (n, k) };
+                let fan: Vec<[u32; 3]> = (0..sides).map(|s| [first[centre], at(rim, s), at(rim, s + 1)]).collect();
+                if hidden_fans {
+                    let corners = (0..sides).map(|s| at(rim, s)).collect();
+                    polygons.push(Polygon { corners, material: 0, smoothing: 0, triangles: fan });
+                } else {
+                    polygons.extend(fan.into_iter().map(|t| Polygon::new(t.to_vec())));
+                }
+            }
+        }
+    }
+    EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
+}
+
+/// Cylinder (class 0x00000012, 0) and Cone (class 0xa86c23dd, 0): radius at the base and
+/// at the top (equal for a cylinder), height, height / cap segments, sides.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CylinderParams {
+    /// Base radius.
+    pub radius1: f32,
+    /// Top radius.
+    pub radius2: f32,
+    /// Height.
+    pub height: f32,
+    /// Height segments.
+    pub height_segs: i32,
+    /// Cap segments.
+    pub cap_segs: i32,
+    /// Sides.
+    pub sides: i32,
+    /// Slice on.
+    pub slice: bool,
+}
+
+impl CylinderParams {
+    /// Vertices: sides·(height segs + 1) side rings, 2·sides·(cap segs − 1) cap rings, 2 centres.
+    pub fn vertices(&self) -> u64 {
+        let (h, c, s) = (n(self.height_segs), n(self.cap_segs), n(self.sides));
+        s * (h + 1) + 2 * s * c.saturating_sub(1) + 2
+    }
+}
+
+/// Cylinder / cone: base centre, base cap rings, side rings, top cap rings, top centre.
+pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
+    let h = segs("height segs", p.height_segs, 1)?;
+    let c = segs("cap segs", p.cap_segs, 1)?;
+    let s = segs("sides", p.sides, 3)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    let mut profile = vec![pole(0.0)];
+    profile.extend((1..c).map(|i| ring(p.radius1 * i as f32 / c as f32, 0.0)));
+    profile.extend((0..=h).map(|i| {
+        let t = i as f32 / h as f32;
+        ring(p.radius1 + (p.radius2 - p.radius1) * t, p.height * t)
+    }));
+    profile.extend((1..c).rev().map(|i| ring(p.radius2 * i as f32 / c as f32, p.height)));
+    profile.push(pole(p.height));
+    Ok(revolve(&profile, s, false, true))
+}
+
+/// Tube (class 0x00007b21, 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TubeParams {
+    /// Radius 1.
+    pub radius1: f32,
+    /// Radius 2.
+    pub radius2: f32,
+    /// Height.
+    pub height: f32,
+    /// Height segments.
+    pub height_segs: i32,
+    /// Cap segments.
+    pub cap_segs: i32,
+    /// Sides.
+    pub sides: i32,
+    /// Slice on.
+    pub slice: bool,
+}
+
+impl TubeParams {
+    /// Vertices: sides·(2·height segs + 2·cap segs) (a closed loop of rings).
+    pub fn vertices(&self) -> u64 {
+        n(self.sides) * (2 * n(self.height_segs) + 2 * n(self.cap_segs))
+    }
+}
+
+/// Tube: a closed profile — one wall up, top cap across, the other wall down, bottom cap.
+pub fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
+    let h = segs("height segs", p.height_segs, 1)?;
+    let c = segs("cap segs", p.cap_segs, 1)?;
+    let s = segs("sides", p.sides, 3)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    let across = |from: f32, to: f32, i: u32| from + (to - from) * i as f32 / c as f32;
+    let mut profile: Vec<ProfilePoint> = (0..=h).map(|i| ring(p.radius1, p.height * i as f32 / h as f32)).collect();
+    profile.extend((1..c).map(|i| ring(across(p.radius1, p.radius2, i), p.height)));
+    profile.extend((0..=h).rev().map(|i| ring(p.radius2, p.height * i as f32 / h as f32)));
+    profile.extend((1..c).map(|i| ring(across(p.radius2, p.radius1, i), 0.0)));
+    Ok(revolve(&profile, s, true, false))
+}
+
+/// Torus (class 0x00000020, 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TorusParams {
+    /// Radius of the ring's centre line.
+    pub radius1: f32,
+    /// Radius of the cross-section.
+    pub radius2: f32,
+    /// Segments around the ring.
+    pub segments: i32,
+    /// Sides of the cross-section.
+    pub sides: i32,
+    /// Slice on.
+    pub slice: bool,
+}
+
+impl TorusParams {
+    /// Vertices: segments·sides.
+    pub fn vertices(&self) -> u64 {
+        n(self.segments) * n(self.sides)
+    }
+}
+
+/// Torus: a closed circle of `sides` points revolved `segments` times.
+pub fn torus_mesh(p: &TorusParams) -> Result<EvalMesh, PrimitiveError> {
+    let n = segs("segments", p.segments, 3)?;
+    let m = segs("sides", p.sides, 3)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    let profile: Vec<ProfilePoint> = (0..m)
+        .map(|i| {
+            let a = TAU * i as f32 / m as f32;
+            ring(p.radius1 + p.radius2 * a.cos(), p.radius2 * a.sin())
+        })
+        .collect();
+    Ok(revolve(&profile, n, true, false))
+}
+
+/// Sphere (class 0x00000011, 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SphereParams {
+    /// Radius.
+    pub radius: f32,
+    /// Segments around (Max's "Segments").
+    pub segments: i32,
+    /// Hemisphere fraction (0 = whole sphere).
+    pub hemisphere: f32,
+    /// Slice on.
+    pub slice: bool,
+    /// Base to pivot (the sphere sits on its base instead of its centre).
+    pub base_to_pivot: bool,
+}
+
+impl SphereParams {
+    /// Vertices: segments·(segments/2 − 1) + 2 poles.
+    pub fn vertices(&self) -> u64 {
+        let s = n(self.segments);
+        s * (s / 2).saturating_sub(1) + 2
+    }
+}
+
+/// Sphere: `segments` around, `segments / 2` bands from pole to pole; the pole fans are
+/// visible triangles.
+pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
+    let n = segs("segments", p.segments, 4)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    if p.hemisphere != 0.0 {
+        return Err(PrimitiveError::Unsupported("hemisphere"));
+    }
+    let rows = n / 2;
+    let lift = if p.base_to_pivot { p.radius } else { 0.0 };
+    let mut profile = vec![pole(lift - p.radius)];
+    profile.extend((1..rows).map(|i| {
+        let a = std::f32::consts::PI * i as f32 / rows as f32;
+        ring(p.radius * a.sin(), lift - p.radius * a.cos())
+    }));
+    profile.push(pole(lift + p.radius));
+    Ok(revolve(&profile, n, false, false))
+}
+
+/// GeoSphere base solid (its `Geodesic Base Type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeoBase {
+    /// Tetrahedron.
+    Tetra,
+    /// Octahedron.
+    Octa,
+    /// Icosahedron.
+    Icosa,
+}
+
+/// GeoSphere (class 0x00000000, 0x00007f9e).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GeoSphereParams {
+    /// Radius.
+    pub radius: f32,
+    /// Segments (subdivisions of each base edge).
+    pub segments: i32,
+    /// Base solid.
+    pub base: GeoBase,
+    /// Hemisphere.
+    pub hemisphere: bool,
+}
+
+impl GeoSphereParams {
+    /// Vertices: F·s²/2 + 2 over the base solid's F faces (Euler: E = 3F/2, V = 2 + E − F).
+    pub fn vertices(&self) -> u64 {
+        let faces = match self.base {
+            GeoBase::Tetra => 4,
+            GeoBase::Octa => 8,
+            GeoBase::Icosa => 20,
+        };
+        let s = n(self.segments);
+        faces * s * s / 2 + 2
+    }
+}
+
+fn base_solid(base: GeoBase) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    match base {
+        GeoBase::Tetra => (
+            vec![
+                Vec3::new(1.0, 1.0, 1.0),
+                Vec3::new(-1.0, -1.0, 1.0),
+                Vec3::new(-1.0, 1.0, -1.0),
+                Vec3::new(1.0, -1.0, -1.0),
+            ],
+            vec![[0, 1, 3], [0, 2, 1], [0, 3, 2], [1, 2, 3]],
+        ),
+        GeoBase::Octa => (
+            vec![Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z],
+            vec![[4, 0, 2], [4, 2, 1], [4, 1, 3], [4, 3, 0], [5, 2, 0], [5, 1, 2], [5, 3, 1], [5, 0, 3]],
+        ),
+        GeoBase::Icosa => {
+            let t = (1.0 + 5f32.sqrt()) / 2.0;
+            let v = vec![
+                Vec3::new(-1.0, t, 0.0),
+                Vec3::new(1.0, t, 0.0),
+                Vec3::new(-1.0, -t, 0.0),
+                Vec3::new(1.0, -t, 0.0),
+                Vec3::new(0.0, -1.0, t),
+                Vec3::new(0.0, 1.0, t),
+                Vec3::new(0.0, -1.0, -t),
+                Vec3::new(0.0, 1.0, -t),
+                Vec3::new(t, 0.0, -1.0),
+                Vec3::new(t, 0.0, 1.0),
+                Vec3::new(-t, 0.0, -1.0),
+                Vec3::new(-t, 0.0, 1.0),
+            ];
+            let f = vec![
+                [0, 11, 5],
+                [0, 5, 1],
+                [0, 1, 7],
+                [0, 7, 10],
+                [0, 10, 11],
+                [1, 5, 9],
+                [5, 11, 4],
+                [11, 10, 2],
+                [10, 7, 6],
+                [7, 1, 8],
+                [3, 9, 4],
+                [3, 4, 2],
+                [3, 2, 6],
+                [3, 6, 8],
+                [3, 8, 9],
+                [4, 9, 5],
+                [2, 4, 11],
+                [6, 2, 10],
+                [8, 6, 7],
+                [9, 8, 1],
+            ];
+            (v, f)
+        }
+    }
+}
+
+/// GeoSphere: every face of the base solid split into `segments²` triangles, points
+/// pushed onto the sphere; points on shared base edges are welded by their barycentric
+/// key over the base vertices.
+pub fn geosphere_mesh(p: &GeoSphereParams) -> Result<EvalMesh, PrimitiveError> {
+    let n = segs("segments", p.segments, 1)?;
+    if p.hemisphere {
+        return Err(PrimitiveError::Unsupported("hemisphere"));
+    }
+    let (base_v, base_f) = base_solid(p.base);
+    let mut welder = Welder::default();
+    let mut polygons = Vec::new();
+    for f in &base_f {
+        let mut point = |i: u32, j: u32| {
+            let k = n - i - j;
+            // Key: the (base vertex, weight) pairs with non-zero weight, sorted.
+            let mut pairs: Vec<(u32, u32)> =
+                [(f[0], k), (f[1], i), (f[2], j)].into_iter().filter(|&(_, w)| w > 0).collect();
+            pairs.sort();
+            let mut key = [-1i64; 3];
+            for (slot, (v, w)) in pairs.iter().enumerate() {
+                key[slot] = i64::from(*v) * (i64::from(n) + 1) + i64::from(*w);
+            }
+            let sum = base_v[f[0] as usize] * k as f32
+                + base_v[f[1] as usize] * i as f32
+                + base_v[f[2] as usize] * j as f32;
+            welder.vertex(key, sum.normalize() * p.radius)
+        };
+        for j in 0..n {
+            for i in 0..n - j {
+                let (a, b, c) = (point(i, j), point(i + 1, j), point(i, j + 1));
+                polygons.push(Polygon::new(vec![a, b, c]));
+                if i + j + 1 < n {
+                    let d = point(i + 1, j + 1);
+                    polygons.push(Polygon::new(vec![b, d, c]));
+                }
+            }
+        }
+    }
+    Ok(EvalMesh { positions: welder.positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// Bone object (class 0x28bf6e8d, 0x2ecca840) without fins.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoneParams {
+    /// Width (Y).
+    pub width: f32,
+    /// Height (Z).
+    pub height: f32,
+    /// Taper (fraction of the section lost at the far end).
+    pub taper: f32,
+    /// Length (X).
+    pub length: f32,
+    /// Any fin (side, front, back) on.
+    pub fins: bool,
+}
+
+impl BoneParams {
+    /// Vertices: 9 (pivot point and two sections of 4).
+    pub fn vertices(&self) -> u64 {
+        9
+    }
+}
+
+/// A bone: a point at the pivot, a full section a little along X, the tapered section at
+/// the far end (9 vertices; 4 tip triangles, 4 side quads, 1 end quad = 14 triangles, as
+/// the corpus's fin-less bones count: `public/neill3d__ikpoping.max`, 3 bones = 27 / 42).
+pub fn bone_mesh(p: &BoneParams) -> Result<EvalMesh, PrimitiveError> {
+    if p.fins {
+        return Err(PrimitiveError::Unsupported("bone fins"));
+    }
+    let near = (p.width.min(p.height) / 2.0).min(p.length);
+    let (w, h) = (p.width / 2.0, p.height / 2.0);
+    let k = 1.0 - p.taper;
+    let mut positions = vec![Vec3::ZERO];
+    for (x, s) in [(near, 1.0), (p.length, k)] {
+        positions.extend([
+            Vec3::new(x, -w * s, -h * s),
+            Vec3::new(x, w * s, -h * s),
+            Vec3::new(x, w * s, h * s),
+            Vec3::new(x, -w * s, h * s),
+        ]);
+    }
+    let mut polygons: Vec<Polygon> = (0..4).map(|i| Polygon::new(vec![0, 1 + (i + 1) % 4, 1 + i])).collect();
+    polygons.extend((0..4).map(|i| Polygon::new(vec![1 + i, 1 + (i + 1) % 4, 5 + (i + 1) % 4, 5 + i])));
+    polygons.push(Polygon::new(vec![5, 6, 7, 8]));
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vtp(m: &EvalMesh) -> (u64, u64, u64) {
+        let c = m.counts();
+        (c.vertices, c.triangles, c.polygons)
+    }
+
+    #[test]
+    fn box_3_by_2_by_1_segments() {
+        // Length 3 × width 2 × height 1 segments. Top and bottom grids: (3+1)(2+1) = 12
+        // points each; no ring between them (height 1): V = 24. Quads: 2·(3·2 + 3·1 + 2·1)
+        // = 22, each two triangles: 44. Euler: V − E + F = 24 − 44 + 22 = 2.
+        let p = BoxParams { length: 3.0, width: 2.0, height: 1.0, length_segs: 3, width_segs: 2, height_segs: 1 };
+        let m = box_mesh(&p).unwrap();
+        assert_eq!(vtp(&m), (24, 44, 22));
+        assert_eq!(m.counts().edges, 44);
+    }
+
+    #[test]
+    fn box_default_and_tall() {
+        // 1×1×1: the 8 corners, 6 quads, 12 triangles.
+        let one = BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 };
+        assert_eq!(vtp(&box_mesh(&one).unwrap()), (8, 12, 6));
+        // 1×1×4: 8 corners + 3 inner rings of 4 = 20; quads 2·(1 + 4 + 4) = 18, 36 triangles.
+        let tall = BoxParams { height_segs: 4, ..one };
+        assert_eq!(vtp(&box_mesh(&tall).unwrap()), (20, 36, 18));
+        assert!(box_mesh(&BoxParams { width_segs: 0, ..one }).is_err());
+    }
+
+    #[test]
+    fn plane_4_by_3() {
+        // (4+1)(3+1) = 20 grid points, 4·3 = 12 quads, 24 triangles.
+        let m = plane_mesh(&PlaneParams { length: 1.0, width: 1.0, length_segs: 4, width_segs: 3 }).unwrap();
+        assert_eq!(vtp(&m), (20, 24, 12));
+        assert_eq!(m.uv.as_ref().unwrap().faces.len(), 12);
+    }
+
+    #[test]
+    fn cylinder_default_and_with_cap_segments() {
+        // Max's default cylinder: 18 sides, 5 height segments, 1 cap segment. Side rings:
+        // 18·6 = 108, plus the 2 cap centres: 110. Triangles: sides 2·18·5 = 180, caps
+        // 2·18 fan triangles: 216. Polygons: 90 quads + 2 caps (18-gons, hidden spokes) = 92.
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 2.0,
+            height_segs: 5,
+            cap_segs: 1,
+            sides: 18,
+            slice: false,
+        };
+        let m = cylinder_mesh(&p).unwrap();
+        assert_eq!(vtp(&m), (110, 216, 92));
+        // As a poly object the two centres no face corner uses are gone: 108 vertices.
+        assert_eq!(m.into_poly().positions.len(), 108);
+        // 8 sides, 1 height segment, 3 cap segments: rings 2 (sides) + 2·2 (cap) = 6 → 48,
+        // + 2 centres = 50. Triangles: 2·8·1 + 2·(8 + 2·8·2) = 16 + 80 = 96.
+        let q = CylinderParams { sides: 8, height_segs: 1, cap_segs: 3, ..p };
+        assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (1 + 16)));
+        assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
+    }
+
+    #[test]
+    fn tube_default() {
+        // 18 sides, 5 height, 1 cap segment: rings 2·6 = 12 → 216 vertices; every ring pair
+        // (closed loop of 12) gives 18 quads: 216 quads, 432 triangles.
+        let p = TubeParams {
+            radius1: 2.0,
+            radius2: 1.0,
+            height: 1.0,
+            height_segs: 5,
+            cap_segs: 1,
+            sides: 18,
+            slice: false,
+        };
+        assert_eq!(vtp(&tube_mesh(&p).unwrap()), (216, 432, 216));
+    }
+
+    #[test]
+    fn torus_24_by_12() {
+        // 24 segments × 12 sides: 288 vertices, 288 quads, 576 triangles.
+        let p = TorusParams { radius1: 10.0, radius2: 2.0, segments: 24, sides: 12, slice: false };
+        assert_eq!(vtp(&torus_mesh(&p).unwrap()), (288, 576, 288));
+    }
+
+    #[test]
+    fn sphere_default_32_segments() {
+        // 32 segments: 16 bands, 15 rings of 32 + 2 poles = 482 vertices. Triangles: 2·32
+        // pole triangles + 14 bands·32 quads·2 = 64 + 896 = 960.
+        let p = SphereParams { radius: 1.0, segments: 32, hemisphere: 0.0, slice: false, base_to_pivot: false };
+        let m = sphere_mesh(&p).unwrap();
+        assert_eq!(vtp(&m), (482, 960, 64 + 14 * 32));
+        assert!(m.positions.iter().all(|v| (v.length() - 1.0).abs() < 1e-5));
+    }
+
+    #[test]
+    fn bone_without_fins() {
+        // Pivot point + two sections of 4: V = 9. Triangles: 4 at the tip, 2·4 on the sides,
+        // 2 at the end cap = 14; polygons 4 + 4 + 1 = 9.
+        let p = BoneParams { width: 10.0, height: 10.0, taper: 0.9, length: 100.0, fins: false };
+        assert_eq!(vtp(&bone_mesh(&p).unwrap()), (9, 14, 9));
+        assert!(bone_mesh(&BoneParams { fins: true, ..p }).is_err());
+    }
+
+    #[test]
+    fn geosphere_icosa_octa_tetra() {
+        // Icosahedron, 4 segments: 20·4² = 320 triangles; V = 10·4² + 2 = 162 (Euler with
+        // E = 3F/2 = 480: V = 2 + 480 − 320).
+        let p = GeoSphereParams { radius: 1.0, segments: 4, base: GeoBase::Icosa, hemisphere: false };
+        assert_eq!(vtp(&geosphere_mesh(&p).unwrap()), (162, 320, 320));
+        // Octahedron, 2 segments: 8·4 = 32 faces, V = 2 + 48 − 32 = 18.
+        let o = GeoSphereParams { base: GeoBase::Octa, segments: 2, ..p };
+        assert_eq!(vtp(&geosphere_mesh(&o).unwrap()), (18, 32, 32));
+        // Tetrahedron, 3 segments: 4·9 = 36 faces, V = 2 + 54 − 36 = 20.
+        let t = GeoSphereParams { base: GeoBase::Tetra, segments: 3, ..p };
+        assert_eq!(vtp(&geosphere_mesh(&t).unwrap()), (20, 36, 36));
+    }
+
+    fn valid(m: &EvalMesh) -> bool {
+        let v = m.positions.len() as u32;
+        m.polygons.iter().all(|p| {
+            p.corners.len() >= 3 && p.corners.iter().chain(p.triangles.iter().flatten()).all(|&c| c < v)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn generators_build_the_vertex_count_their_formula_gives(
+            a in 1i32..7, b in 1i32..7, c in 1i32..5, sides in 3i32..20, base in 0usize..3,
+        ) {
+            let bx = BoxParams { length: 2.0, width: 3.0, height: 1.0, length_segs: a, width_segs: b, height_segs: c };
+            let m = box_mesh(&bx).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, bx.vertices());
+            // Closed surface of quads: Euler characteristic 2.
+            let k = m.counts();
+            proptest::prop_assert_eq!(k.vertices + k.polygons, k.edges + 2);
+            let pl = PlaneParams { length: 1.0, width: 1.0, length_segs: a, width_segs: b };
+            proptest::prop_assert_eq!(plane_mesh(&pl).unwrap().counts().vertices, pl.vertices());
+            let cy = CylinderParams { radius1: 1.0, radius2: 0.5, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false };
+            let m = cylinder_mesh(&cy).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, cy.vertices());
+            let tu = TubeParams { radius1: 2.0, radius2: 1.0, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false };
+            proptest::prop_assert_eq!(tube_mesh(&tu).unwrap().counts().vertices, tu.vertices());
+            let to = TorusParams { radius1: 3.0, radius2: 1.0, segments: sides, sides: a + 2, slice: false };
+            proptest::prop_assert_eq!(torus_mesh(&to).unwrap().counts().vertices, to.vertices());
+            let sp = SphereParams { radius: 1.0, segments: sides + 1, hemisphere: 0.0, slice: false, base_to_pivot: false };
+            let m = sphere_mesh(&sp).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, sp.vertices());
+            let g = GeoSphereParams { radius: 1.0, segments: a, base: [GeoBase::Tetra, GeoBase::Octa, GeoBase::Icosa][base], hemisphere: false };
+            let m = geosphere_mesh(&g).unwrap();
+            proptest::prop_assert!(valid(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, g.vertices());
+        }
+    }
+}

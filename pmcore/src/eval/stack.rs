@@ -1,0 +1,434 @@
+//! A node's object evaluated bottom-up: base object (stored mesh or procedural
+//! primitive), then its modifiers from the one nearest the base to the top.
+//!
+//! Derived objects (OSM/WSM Derived) list their modifiers top-first and their input
+//! object last (measured on the corpus: the last reference is the object the modifiers
+//! apply to, possibly another derived object).
+
+use super::classes::{self, ModifierRule, GEOM_OBJECT, SHAPE};
+use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
+use super::params::{ParamError, Params};
+use super::primitives::{self as prim, PrimitiveError};
+use super::shell::{shell, ShellParams};
+use super::subdivide::{catmull_clark, catmull_clark_counts};
+use crate::model::geometry::{self, MeshKind};
+use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED, WSM_DERIVED};
+use glam::Vec3;
+
+/// Vertices evaluation may build for a whole scene beyond what the file stores; past it,
+/// subdivisions are counted without building their mesh and primitives stop, named. A
+/// built vertex costs about 100 bytes (position, its share of quads, the subdivision edge
+/// map), so 250,000 vertices stay near 25 MB, inside the worker's 3 × decoded + 32 MiB
+/// memory bound.
+pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
+
+/// A node's evaluated object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Evaluated {
+    /// The mesh, built.
+    Mesh(EvalMesh),
+    /// Above the memory budget: counts only, and why.
+    CountOnly {
+        /// The counts.
+        counts: Counts,
+        /// Face rule of the result.
+        rule: FaceRule,
+        /// Which step went over the budget.
+        note: String,
+    },
+}
+
+impl Evaluated {
+    /// Counts and face rule of the result.
+    pub fn counts_and_rule(&self) -> (Counts, FaceRule) {
+        match self {
+            Evaluated::Mesh(m) => (m.counts(), m.rule),
+            Evaluated::CountOnly { counts, rule, .. } => (*counts, *rule),
+        }
+    }
+}
+
+/// What stopped a node's evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stop {
+    /// Class ID of the object or modifier that stopped it.
+    pub class_id: [u32; 2],
+    /// Its display name (informative only).
+    pub class_name: String,
+    /// Why.
+    pub why: String,
+}
+
+/// Outcome of one node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeOutcome {
+    /// Geometry, evaluated.
+    Evaluated(Evaluated),
+    /// Geometry Max counts, not evaluated here.
+    Stopped(Stop),
+    /// Not counted by Max (lights, cameras, helpers, shapes …), with the reason.
+    LeftOut(String),
+}
+
+/// One node's evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeEval {
+    /// Storage index of the node.
+    pub storage_index: usize,
+    /// Node name.
+    pub name: String,
+    /// Modifiers applied (0 when only the base was asked for).
+    pub modifiers: usize,
+    /// Outcome.
+    pub outcome: NodeOutcome,
+}
+
+fn stop(o: &SceneObject<'_>, why: impl Into<String>) -> Stop {
+    let (class_id, class_name) =
+        o.class.as_ref().map(|c| (c.class_id, c.name.clone())).unwrap_or(([0, 0], format!("chunk 0x{:04x}", o.chunk.id)));
+    Stop { class_id, class_name, why: why.into() }
+}
+
+/// Base object and modifiers (in application order, nearest the base first) under a
+/// node's object reference. Bounded by the number of scene objects.
+pub fn stack<'a, 'b>(
+    index: &'b SceneIndex<'a>,
+    node: &SceneObject<'a>,
+) -> Option<(&'b SceneObject<'a>, Vec<&'b SceneObject<'a>>)> {
+    let mut current = index.get(node.reference(1)?)?;
+    let mut top_first = Vec::new();
+    for _ in 0..=index.objects.len() {
+        if !matches!(current.chunk.id, OSM_DERIVED | WSM_DERIVED) {
+            top_first.reverse();
+            return Some((current, top_first));
+        }
+        let refs: Vec<usize> = current.references().into_iter().filter_map(|(_, t)| t).collect();
+        let (&last, rest) = refs.split_last()?;
+        top_first.extend(rest.iter().filter_map(|&i| index.get(i)));
+        current = index.get(last)?;
+    }
+    None
+}
+
+/// Evaluates every node of the scene, in storage order.
+/// `budget` is shared by the whole scene: each built mesh uses it up.
+pub fn evaluate_index(index: &SceneIndex<'_>, budget: u64, base_only: bool) -> Vec<NodeEval> {
+    let mut left = budget;
+    let mut out = Vec::new();
+    for node in index.objects.iter().filter(|o| o.is_node()) {
+        let e = evaluate_node(index, node, left, base_only);
+        if let NodeOutcome::Evaluated(Evaluated::Mesh(m)) = &e.outcome {
+            left = left.saturating_sub(m.positions.len() as u64);
+        }
+        out.push(e);
+    }
+    out
+}
+
+/// Evaluates one node.
+pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64, base_only: bool) -> NodeEval {
+    let name = node.node_name().unwrap_or_default();
+    let mut out = NodeEval { storage_index: node.storage_index, name, modifiers: 0, outcome: NodeOutcome::LeftOut(String::new()) };
+    let Some((base, modifiers)) = stack(index, node) else {
+        out.outcome = NodeOutcome::LeftOut("no object".into());
+        return out;
+    };
+    let superclass = base.class.as_ref().map(|c| c.superclass);
+    match superclass {
+        Some(GEOM_OBJECT) if base.class.as_ref().is_some_and(|c| c.class_id == classes::TARGET_OBJECT) => {
+            out.outcome = NodeOutcome::LeftOut("target object".into());
+            return out;
+        }
+        Some(GEOM_OBJECT) => {}
+        Some(SHAPE) if modifiers.is_empty() || base_only => {
+            out.outcome = NodeOutcome::LeftOut("shape".into());
+            return out;
+        }
+        Some(SHAPE) => {
+            out.outcome = NodeOutcome::Stopped(stop(modifiers[0], "modifier over a shape"));
+            return out;
+        }
+        Some(s) => {
+            out.outcome = NodeOutcome::LeftOut(format!("superclass 0x{s:x}"));
+            return out;
+        }
+        None => {
+            out.outcome = NodeOutcome::Stopped(stop(base, "class not in the class directory"));
+            return out;
+        }
+    }
+    let mut current = match evaluate_base(index, base, budget) {
+        Ok(m) => Evaluated::Mesh(m),
+        Err(s) => {
+            out.outcome = NodeOutcome::Stopped(s);
+            return out;
+        }
+    };
+    if !base_only {
+        for m in &modifiers {
+            current = match apply_modifier(index, m, current, budget) {
+                Ok(next) => next,
+                Err(s) => {
+                    out.outcome = NodeOutcome::Stopped(s);
+                    return out;
+                }
+            };
+            out.modifiers += 1;
+        }
+    }
+    out.outcome = NodeOutcome::Evaluated(current);
+    out
+}
+
+/// A stored tri / poly mesh as an [`EvalMesh`]: dead vertices dropped, poly faces keep the
+/// triangles of their stored cuts.
+pub fn from_stored(mesh: &geometry::Mesh) -> EvalMesh {
+    let mut remap = vec![u32::MAX; mesh.positions.len()];
+    let mut positions = Vec::with_capacity(mesh.positions.len());
+    for (i, p) in mesh.positions.iter().enumerate() {
+        if let Some(p) = p {
+            remap[i] = positions.len() as u32;
+            positions.push(Vec3::from_array(*p));
+        }
+    }
+    let polygons = mesh
+        .polygons
+        .iter()
+        .map(|p| {
+            let corners: Vec<u32> = p.corners.iter().map(|&c| remap[c as usize]).collect();
+            let triangles = if corners.len() > 3 {
+                geometry::triangulate_by_cuts(corners.len(), &p.cuts)
+                    .map(|t| t.iter().map(|t| t.map(|l| corners[l])).collect())
+                    .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            Polygon { corners, material: p.material.unwrap_or(0), smoothing: p.smoothing, triangles }
+        })
+        .collect();
+    let rule = match mesh.kind {
+        MeshKind::Tri => FaceRule::Triangles,
+        MeshKind::Poly => FaceRule::Polygons,
+    };
+    EvalMesh { positions, polygons, uv: None, rule }
+}
+
+fn param_stop(o: &SceneObject<'_>, e: ParamError) -> Stop {
+    stop(o, format!("parameters: {e}"))
+}
+
+fn prim_stop(o: &SceneObject<'_>, e: PrimitiveError) -> Stop {
+    stop(o, e.to_string())
+}
+
+/// The base object's mesh: stored buffers when it has them, else its primitive.
+/// Primitives whose vertex count would exceed `budget` stop (named) before being built.
+pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
+    match geometry::Mesh::of_object(base.chunk) {
+        Ok(Some(m)) => return Ok(from_stored(&m)),
+        Ok(None) => {}
+        Err(e) => return Err(stop(base, format!("stored mesh: {e}"))),
+    }
+    let class_id = base.class.as_ref().map(|c| c.class_id).unwrap_or_default();
+    let guard = |vertices: u64| {
+        if vertices > budget {
+            Err(stop(base, format!("{vertices} vertices over the memory budget ({budget} left)")))
+        } else {
+            Ok(())
+        }
+    };
+    let p = || Params::of(index, base, 0).map_err(|e| param_stop(base, e));
+    let pe = |e: ParamError| param_stop(base, e);
+    let mesh = match class_id {
+        classes::BOX => {
+            let p = p()?;
+            let q = prim::BoxParams {
+                length: p.float(0).map_err(pe)?,
+                width: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,
+                length_segs: p.int(4).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,};
+            guard(q.vertices())?;
+            prim::box_mesh(&q)
+        }
+        classes::PLANE => {
+            let p = p()?;
+            let q = prim::PlaneParams {
+                length: p.float(0).map_err(pe)?,
+                width: p.float(1).map_err(pe)?,
+                length_segs: p.int(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,};
+            guard(q.vertices())?;
+            prim::plane_mesh(&q)
+        }
+        classes::CYLINDER => {
+            let p = p()?;
+            let r = p.float(0).map_err(pe)?;
+            let q = prim::CylinderParams {
+                radius1: r,
+                radius2: r,
+                height: p.float(1).map_err(pe)?,
+                height_segs: p.int(2).map_err(pe)?,
+                cap_segs: p.int(3).map_err(pe)?,
+                sides: p.int(4).map_err(pe)?,
+                slice: p.int_or(6, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::cylinder_mesh(&q)
+        }
+        classes::CONE => {
+            let p = p()?;
+            let q = prim::CylinderParams {
+                radius1: p.float(0).map_err(pe)?,
+                radius2: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                height_segs: p.int(3).map_err(pe)?,
+                cap_segs: p.int(4).map_err(pe)?,
+                sides: p.int(5).map_err(pe)?,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::cylinder_mesh(&q)
+        }
+        classes::TUBE => {
+            let p = p()?;
+            let q = prim::TubeParams {
+                radius1: p.float(0).map_err(pe)?,
+                radius2: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                height_segs: p.int(3).map_err(pe)?,
+                cap_segs: p.int(4).map_err(pe)?,
+                sides: p.int(5).map_err(pe)?,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::tube_mesh(&q)
+        }
+        classes::TORUS => {
+            let p = p()?;
+            let q = prim::TorusParams {
+                radius1: p.float(0).map_err(pe)?,
+                radius2: p.float(1).map_err(pe)?,
+                segments: p.int(4).map_err(pe)?,
+                sides: p.int(5).map_err(pe)?,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::torus_mesh(&q)
+        }
+        classes::SPHERE => {
+            let p = p()?;
+            let q = prim::SphereParams {
+                radius: p.float(0).map_err(pe)?,
+                segments: p.int(1).map_err(pe)?,
+                hemisphere: p.float(3).map_err(pe)?,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+                base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::sphere_mesh(&q)
+        }
+        classes::GEOSPHERE => {
+            let p = p()?;
+            let base = match p.int(2).map_err(pe)? {
+                0 => prim::GeoBase::Tetra,
+                1 => prim::GeoBase::Octa,
+                _ => prim::GeoBase::Icosa,
+            };
+            let q = prim::GeoSphereParams {
+                radius: p.float(0).map_err(pe)?,
+                segments: p.int(1).map_err(pe)?,
+                base,
+                hemisphere: p.int_or(3, 0).map_err(pe)? != 0,};
+            guard(q.vertices())?;
+            prim::geosphere_mesh(&q)
+        }
+        classes::BONE => {
+            let p = p()?;
+            // Side (4), front (8) and back (12) fin switches.
+            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0).map_or(true, |v| v != 0));
+            let q = prim::BoneParams {
+                width: p.float(0).map_err(pe)?,
+                height: p.float(1).map_err(pe)?,
+                taper: p.float(2).map_err(pe)?,
+                length: p.float(3).map_err(pe)?,
+                fins,};
+            guard(q.vertices())?;
+            prim::bone_mesh(&q)
+        }
+        _ => return Err(stop(base, "object class not evaluated")),
+    };
+    mesh.map_err(|e| prim_stop(base, e))
+}
+
+fn apply_modifier(index: &SceneIndex<'_>, m: &SceneObject<'_>, input: Evaluated, budget: u64) -> Result<Evaluated, Stop> {
+    let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
+    let Some(rule) = classes::modifier_rule(class.class_id) else {
+        return Err(stop(m, "modifier not evaluated"));
+    };
+    Ok(match rule {
+        ModifierRule::PassThrough => input,
+        ModifierRule::ToPoly => match input {
+            Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),
+            Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Polygons, note },
+        },
+        ModifierRule::ToMesh => match input {
+            Evaluated::Mesh(mut mesh) => {
+                mesh.rule = FaceRule::Triangles;
+                Evaluated::Mesh(mesh)
+            }
+            Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Triangles, note },
+        },
+        ModifierRule::Shell => {
+            let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let segments = params.int(3).map_err(pe)?;
+            let segments = u32::try_from(segments)
+                .ok()
+                .filter(|s| (1..=1000).contains(s))
+                .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
+            let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(shell(mesh, &p)),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+            }
+        }
+        ModifierRule::TurboSmooth => {
+            let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+            let iterations = params.int(0).map_err(|e| param_stop(m, e))?;
+            let iterations = u32::try_from(iterations)
+                .ok()
+                .filter(|&i| i <= 10)
+                .ok_or_else(|| stop(m, format!("iterations {iterations} out of range")))?;
+            turbosmooth(input, iterations, budget)
+        }
+    })
+}
+
+/// TurboSmooth: the input as a poly object, subdivided `iterations` times — as a mesh when
+/// the result fits the budget, as counts otherwise. Max counts the result's faces as
+/// triangles (measured: `pairs/…/cake.max`, three Editable Poly cylinders under TurboSmooth
+/// with 396 quads each, Mesh Totals 2,376 faces = 3 × 792; `wild/radobaychev__couch.max`).
+pub fn turbosmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
+    match input {
+        Evaluated::Mesh(mesh) => {
+            let poly = mesh.into_poly();
+            let predicted = catmull_clark_counts(poly.counts(), iterations);
+            if predicted.vertices > budget {
+                return Evaluated::CountOnly {
+                    counts: predicted,
+                    rule: FaceRule::Triangles,
+                    note: format!(
+                        "TurboSmooth x{iterations}: {} vertices over the {budget}-vertex budget, counted without a mesh",
+                        predicted.vertices
+                    ),
+                };
+            }
+            let mut out = poly;
+            for _ in 0..iterations {
+                out = catmull_clark(&out);
+            }
+            out.rule = FaceRule::Triangles;
+            Evaluated::Mesh(out)
+        }
+        Evaluated::CountOnly { counts, note, .. } => {
+            Evaluated::CountOnly { counts: catmull_clark_counts(counts, iterations), rule: FaceRule::Triangles, note }
+        }
+    }
+}

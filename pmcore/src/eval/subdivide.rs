@@ -1,0 +1,175 @@
+//! Catmull-Clark subdivision (TurboSmooth), as a mesh below the memory budget and as
+//! counts above it.
+//!
+//! Topology is exact: every n-gon becomes n quads around a new face point, every edge
+//! gains a midpoint. Positions follow the Catmull-Clark rules (face point = centroid;
+//! interior edge point = mean of its ends and the two face points; interior vertex =
+//! (Q + 2R + (n − 3)S) / n); boundary edges use their midpoint and boundary vertices stay.
+
+use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
+use glam::Vec3;
+use std::collections::HashMap;
+
+/// Counts after `iterations` Catmull-Clark steps: V' = V + E + F, E' = 2E + C, F' = C,
+/// C' = 4C (C = number of face corners) — exact for any polygon mesh, open or closed.
+pub fn catmull_clark_counts(c: Counts, iterations: u32) -> Counts {
+    let mut c = c;
+    for _ in 0..iterations {
+        c = Counts {
+            vertices: c.vertices.saturating_add(c.edges).saturating_add(c.polygons),
+            edges: c.edges.saturating_mul(2).saturating_add(c.corners),
+            polygons: c.corners,
+            triangles: c.corners.saturating_mul(2),
+            corners: c.corners.saturating_mul(4),
+        };
+    }
+    c
+}
+
+/// One Catmull-Clark step over a poly mesh (the result is a poly mesh of quads).
+pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
+    let v = mesh.positions.len();
+    let mut edge_index: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut edge_faces: Vec<Vec<u32>> = Vec::new();
+    let mut edge_ends: Vec<(u32, u32)> = Vec::new();
+    for (fi, p) in mesh.polygons.iter().enumerate() {
+        for (i, &a) in p.corners.iter().enumerate() {
+            let b = p.corners[(i + 1) % p.corners.len()];
+            let key = (a.min(b), a.max(b));
+            let e = *edge_index.entry(key).or_insert_with(|| {
+                edge_faces.push(Vec::new());
+                edge_ends.push(key);
+                (edge_ends.len() - 1) as u32
+            });
+            edge_faces[e as usize].push(fi as u32);
+        }
+    }
+    let face_points: Vec<Vec3> = mesh
+        .polygons
+        .iter()
+        .map(|p| p.corners.iter().map(|&c| mesh.positions[c as usize]).sum::<Vec3>() / p.corners.len() as f32)
+        .collect();
+    let edge_points: Vec<Vec3> = edge_ends
+        .iter()
+        .zip(&edge_faces)
+        .map(|(&(a, b), faces)| {
+            let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
+            if faces.len() == 2 {
+                (mid * 2.0 + face_points[faces[0] as usize] + face_points[faces[1] as usize]) / 4.0
+            } else {
+                mid
+            }
+        })
+        .collect();
+    // Vertex points: per vertex, the mean of adjacent face points (Q), of adjacent edge
+    // midpoints (R), the valence n, and whether it lies on a boundary.
+    let mut q = vec![Vec3::ZERO; v];
+    let mut faces_at = vec![0u32; v];
+    for (fi, p) in mesh.polygons.iter().enumerate() {
+        for &c in &p.corners {
+            q[c as usize] += face_points[fi];
+            faces_at[c as usize] += 1;
+        }
+    }
+    let mut r = vec![Vec3::ZERO; v];
+    let mut valence = vec![0u32; v];
+    let mut boundary = vec![false; v];
+    for (&(a, b), faces) in edge_ends.iter().zip(&edge_faces) {
+        let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
+        for x in [a, b] {
+            r[x as usize] += mid;
+            valence[x as usize] += 1;
+            boundary[x as usize] |= faces.len() != 2;
+        }
+    }
+    let mut positions = Vec::with_capacity(v + edge_points.len() + face_points.len());
+    for i in 0..v {
+        let s = mesh.positions[i];
+        let n = valence[i] as f32;
+        positions.push(if boundary[i] || valence[i] < 3 || faces_at[i] == 0 {
+            s
+        } else {
+            (q[i] / faces_at[i] as f32 + 2.0 * r[i] / n + (n - 3.0) * s) / n
+        });
+    }
+    positions.extend(&edge_points);
+    positions.extend(&face_points);
+    let edge_vertex = |a: u32, b: u32| v as u32 + edge_index[&(a.min(b), a.max(b))];
+    let mut polygons = Vec::with_capacity(mesh.polygons.iter().map(|p| p.corners.len()).sum());
+    for (fi, p) in mesh.polygons.iter().enumerate() {
+        let n = p.corners.len();
+        let centre = (v + edge_points.len() + fi) as u32;
+        for i in 0..n {
+            let (prev, this, next) = (p.corners[(i + n - 1) % n], p.corners[i], p.corners[(i + 1) % n]);
+            polygons.push(Polygon {
+                corners: vec![this, edge_vertex(this, next), centre, edge_vertex(prev, this)],
+                material: p.material,
+                smoothing: p.smoothing,
+                triangles: Vec::new(),
+            });
+        }
+    }
+    EvalMesh { positions, polygons, uv: None, rule: FaceRule::Polygons }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitives::{box_mesh, BoxParams};
+
+    #[test]
+    fn counts_of_a_cube() {
+        // A cube as a poly object: V 8, E 12, F 6, corners 24. One step: V = 8 + 12 + 6 =
+        // 26, F = 24 quads, E = 24 + 24 = 48 (Euler: 26 − 48 + 24 = 2). Two steps: V = 26 +
+        // 48 + 24 = 98, F = 96.
+        let cube = Counts { vertices: 8, polygons: 6, triangles: 12, edges: 12, corners: 24 };
+        let one = catmull_clark_counts(cube, 1);
+        assert_eq!((one.vertices, one.edges, one.polygons), (26, 48, 24));
+        let two = catmull_clark_counts(cube, 2);
+        assert_eq!((two.vertices, two.polygons), (98, 96));
+    }
+
+    #[test]
+    fn counts_of_an_open_quad() {
+        // One quad (open): V 4, E 4, F 1, C 4 → V = 9, E = 12, F = 4 (a 2×2 grid).
+        let quad = Counts { vertices: 4, polygons: 1, triangles: 2, edges: 4, corners: 4 };
+        let one = catmull_clark_counts(quad, 1);
+        assert_eq!((one.vertices, one.edges, one.polygons), (9, 12, 4));
+    }
+
+    #[test]
+    fn subdivided_cube_has_the_counted_topology_and_shrinks_inside_the_cube() {
+        let p = BoxParams { length: 2.0, width: 2.0, height: 2.0, length_segs: 1, width_segs: 1, height_segs: 1 };
+        let cube = box_mesh(&p).unwrap().into_poly();
+        let once = catmull_clark(&cube);
+        let c = once.counts();
+        assert_eq!((c.vertices, c.polygons, c.edges), (26, 24, 48));
+        let twice = catmull_clark(&once);
+        assert_eq!(twice.counts().vertices, 98);
+        // The corners move inwards: a subdivided cube is rounder, never larger.
+        assert!(twice.positions.iter().all(|q| q.x.abs() <= 1.0 + 1e-6 && q.y.abs() <= 1.0 + 1e-6));
+        assert!(twice.positions.iter().all(|q| q.z >= -1e-6 && q.z <= 2.0 + 1e-6));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn built_subdivision_has_the_counted_topology(l in 1i32..5, w in 1i32..5, h in 1i32..4, open in proptest::bool::ANY) {
+            // A box (closed) or a plane (open border), as a poly object: one and two built
+            // steps give exactly the counts of the count-only formulas.
+            let mesh = if open {
+                crate::eval::primitives::plane_mesh(&crate::eval::primitives::PlaneParams {
+                    length: 1.0, width: 1.0, length_segs: l, width_segs: w,
+                }).unwrap()
+            } else {
+                box_mesh(&BoxParams { length: 1.0, width: 2.0, height: 3.0, length_segs: l, width_segs: w, height_segs: h }).unwrap()
+            }.into_poly();
+            let once = catmull_clark(&mesh);
+            let twice = catmull_clark(&once);
+            let (c1, c2) = (catmull_clark_counts(mesh.counts(), 1), catmull_clark_counts(mesh.counts(), 2));
+            let (g1, g2) = (once.counts(), twice.counts());
+            proptest::prop_assert_eq!((g1.vertices, g1.polygons, g1.edges, g1.corners), (c1.vertices, c1.polygons, c1.edges, c1.corners));
+            proptest::prop_assert_eq!((g2.vertices, g2.polygons, g2.edges), (c2.vertices, c2.polygons, c2.edges));
+        }
+    }
+}
