@@ -95,13 +95,7 @@ fn main() {
         classes.dedup();
         println!(
             "{} {name}: max {mv}/{mf} ours {}/{} stopped {} {classes:?} left_out {:?}",
-            if ok {
-                "OK  "
-            } else if ok_v {
-                "V   "
-            } else {
-                "MISS"
-            },
+            if ok { "OK  " } else if ok_v { "V   " } else { "MISS" },
             t.vertices,
             t.faces,
             t.stopped.len(),
@@ -115,9 +109,7 @@ fn main() {
                         let cn = |o: &pmcore::model::scene_index::SceneObject<'_>| {
                             o.class
                                 .as_ref()
-                                .map(|c| {
-                                    format!("{}[{:x}:{:x}/{:x}]", c.name, c.class_id[0], c.class_id[1], c.superclass)
-                                })
+                                .map(|c| format!("{}[{:x}:{:x}/{:x}]", c.name, c.class_id[0], c.class_id[1], c.superclass))
                                 .unwrap_or_default()
                         };
                         let mut s = cn(b);
