@@ -132,9 +132,12 @@ fn run_ids(out: &Path) -> (String, String) {
 fn a_second_coordinator_on_a_folder_in_use_is_refused_naming_the_holder() {
     let x = Scratch::new();
     let out = x.path("out");
+    // A finished shard, to merge into the folder in use below.
+    let shard = x.path("shard");
+    assert_exit(&output(x.run(&x.corpus, &shard, &["--no-report"])), 0);
     // The holder: one worker sleeps until the hard limit, so the folder stays in use.
     let mut holder = x
-        .run(&x.corpus, &out, &["-j", "2", "--timeout", "3", "--grace", "0.2"])
+        .run(&x.corpus, &out, &["-j", "2", "--timeout", "5", "--grace", "0.2"])
         .env("PMWORKER_FAULT", "sleep")
         .env("PMWORKER_FAULT_FILE", VICTIM)
         .stdout(Stdio::null())
@@ -156,12 +159,11 @@ fn a_second_coordinator_on_a_folder_in_use_is_refused_naming_the_holder() {
         assert!(err.contains(&format!("in use by another pmfarm (pid {holder_pid}, started 20")), "{what}: {err}");
     }
     // A merge into the folder in use: a finished shard as input, the busy folder as --out.
-    let shard = x.path("shard");
-    assert_exit(&output(x.run(&x.corpus, &shard, &["--no-report"])), 0);
     let o = output(x.farm(&["merge", s(&shard), "--out", s(&out), "--gates", s(&x.gates)]));
     assert_exit(&o, 2);
     assert!(stderr(&o).contains(&format!("(pid {holder_pid}, started ")), "{}", stderr(&o));
 
+    assert!(holder.try_wait().unwrap().is_none(), "the holder was still running: every refusal above was the lock's");
     let status = holder.wait().unwrap();
     assert_eq!(status.code(), Some(0), "the holder completes undisturbed");
     assert_eq!(statuses(&out)[VICTIM], "timeout");
@@ -384,6 +386,31 @@ fn descriptor_exhaustion_at_j64_lowers_the_concurrency_and_no_file_ends_infra_er
     assert_eq!(statuses(&out), statuses(&clean), "every file has its clean-run status");
     assert_ledger_complete(&out, DEMO_FILES * 5);
     assert_replay_equals_results(&out);
+    x.assert_nothing_left(&out);
+}
+
+#[test]
+fn a_start_that_never_succeeds_is_infra_error_after_its_retries_and_resume_runs_it_again() {
+    let x = Scratch::new();
+    let one = x.path("one");
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::copy(x.corpus.join(VICTIM), one.join(VICTIM)).unwrap();
+    let out = x.path("out");
+    // 14 descriptors: the coordinator starts, but no worker start (slot, pipes) ever fits.
+    let o = output(with_descriptor_limit(x.run(&one, &out, &["-j", "1", "--no-report"]), 14));
+    assert_exit(&o, 0);
+    let r = &results_file(&out)[VICTIM];
+    assert_eq!(r["status"], "infra-error", "{r:#}");
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("Too many open files") && reason.contains("after 8 attempts"), "{reason}");
+    assert_ledger_complete(&out, 1);
+    x.assert_nothing_left(&out);
+    // With descriptors back, a resumption runs it again by default.
+    let o = output(x.farm(&["run", "--resume", s(&out), "--gates", s(&x.gates), "--no-report"]));
+    assert_exit(&o, 0);
+    assert_eq!(statuses(&out)[VICTIM], "pass");
+    // (The journal holds the infra error and then the pass: verify-ledger replays that.)
+    assert_ledger_complete(&out, 1);
     x.assert_nothing_left(&out);
 }
 

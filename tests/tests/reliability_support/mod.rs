@@ -99,7 +99,8 @@ pub fn peak_rss(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
 }
 
-/// Pids of live `pmworker` processes whose command line mentions `needle`.
+/// Pids of live worker processes whose command line mentions `needle`: a `pmworker`, or
+/// `pmfarm worker …` (the coordinator runs its own executable as the worker by default).
 pub fn workers_mentioning(needle: &str) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else { return Vec::new() };
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
