@@ -7,7 +7,7 @@ use super::appdata::AppDataKey;
 use super::directory::{ClassEntry, Directories, DllEntry};
 use super::file::{StreamModel, TypedStream};
 use super::normalize;
-use super::part::Ctx;
+use super::part::{Ctx, Part};
 use super::references::References;
 use super::registry::Resolution;
 use super::scene::{ObjectBody, ObjectState, SceneModel};
@@ -56,7 +56,8 @@ fn appdata_entry(key: [u32; 4], value: &[u8]) -> Vec<u8> {
 }
 
 /// Class directory: 0 NodeImpl, 1 Bezier Float (0x9003), 2 Depth of Field (0x1190,
-/// unregistered), 3 SceneImpl, 4 TrackViewNode, 5 PRS.
+/// unregistered), 3 SceneImpl, 4 TrackViewNode, 5 PRS, 6 ParamBlock2, 7 ParamBlock,
+/// 8 Editable Poly, 9 Editable Mesh.
 fn dirs() -> Directories {
     let entry =
         |class_id, superclass, name: &str| ClassEntry { dll_index: -1, class_id, superclass, name: name.into() };
@@ -69,6 +70,10 @@ fn dirs() -> Directories {
             entry([0x2222, 0], 0x100, "Scene"),
             entry([0x8d73_b8aa, 0x90f2_ee71], 0x200, "Track View Node"),
             entry([0x2005, 0], 0x9008, "Position/Rotation/Scale"),
+            entry([0x82, 0], 0x82, "ParamBlock2"),
+            entry([8, 0], 8, "ParamBlock"),
+            entry([0x1bf8_338d, 0x192f_6098], 0x10, "Editable Poly"),
+            entry([0xe44f_10b3, 0], 0x10, "Editable Mesh"),
         ],
         malformed: Vec::new(),
     }
@@ -534,4 +539,69 @@ fn scene_with_a_run_to_end_root_rebuilds_exactly() {
     let d = decode_scene(bytes);
     d.assert_exact();
     assert!(d.scene().objects.len() == objects.len());
+}
+
+/// Parameter blocks and geometry arrays are typed in stored order; a record or array that
+/// does not fit its layout stays raw in place without degrading the object; the
+/// regeneration proof holds; the ParamBlock2 view reads values by id.
+#[test]
+fn parameter_blocks_and_geometry_arrays_rebuild_from_their_fields() {
+    let hex = |h: &str| -> Vec<u8> {
+        (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+    };
+    let pb2 = cont(
+        0x0006,
+        &[
+            leaf(0x0009, &hex("050000000000003ea8610c0007000000")),
+            leaf(0x100e, &hex("00000000000001009200000000004000002041")), // id 0 float 10.0
+            leaf(0x7777, &[1, 2, 3]),                                     // unknown: raw in place
+            leaf(0x100e, &hex("0100000000000100920000000000c0cdcc")),     // cut short: raw in place
+            leaf(0x100e, &hex("020000000000030080000000000080")),         // id 2 controller-backed
+            leaf(0x2034, &i32s(&[1])),
+            leaf(0x000c, &hex("01000000010000001100")),
+            leaf(0x0011, &[1]),
+        ],
+    );
+    let old_pb = cont(
+        0x0007,
+        &[
+            leaf(0x0001, &u32s(&[1])),
+            leaf(0x0005, &[2, 0]),
+            cont(0x0002, &[leaf(0x0003, &u32s(&[0])), leaf(0x0100, &0.5f32.to_le_bytes())]),
+        ],
+    );
+    let mut verts = u32s(&[3]);
+    for p in [[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        verts.extend(u32s(&[0]));
+        p.iter().for_each(|x| verts.extend(x.to_le_bytes()));
+    }
+    let mut faces = u32s(&[1, 3, 0, 1, 2]);
+    faces.extend(0x0010u16.to_le_bytes());
+    faces.extend(u32s(&[1]));
+    let poly = cont(
+        0x0008,
+        &[cont(0x08fe, &[leaf(0x0150, &u32s(&[11])), leaf(0x0100, &verts), leaf(0x011a, &faces), leaf(0x0999, &[9])])],
+    );
+    let mut tri_v = u32s(&[1]);
+    tri_v.extend([0u8; 12]);
+    let tri = cont(0x0009, &[cont(0x08fe, &[leaf(0x0914, &tri_v), leaf(0x0912, &u32s(&[1, 0, 0, 0, 1, 0]))])]);
+    let d = decode_scene(scene_bytes(&[pb2, old_pb, poly, tri, scene_impl(12)]));
+    d.assert_exact();
+    let s = d.scene();
+    assert_eq!(s.degraded().count(), 0);
+    let pb = s.param_block2(0).expect("a typed ParamBlock2");
+    assert_eq!(pb.params.len(), 2, "the cut-short record stays raw");
+    assert_eq!(pb.float(0), Some(10.0));
+    assert_eq!(pb.controller_slot(2), Some(0));
+    assert!(s.param_block2(1).is_none());
+    let raw = s.parts(0).iter().filter(|p| matches!(p, Part::Raw(_))).count();
+    assert_eq!(raw, 2, "unknown chunk and short record raw in place");
+    let inv = s.inventory();
+    let pb2_tally = inv.iter().find(|c| c.class_id == [0x82, 0]).unwrap();
+    // Raw: the unknown 0x7777 (6 + 3 bytes) and the short record (6 + 17 bytes).
+    assert_eq!(pb2_tally.bytes - pb2_tally.typed_bytes, 9 + 23);
+    let poly_tally = inv.iter().find(|c| c.name == "Editable Poly").unwrap();
+    assert_eq!(poly_tally.bytes - poly_tally.typed_bytes, 7, "only the unknown 0x0999 is raw");
+    let tri_tally = inv.iter().find(|c| c.name == "Editable Mesh").unwrap();
+    assert_eq!(tri_tally.bytes, tri_tally.typed_bytes);
 }
