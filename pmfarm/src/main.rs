@@ -128,6 +128,9 @@ struct RunArgs {
     /// Complete the interrupted run in this output folder (same files, same options).
     #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "manifest", "workspace"])]
     resume: Option<PathBuf>,
+    /// With --resume: keep journaled `infra-error` results instead of running those files again.
+    #[arg(long, requires = "resume")]
+    keep_infra_errors: bool,
     /// A list of files (one per line, or a TSV with a `file` column).
     #[arg(long, conflicts_with = "paths")]
     manifest: Option<PathBuf>,
@@ -354,6 +357,7 @@ fn run(a: RunArgs) -> i32 {
         gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
         report: !a.no_report,
         junit_per_file: a.junit_per_file,
+        retry_infra_errors: !a.keep_infra_errors,
     };
     if a.resume.is_some() {
         return pmfarm::run::resume(&cfg);
@@ -412,6 +416,10 @@ fn baseline(cmd: BaselineCommand) -> i32 {
         return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
     }
     let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let _lock = match pmfarm::lock_consistent_run(&out) {
+        Ok(l) => l,
+        Err(e) => return usage(format!("baseline: {e}")),
+    };
     let path = pmfarm::baseline::path_of(&dir, &name);
     let results = match pmfarm::read_results(&out) {
         Ok(r) => r,

@@ -14,9 +14,11 @@ const SECTION_ROWS: usize = 10;
 pub struct MarkdownExporter;
 
 /// Text for inside a code span or table cell: a backtick would end the span, so it becomes
-/// `'`; pipes are escaped for tables; newlines flattened. Markup inside code spans is inert.
+/// `'`; pipes are escaped for tables; newlines flattened; other control characters (an
+/// escape sequence in a file name) written as visible escapes. Markup inside code spans is inert.
 fn md(text: &str) -> String {
-    text.replace('`', "'").replace('|', "\\|").replace(['\n', '\r'], " ")
+    let flat = text.replace('`', "'").replace('|', "\\|").replace(['\n', '\r'], " ");
+    crate::display::escape_controls(&flat).into_owned()
 }
 
 /// Plain Markdown text from a run: also neutralises inline HTML and emphasis.
@@ -39,8 +41,12 @@ fn lines(r: &Report) -> Vec<String> {
     out.push(format!("## pmfarm report — {} files ({})", r.files, md_text(&r.stamp.tool)));
     out.push(String::new());
     let sha = &r.stamp.corpus_manifest_sha256;
+    let run = match r.stamp.timing.get("run_id").and_then(serde_json::Value::as_str) {
+        Some(id) => format!(", run `{}`", md(id)),
+        None => String::new(),
+    };
     out.push(format!(
-        "Corpus manifest `{}`, rendered by {}.",
+        "Corpus manifest `{}`, rendered by {}{run}.",
         md(&sha.chars().take(16).collect::<String>()),
         md_text(&r.stamp.report_tool)
     ));

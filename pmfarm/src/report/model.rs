@@ -67,7 +67,8 @@ pub struct RunStamp {
     pub options: serde_json::Value,
     /// Limits applied to every worker.
     pub limits: serde_json::Value,
-    /// Run-level timing from `summary.json` (informational).
+    /// Run-level timing from `summary.json` (informational), with its `run_id`: the report
+    /// belongs to the results with the same id.
     pub timing: serde_json::Value,
 }
 
