@@ -53,5 +53,10 @@ fn main() {
         assert!(pmcore::verify::t1::run(&f, |_| {}).iter().all(|v| !v.verdict.is_fail()));
     }
     let s = t.elapsed().as_secs_f64();
-    println!("file-t1   {} bytes (file): {:.0} MB/s of file, {:.0} MB/s of inflated zstd", bytes.len(), mbs(bytes.len(), s), mbs(inflated, s));
+    println!(
+        "file-t1   {} bytes (file): {:.0} MB/s of file, {:.0} MB/s of inflated zstd",
+        bytes.len(),
+        mbs(bytes.len(), s),
+        mbs(inflated, s)
+    );
 }
