@@ -7,6 +7,7 @@
 //!   (c) `file-t1`: open + whole-file T1 including the envelope rewrite.
 //! MB/s are per decoded (inflated) chunk-stream byte for (b), per stored byte otherwise.
 
+#[allow(dead_code)] // `bench_file` (the largest public file) is not this bench's input
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

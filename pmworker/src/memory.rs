@@ -40,7 +40,7 @@ pub fn address_space_cap() -> Option<u64> {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes one rlimit struct we own.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
-    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur as u64)
+    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur)
 }
 
 /// Current purge delay in milliseconds (for tests and diagnostics).
