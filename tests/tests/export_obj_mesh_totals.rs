@@ -125,7 +125,9 @@ fn evaluated_totals_equal_max_mesh_totals_on_at_least_half_of_the_real_files() {
                     .as_array()
                     .into_iter()
                     .flatten()
-                    .map(|n| format!("{} {}", n["class_id"].as_str().unwrap_or(""), n["class_name"].as_str().unwrap_or("")))
+                    .map(|n| {
+                        format!("{} {}", n["class_id"].as_str().unwrap_or(""), n["class_name"].as_str().unwrap_or(""))
+                    })
                     .collect(),
             };
             if why.is_empty() {

@@ -503,9 +503,8 @@ pub fn geosphere_mesh(p: &GeoSphereParams) -> Result<EvalMesh, PrimitiveError> {
             for (slot, (v, w)) in pairs.iter().enumerate() {
                 key[slot] = i64::from(*v) * (i64::from(n) + 1) + i64::from(*w);
             }
-            let sum = base_v[f[0] as usize] * k as f32
-                + base_v[f[1] as usize] * i as f32
-                + base_v[f[2] as usize] * j as f32;
+            let sum =
+                base_v[f[0] as usize] * k as f32 + base_v[f[1] as usize] * i as f32 + base_v[f[2] as usize] * j as f32;
             welder.vertex(key, sum.normalize() * p.radius)
         };
         for j in 0..n {
@@ -691,9 +690,9 @@ mod tests {
 
     fn valid(m: &EvalMesh) -> bool {
         let v = m.positions.len() as u32;
-        m.polygons.iter().all(|p| {
-            p.corners.len() >= 3 && p.corners.iter().chain(p.triangles.iter().flatten()).all(|&c| c < v)
-        })
+        m.polygons
+            .iter()
+            .all(|p| p.corners.len() >= 3 && p.corners.iter().chain(p.triangles.iter().flatten()).all(|&c| c < v))
     }
 
     proptest::proptest! {

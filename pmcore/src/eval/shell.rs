@@ -31,7 +31,8 @@ pub fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
     for poly in &mesh.polygons {
         let mut n = Vec3::ZERO;
         for (i, &a) in poly.corners.iter().enumerate() {
-            let (pa, pb) = (mesh.positions[a as usize], mesh.positions[poly.corners[(i + 1) % poly.corners.len()] as usize]);
+            let (pa, pb) =
+                (mesh.positions[a as usize], mesh.positions[poly.corners[(i + 1) % poly.corners.len()] as usize]);
             n += Vec3::new((pa.y - pb.y) * (pa.z + pb.z), (pa.z - pb.z) * (pa.x + pb.x), (pa.x - pb.x) * (pa.y + pb.y));
         }
         for &c in &poly.corners {
@@ -123,8 +124,15 @@ mod tests {
     #[test]
     fn shelled_closed_box_has_no_rim() {
         // A closed box has no border: V 16, 12 quads.
-        let b = box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
-            .unwrap();
+        let b = box_mesh(&BoxParams {
+            length: 1.0,
+            width: 1.0,
+            height: 1.0,
+            length_segs: 1,
+            width_segs: 1,
+            height_segs: 1,
+        })
+        .unwrap();
         let c = shell(b, &ShellParams { inner: 0.1, outer: 0.0, segments: 3 }).counts();
         assert_eq!((c.vertices, c.polygons), (16, 12));
     }

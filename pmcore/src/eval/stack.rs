@@ -84,8 +84,11 @@ pub struct NodeEval {
 }
 
 fn stop(o: &SceneObject<'_>, why: impl Into<String>) -> Stop {
-    let (class_id, class_name) =
-        o.class.as_ref().map(|c| (c.class_id, c.name.clone())).unwrap_or(([0, 0], format!("chunk 0x{:04x}", o.chunk.id)));
+    let (class_id, class_name) = o
+        .class
+        .as_ref()
+        .map(|c| (c.class_id, c.name.clone()))
+        .unwrap_or(([0, 0], format!("chunk 0x{:04x}", o.chunk.id)));
     Stop { class_id, class_name, why: why.into() }
 }
 
@@ -128,7 +131,12 @@ pub fn evaluate_index(index: &SceneIndex<'_>, budget: u64, base_only: bool) -> V
 /// Evaluates one node.
 pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64, base_only: bool) -> NodeEval {
     let name = node.node_name().unwrap_or_default();
-    let mut out = NodeEval { storage_index: node.storage_index, name, modifiers: 0, outcome: NodeOutcome::LeftOut(String::new()) };
+    let mut out = NodeEval {
+        storage_index: node.storage_index,
+        name,
+        modifiers: 0,
+        outcome: NodeOutcome::LeftOut(String::new()),
+    };
     let Some((base, modifiers)) = stack(index, node) else {
         out.outcome = NodeOutcome::LeftOut("no object".into());
         return out;
@@ -248,7 +256,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 height: p.float(2).map_err(pe)?,
                 width_segs: p.int(3).map_err(pe)?,
                 length_segs: p.int(4).map_err(pe)?,
-                height_segs: p.int(5).map_err(pe)?,};
+                height_segs: p.int(5).map_err(pe)?,
+            };
             guard(q.vertices())?;
             prim::box_mesh(&q)
         }
@@ -258,7 +267,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 length: p.float(0).map_err(pe)?,
                 width: p.float(1).map_err(pe)?,
                 length_segs: p.int(2).map_err(pe)?,
-                width_segs: p.int(3).map_err(pe)?,};
+                width_segs: p.int(3).map_err(pe)?,
+            };
             guard(q.vertices())?;
             prim::plane_mesh(&q)
         }
@@ -272,7 +282,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 height_segs: p.int(2).map_err(pe)?,
                 cap_segs: p.int(3).map_err(pe)?,
                 sides: p.int(4).map_err(pe)?,
-                slice: p.int_or(6, 0).map_err(pe)? != 0,};
+                slice: p.int_or(6, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
@@ -285,7 +296,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 height_segs: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
@@ -298,7 +310,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 height_segs: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::tube_mesh(&q)
         }
@@ -309,7 +322,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 radius2: p.float(1).map_err(pe)?,
                 segments: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,};
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::torus_mesh(&q)
         }
@@ -320,7 +334,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 segments: p.int(1).map_err(pe)?,
                 hemisphere: p.float(3).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
-                base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,};
+                base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::sphere_mesh(&q)
         }
@@ -335,20 +350,22 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 radius: p.float(0).map_err(pe)?,
                 segments: p.int(1).map_err(pe)?,
                 base,
-                hemisphere: p.int_or(3, 0).map_err(pe)? != 0,};
+                hemisphere: p.int_or(3, 0).map_err(pe)? != 0,
+            };
             guard(q.vertices())?;
             prim::geosphere_mesh(&q)
         }
         classes::BONE => {
             let p = p()?;
             // Side (4), front (8) and back (12) fin switches.
-            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0).map_or(true, |v| v != 0));
+            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0) != Ok(0));
             let q = prim::BoneParams {
                 width: p.float(0).map_err(pe)?,
                 height: p.float(1).map_err(pe)?,
                 taper: p.float(2).map_err(pe)?,
                 length: p.float(3).map_err(pe)?,
-                fins,};
+                fins,
+            };
             guard(q.vertices())?;
             prim::bone_mesh(&q)
         }
@@ -357,7 +374,12 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
     mesh.map_err(|e| prim_stop(base, e))
 }
 
-fn apply_modifier(index: &SceneIndex<'_>, m: &SceneObject<'_>, input: Evaluated, budget: u64) -> Result<Evaluated, Stop> {
+fn apply_modifier(
+    index: &SceneIndex<'_>,
+    m: &SceneObject<'_>,
+    input: Evaluated,
+    budget: u64,
+) -> Result<Evaluated, Stop> {
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
     let Some(rule) = classes::modifier_rule(class.class_id) else {
         return Err(stop(m, "modifier not evaluated"));
@@ -366,14 +388,18 @@ fn apply_modifier(index: &SceneIndex<'_>, m: &SceneObject<'_>, input: Evaluated,
         ModifierRule::PassThrough => input,
         ModifierRule::ToPoly => match input {
             Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),
-            Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Polygons, note },
+            Evaluated::CountOnly { counts, note, .. } => {
+                Evaluated::CountOnly { counts, rule: FaceRule::Polygons, note }
+            }
         },
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
                 Evaluated::Mesh(mesh)
             }
-            Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Triangles, note },
+            Evaluated::CountOnly { counts, note, .. } => {
+                Evaluated::CountOnly { counts, rule: FaceRule::Triangles, note }
+            }
         },
         ModifierRule::Shell => {
             let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;

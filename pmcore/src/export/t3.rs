@@ -340,7 +340,12 @@ mod tests {
 
     #[test]
     fn obj_comparison_counts_and_tolerance() {
-        let a = vec![ObjObject { name: "n".into(), positions: vec![[1000.0, 0.0, 0.0]], faces: vec![], ..Default::default() }];
+        let a = vec![ObjObject {
+            name: "n".into(),
+            positions: vec![[1000.0, 0.0, 0.0]],
+            faces: vec![],
+            ..Default::default()
+        }];
         let mut b = a.clone();
         b[0].positions[0][0] += 0.005; // 5e-6 relative: within
         assert!(compare_obj(&a, &b).passed());
