@@ -8,14 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
-mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/header_forms fuzz/corpus/ole_open fuzz/corpus/typed_pipeline
+mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/header_forms fuzz/corpus/ole_open fuzz/corpus/typed_pipeline fuzz/corpus/param_block
 if [ -d "$shared" ]; then
   small=$(find "$shared" -name '*.max' -size -400k | sort)
   cargo run -q --release -p pmcore --example extract_streams fuzz/corpus/chunk_parse $small
+  cargo run -q --release -p pmcore --example param_block_seeds fuzz/corpus/param_block $small
   for f in $small; do cp -f "$f" fuzz/corpus/ole_open/; cp -f "$f" fuzz/corpus/typed_pipeline/; done
 fi
 

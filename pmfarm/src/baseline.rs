@@ -16,14 +16,49 @@ pub fn valid_name(name: &str) -> bool {
     !name.is_empty() && pmcore::slug(name) == name
 }
 
-/// Reads a baseline file.
+/// Reads a baseline file and checks it before anything runs: every line parses with its
+/// `path` and `status`, every status and verdict is one the farm writes, verdict keys are
+/// `t1|t2|t3:stream`, and a path appears once. Errors name the file and line.
 pub fn load(path: &Path) -> Result<Vec<BaselineEntry>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("baseline {}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(n, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1)))
-        .collect()
+    let mut entries: Vec<BaselineEntry> = Vec::new();
+    let mut first_line: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |msg: String| format!("{}:{}: {msg}", path.display(), n + 1);
+        let e: BaselineEntry = serde_json::from_str(line).map_err(|e| at(e.to_string()))?;
+        if e.path.is_empty() {
+            return Err(at("empty `path`".into()));
+        }
+        if Status::from_name(&e.status).is_none() {
+            let known: Vec<&str> = Status::ALL.iter().map(|s| s.name()).collect();
+            return Err(at(format!("unknown status `{}` for {} (known: {})", e.status, e.path, known.join(", "))));
+        }
+        for (key, verdict) in &e.verdicts {
+            let tier_ok = key.split_once(':').is_some_and(|(t, s)| ["t1", "t2", "t3"].contains(&t) && !s.is_empty());
+            if !tier_ok {
+                return Err(at(format!("verdict key `{key}` of {} is not `t1|t2|t3:stream`", e.path)));
+            }
+            if !pmcore::verify::Verdict::NAMES.contains(&verdict.as_str()) {
+                return Err(at(format!(
+                    "unknown verdict `{verdict}` for {key} of {} (known: {})",
+                    e.path,
+                    pmcore::verify::Verdict::NAMES.join(", ")
+                )));
+            }
+        }
+        if let Some((line_no, index)) = first_line.get(&e.path) {
+            let same = BaselineEntry { timing: Default::default(), ..entries[*index].clone() }
+                == BaselineEntry { timing: Default::default(), ..e.clone() };
+            let what = if same { "repeats" } else { "conflicts with" };
+            return Err(at(format!("{} {what} its entry on line {line_no}", e.path)));
+        }
+        first_line.insert(e.path.clone(), (n + 1, entries.len()));
+        entries.push(e);
+    }
+    Ok(entries)
 }
 
 /// Writes a baseline from results, one line per file sorted by path. With `previous`,
@@ -58,49 +93,95 @@ pub fn save(path: &Path, results: &[FileResult], previous: Option<&[BaselineEntr
     Ok(entries.len())
 }
 
-/// Rank of a status or verdict: higher is better. Regressed = rank went down.
-fn rank(name: &str) -> u8 {
-    match name {
-        "pass" | "normalized" | "degraded" => 3,
-        "skip" => 2,
-        "fail" => 1,
-        _ => 0, // crash, timeout, oom, infra-error, absent
+/// Every regression kind a diff names; gates can allow each (`allow_regressions`).
+pub const REGRESSION_KINDS: [&str; 7] = [
+    "to-fail",
+    "to-abnormal",
+    "to-skip",
+    "to-absent",
+    "pass-to-degraded",
+    "pass-to-normalized",
+    "degraded-classes-rise",
+];
+
+/// True for a verdict or status that means the tier (or file) ran and was judged.
+fn ran(name: &str) -> bool {
+    matches!(name, "pass" | "normalized" | "degraded" | "fail")
+}
+
+fn is_abnormal(name: &str) -> bool {
+    Status::from_name(name).is_some_and(Status::is_abnormal)
+}
+
+/// The regression kind of one change `before → after`, if it makes things worse.
+fn regression(before: &str, after: &str) -> Option<&'static str> {
+    match (before, after) {
+        (b, a) if b == a => None,
+        (_, "fail") => Some("to-fail"),
+        (b, a) if is_abnormal(a) && !is_abnormal(b) => Some("to-abnormal"),
+        (b, "skip") if ran(b) => Some("to-skip"),
+        (b, "absent") if ran(b) => Some("to-absent"),
+        ("pass" | "normalized", "degraded") => Some("pass-to-degraded"),
+        ("pass", "normalized") => Some("pass-to-normalized"),
+        _ => None,
     }
 }
 
-/// Classifies one file against its baseline entry.
+/// Whether `before → after` is an improvement (the reverse of a regression).
+fn improvement(before: &str, after: &str) -> bool {
+    let rank = |n: &str| match n {
+        "pass" => 5,
+        "normalized" => 4,
+        "degraded" => 3,
+        "fail" => 1,
+        _ => 0,
+    };
+    before != "absent" && rank(after) > rank(before)
+}
+
+/// Classifies one file against its baseline entry: every change is listed, and each one
+/// that makes the file worse carries its regression kind.
 pub fn classify(before: &BaselineEntry, after: &FileResult) -> FileDiff {
     let now = BaselineEntry::of(after);
     let mut changes = Vec::new();
-    let (mut worse, mut better) = (false, false);
     if before.status != now.status {
         changes.push(Change {
             tier: "file".into(),
             stream: String::new(),
             before: before.status.clone(),
             after: now.status.clone(),
+            kind: regression(&before.status, &now.status).map(str::to_string),
         });
-        let (b, a) = (rank(&before.status), rank(&now.status));
-        worse |= a < b;
-        better |= a > b;
     }
     let keys: BTreeSet<&String> = before.verdicts.keys().chain(now.verdicts.keys()).collect();
     for key in keys {
         let b = before.verdicts.get(key).map_or("absent", String::as_str);
         let a = now.verdicts.get(key).map_or("absent", String::as_str);
+        let (tier, stream) = key.split_once(':').unwrap_or((key, ""));
         if a == b {
+            let (was, is) = (before.degraded_classes.get(key), now.degraded_classes.get(key));
+            if let (Some(was), Some(is)) = (was, is) {
+                if is > was {
+                    changes.push(Change {
+                        tier: tier.into(),
+                        stream: stream.into(),
+                        before: format!("degraded ({was} classes)"),
+                        after: format!("degraded ({is} classes)"),
+                        kind: Some("degraded-classes-rise".into()),
+                    });
+                }
+            }
             continue;
         }
-        let (tier, stream) = key.split_once(':').unwrap_or((key, ""));
-        changes.push(Change { tier: tier.into(), stream: stream.into(), before: b.into(), after: a.into() });
-        // pass/normalized/degraded → fail is a regression; the reverse a fix. A verdict that
-        // disappears because the whole file crashed is already counted by the status.
-        if a == "fail" && rank(b) > 1 {
-            worse = true;
-        } else if b == "fail" && rank(a) > 1 {
-            better = true;
-        }
+        changes.push(Change {
+            tier: tier.into(),
+            stream: stream.into(),
+            before: b.into(),
+            after: a.into(),
+            kind: regression(b, a).map(str::to_string),
+        });
     }
+    let better = changes.iter().any(|c| c.kind.is_none() && improvement(&c.before, &c.after));
     for (exporter, digest) in &before.exports {
         if now.exports.get(exporter) != Some(digest) {
             changes.push(Change {
@@ -108,10 +189,11 @@ pub fn classify(before: &BaselineEntry, after: &FileResult) -> FileDiff {
                 stream: exporter.clone(),
                 before: digest.clone(),
                 after: now.exports.get(exporter).cloned().unwrap_or_else(|| "absent".into()),
+                kind: None,
             });
         }
     }
-    let class = if worse {
+    let class = if changes.iter().any(|c| c.kind.is_some()) {
         DiffClass::Regressed
     } else if better {
         DiffClass::Fixed
@@ -206,5 +288,58 @@ mod tests {
         assert_eq!(class["t"], DiffClass::Spurious);
         assert_eq!(now[4].status, Status::Pass);
         assert_eq!(diff.counts["regressed"], 1);
+    }
+
+    fn kinds(before: &FileResult, after: &FileResult) -> Vec<String> {
+        classify(&BaselineEntry::of(before), after).changes.into_iter().filter_map(|c| c.kind).collect()
+    }
+
+    #[test]
+    fn regression_kinds() {
+        use pmcore::verify::DegradedClass;
+        let pass = result("a", Status::Pass, Verdict::pass());
+        let degraded = |n: u32| {
+            let classes = (0..n)
+                .map(|i| DegradedClass {
+                    class_id: [i, 0],
+                    superclass: 1,
+                    name: "x".into(),
+                    reason: "r".into(),
+                    chunk_path: String::new(),
+                })
+                .collect();
+            result("a", Status::Pass, Verdict::Degraded { classes })
+        };
+        assert_eq!(kinds(&pass, &degraded(1)), ["pass-to-degraded"]);
+        assert_eq!(kinds(&degraded(1), &degraded(3)), ["degraded-classes-rise"]);
+        assert_eq!(
+            kinds(&pass, &result("a", Status::Pass, Verdict::Normalized { reason: "x".into() })),
+            ["pass-to-normalized"]
+        );
+        assert_eq!(kinds(&pass, &result("a", Status::Pass, Verdict::Skip { reason: "x".into() })), ["to-skip"]);
+        let gone = FileResult { path: "a".into(), status: Status::Crash, ..Default::default() };
+        assert_eq!(kinds(&pass, &gone), ["to-abnormal", "to-absent"]);
+        assert_eq!(classify(&BaselineEntry::of(&degraded(3)), &degraded(1)).class, DiffClass::Same);
+        assert_eq!(classify(&BaselineEntry::of(&degraded(1)), &pass).class, DiffClass::Fixed);
+    }
+
+    #[test]
+    fn malformed_baselines_are_refused_with_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("b.jsonl");
+        for (text, want) in [
+            ("{\"path\":\"a\",\"status\":\"wonderful\"}\n", ":1: unknown status `wonderful`"),
+            ("{\"path\":\"a\"}\n", ":1: missing field `status`"),
+            ("{\"path\":\"a\",\"status\":\"pass\",\"verdicts\":{\"t1:S\":\"great\"}}\n", "unknown verdict"),
+            ("{\"path\":\"a\",\"status\":\"pass\",\"verdicts\":{\"t9:S\":\"pass\"}}\n", "is not `t1|t2|t3:stream`"),
+            (
+                "{\"path\":\"a\",\"status\":\"pass\"}\n\n{\"path\":\"a\",\"status\":\"fail\"}\n",
+                ":3: a conflicts with its entry on line 1",
+            ),
+        ] {
+            std::fs::write(&p, text).unwrap();
+            let e = load(&p).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
     }
 }

@@ -3,14 +3,17 @@
 //! with `--`. Gates and report pages name buckets by these slugs (globs allowed).
 
 use crate::results::{FileResult, Status};
+use pmcore::export::t3::SkelComparison;
 use pmcore::slug;
+use pmcore::verify::Verdict;
+use pmworker::events::Tier;
 use std::collections::BTreeSet;
 
 /// Bucket that holds every file.
 pub const ALL: &str = "all";
 
-/// Relative scale factors that explain a skel T3 difference by the figure era
-/// (design §10): ×1.2 or ×0.8, within ±0.1 %.
+/// Uniform offset scales that explain a skel T3 difference by the reference era
+/// (design §10: `_big/_small` rigs rescaled ±20 % after the references): ×1.2 or ×0.8, ±0.1 %.
 const ERA_SCALES: [f64; 2] = [1.2, 0.8];
 
 /// Every bucket `r` belongs to, sorted.
@@ -39,10 +42,14 @@ pub fn buckets_of(r: &FileResult) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// `max-2016`, `max-unknown-0x2a01`, or `max-none` when the worker never said.
+/// `max-2016`, `max-2019` (0x2023 saved as 21.00: the worker's label follows `Saved As
+/// Version`), `max-unknown-0x2a01`, or `max-none` when the worker never said.
 pub fn version_bucket(r: &FileResult) -> String {
     let root = r.root_id.as_deref().and_then(|s| s.strip_prefix("0x")).and_then(|h| u16::from_str_radix(h, 16).ok());
-    pmcore::facts::version_slug(root)
+    match (root, r.max_version.as_deref()) {
+        (Some(_), Some(label)) if label.starts_with("Max ") => slug(label),
+        _ => pmcore::facts::version_slug(root),
+    }
 }
 
 /// Triage class slugs of a file, with `era-mismatch` added when the era rule applies.
@@ -55,25 +62,29 @@ pub fn triage_classes(r: &FileResult) -> BTreeSet<String> {
     out
 }
 
-/// Era mismatch: skel T3 differences explained by a uniform scale of ×1.2 or ×0.8
-/// (±0.1 %), or any skel T3 difference on a file whose figure era is 0.
+/// Era mismatch (design §10 "Reference-era mismatches"): a skel T3 comparison that ran and
+/// differs, where the offsets match the reference only after a uniform ×1.2 / ×0.8 scale
+/// (the worker's `offset_scale`, ±0.1 %), or where the file's biped figure marker (0x0115 =
+/// 0, a figure created fresh) disagrees with the legacy era the references were exported
+/// in. A skip (no reference, exporter not implemented) never ran, so it is never a mismatch.
+/// The detail is read through the producer's own type ([`SkelComparison`]).
 pub fn era_mismatch(r: &FileResult) -> bool {
-    let skel_differs: Vec<_> = r
+    let compared: Vec<SkelComparison> = r
         .results
         .iter()
-        .filter(|t| t.tier.name() == "t3" && t.stream == "skel" && t.verdict.name() != "pass")
+        .filter(|t| t.tier == Tier::T3 && t.stream == "skel")
+        .filter(|t| !matches!(t.verdict, Verdict::Pass { .. } | Verdict::Skip { .. }))
+        .filter_map(|t| serde_json::from_value(t.detail.clone()?).ok())
         .collect();
-    if skel_differs.is_empty() {
+    if compared.is_empty() {
         return false;
     }
-    let fresh_era = r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
-    if fresh_era {
-        return true;
-    }
-    skel_differs.iter().any(|t| {
-        let scale = t.detail.as_ref().and_then(|d| d.get("scale_factor")).and_then(|v| v.as_f64());
-        scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001))
-    })
+    let fresh_figure =
+        r.triage.as_ref().and_then(|t| t.biped.as_ref()).is_some_and(|b| b.figure_era.contains(&Some(0)));
+    fresh_figure
+        || compared
+            .iter()
+            .any(|c| c.offset_scale.is_some_and(|s| ERA_SCALES.iter().any(|e| ((s - e) / e).abs() <= 0.001)))
 }
 
 /// Whether `bucket` matches a glob (`*` any run, `?` one character).
@@ -93,7 +104,7 @@ pub fn glob_match(pattern: &str, bucket: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmworker::events::{Tier, TierResult, Triage};
+    use pmworker::events::{TierResult, Triage};
 
     #[test]
     fn composite_slugs() {
@@ -116,6 +127,40 @@ mod tests {
             assert!(b.contains(&want.to_string()), "{want} in {b:?}");
         }
         assert!(b.iter().all(|s| s.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')));
+    }
+
+    fn skel_t3(verdict: pmcore::verify::Verdict, offset_scale: Option<f64>) -> TierResult {
+        let detail = SkelComparison { bones_paired: 2, offset_scale, ..Default::default() };
+        TierResult {
+            tier: Tier::T3,
+            stream: "skel".into(),
+            verdict,
+            detail: Some(serde_json::to_value(detail).unwrap()),
+        }
+    }
+
+    #[test]
+    fn era_mismatch_follows_the_design_and_a_skip_is_never_one() {
+        use pmcore::verify::{Mismatch, Verdict};
+        use pmworker::events::BipedInfo;
+        let fail = Verdict::Fail(Mismatch { kind: "t3-skel".into(), ..Default::default() });
+        let with = |t: TierResult, era: Option<i64>| FileResult {
+            results: vec![t],
+            triage: Some(Triage { biped: Some(BipedInfo { systems: 1, figure_era: vec![era] }), ..Default::default() }),
+            ..Default::default()
+        };
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(1.2)), Some(3))));
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(0.8004)), Some(3))));
+        assert!(!era_mismatch(&with(skel_t3(fail.clone(), Some(1.1)), Some(3))));
+        assert!(era_mismatch(&with(skel_t3(fail.clone(), Some(1.0)), Some(0))), "fresh figure vs legacy reference");
+        assert!(!era_mismatch(&with(skel_t3(Verdict::pass(), Some(1.2)), Some(0))));
+        let skip = TierResult {
+            tier: Tier::T3,
+            stream: "skel".into(),
+            verdict: Verdict::Skip { reason: "not-implemented: biped".into() },
+            detail: Some(serde_json::json!({ "figure_era": [0] })),
+        };
+        assert!(!era_mismatch(&with(skip, Some(0))), "a skip never ran, so it is never a mismatch");
     }
 
     #[test]

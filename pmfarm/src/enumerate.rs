@@ -1,17 +1,79 @@
 //! What to run: `.max` files from directories (recursive), single files, a manifest, or
 //! a Ryzom workspace listing — each with the corpus root its relative path is taken from.
 //! Relative paths (with `/`) are the key of every output.
+//!
+//! Every path the walk meets ends in a status: a `*.max` that is a FIFO, socket or device
+//! (`not-a-file`), a dangling symlink (`dangling-link`) or a symlink loop (`symlink-loop`)
+//! becomes a `skip` with that reason class; a folder or file that cannot be read becomes an
+//! `infra-error` naming the path and the OS error. Symlinked folders are followed once
+//! (a folder reached again, by a loop or a second link, is not walked twice). File names
+//! are kept as bytes for the worker and shown escaped ([`escape`]), so two files never
+//! share a name.
 
-use std::collections::BTreeMap;
+use crate::results::Status;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 /// One file to check.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Item {
-    /// Absolute path given to the worker.
+    /// Absolute path given to the worker (bytes as on disk).
     pub abs: PathBuf,
-    /// Path relative to the corpus root, `/` separators.
+    /// Path relative to the corpus root, `/` separators, escaped ([`escape`]).
     pub rel: String,
+    /// Set when enumeration already decided the status: no worker runs for this path.
+    pub blocked: Option<Blocked>,
+}
+
+/// A status decided by enumeration: a skip with its reason class, or an infra error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    /// `skip` or `infra-error`.
+    pub status: Status,
+    /// `not-a-file: FIFO`, `dangling-link: …`, `symlink-loop: …`, `cannot read folder …: …`.
+    pub reason: String,
+}
+
+/// Shows a path component sequence as text, injectively: valid UTF-8 as is, a backslash
+/// as `\\`, every byte that is not UTF-8 as `\xHH`. [`unescape`] gives the bytes back.
+pub fn escape(path: &OsStr) -> String {
+    let mut out = String::new();
+    for chunk in path.as_bytes().utf8_chunks() {
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The bytes [`escape`] showed.
+pub fn unescape(shown: &str) -> OsString {
+    let bytes = shown.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' {
+            if bytes.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if bytes.get(i + 1) == Some(&b'x') {
+                if let Some(b) = shown.get(i + 2..i + 4).and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    out.push(b);
+                    i += 4;
+                    continue;
+                }
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    OsString::from_vec(out)
 }
 
 /// The enumerated corpus.
@@ -57,48 +119,156 @@ pub fn absolute(p: &Path) -> PathBuf {
 
 fn rel_of(root: &Path, abs: &Path) -> String {
     let rel = abs.strip_prefix(root).unwrap_or(abs);
-    rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
+    rel.components().map(|c| escape(c.as_os_str())).collect::<Vec<_>>().join("/")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
+/// What the walk found at one path.
+enum Found {
+    /// A readable regular `*.max` file (possibly through a symlink).
+    File(PathBuf),
+    /// A path with a status decided here.
+    Blocked(PathBuf, Blocked),
+}
+
+fn blocked(path: &Path, status: Status, reason: String) -> Found {
+    Found::Blocked(path.to_path_buf(), Blocked { status, reason })
+}
+
+/// `not-a-file` kind of a special file.
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "FIFO"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() {
+        "character device"
+    } else if t.is_block_device() {
+        "block device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// A `*.max` name: checks what it really is and that it can be opened.
+fn examine_max(p: &Path) -> Found {
+    let meta = match std::fs::metadata(p) {
+        Ok(m) => m,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return blocked(p, Status::Skip, format!("symlink-loop: {} ({e})", escape(p.as_os_str())))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let target = std::fs::read_link(p).map(|t| escape(t.as_os_str())).unwrap_or_default();
+            return blocked(p, Status::Skip, format!("dangling-link: {} -> {target}", escape(p.as_os_str())));
+        }
+        Err(e) => return blocked(p, Status::InfraError, format!("cannot stat {}: {e}", escape(p.as_os_str()))),
+    };
+    if !meta.is_file() {
+        let kind = special_kind(&meta.file_type());
+        return blocked(p, Status::Skip, format!("not-a-file: {} is a {kind}", escape(p.as_os_str())));
+    }
+    match std::fs::File::open(p) {
+        Ok(_) => Found::File(p.to_path_buf()),
+        Err(e) => blocked(p, Status::InfraError, format!("cannot open {}: {e}", escape(p.as_os_str()))),
+    }
+}
+
+/// Walks `dir` recursively. `seen` holds (device, inode) of every folder walked, so a
+/// folder reached again through a symlink (or a loop) is walked once.
+fn walk(dir: &Path, seen: &mut BTreeSet<(u64, u64)>, out: &mut Vec<Found>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            out.push(blocked(dir, Status::InfraError, format!("cannot read folder {}: {e}", escape(dir.as_os_str()))));
+            return;
+        }
+    };
+    for entry in entries {
+        let e = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                out.push(blocked(
+                    dir,
+                    Status::InfraError,
+                    format!("cannot list folder {}: {err}", escape(dir.as_os_str())),
+                ));
+                return;
+            }
+        };
         let p = e.path();
-        match e.file_type() {
-            Ok(t) if t.is_dir() => walk(&p, out),
-            Ok(_) if is_max(&p) && p.is_file() => out.push(p),
-            _ => {}
+        let Ok(t) = e.file_type() else {
+            if is_max(&p) {
+                out.push(examine_max(&p));
+            }
+            continue;
+        };
+        let is_dir = t.is_dir() || (t.is_symlink() && std::fs::metadata(&p).is_ok_and(|m| m.is_dir()));
+        if is_dir {
+            match std::fs::metadata(&p) {
+                Ok(m) if !seen.insert((m.dev(), m.ino())) => {} // walked already: followed once
+                _ => walk(&p, seen, out),
+            }
+        } else if is_max(&p) {
+            out.push(examine_max(&p));
         }
     }
 }
 
-fn corpus(root: PathBuf, files: Vec<PathBuf>) -> Corpus {
-    let mut by_rel = BTreeMap::new();
-    for abs in files {
-        by_rel.entry(rel_of(&root, &abs)).or_insert(abs);
+/// Walks every root folder, each folder once.
+fn walk_roots(dirs: &[PathBuf], out: &mut Vec<Found>) {
+    let mut seen = BTreeSet::new();
+    for d in dirs {
+        if let Ok(m) = std::fs::metadata(d) {
+            if !seen.insert((m.dev(), m.ino())) {
+                continue;
+            }
+        }
+        walk(d, &mut seen, out);
     }
-    Corpus { root, items: by_rel.into_iter().map(|(rel, abs)| Item { abs, rel }).collect() }
+}
+
+fn corpus(root: PathBuf, files: Vec<PathBuf>) -> Corpus {
+    corpus_of(root, files.into_iter().map(Found::File).collect())
+}
+
+fn corpus_of(root: PathBuf, found: Vec<Found>) -> Corpus {
+    let mut by_rel = BTreeMap::new();
+    for f in found {
+        let (abs, blocked) = match f {
+            Found::File(p) => (p, None),
+            Found::Blocked(p, b) => (p, Some(b)),
+        };
+        let mut rel = rel_of(&root, &abs);
+        if rel.is_empty() {
+            rel = ".".into();
+        }
+        by_rel.entry(rel).or_insert((abs, blocked));
+    }
+    Corpus { root, items: by_rel.into_iter().map(|(rel, (abs, blocked))| Item { abs, rel, blocked }).collect() }
 }
 
 /// Directories (recursive) and files. The root is the single directory given, else the
 /// deepest folder holding everything.
 pub fn from_paths(paths: &[PathBuf]) -> Result<Corpus, EnumerateError> {
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     let mut anchors = Vec::new();
+    let mut dirs = Vec::new();
     for p in paths {
         let abs = absolute(p);
         if abs.is_dir() {
-            walk(&abs, &mut files);
+            dirs.push(abs.clone());
             anchors.push(abs);
-        } else if abs.is_file() {
+        } else if abs.exists() || abs.symlink_metadata().is_ok() {
+            // A file given by name is checked whatever its name (FIFO, dangling link … included).
             anchors.push(abs.parent().map(Path::to_path_buf).unwrap_or_default());
-            files.push(abs);
+            found.push(examine_max(&abs));
         } else {
             return Err(EnumerateError::Missing(abs));
         }
     }
+    walk_roots(&dirs, &mut found);
     let root = common_ancestor(&anchors);
-    Ok(corpus(root, files))
+    Ok(corpus_of(root, found))
 }
 
 fn common_ancestor(paths: &[PathBuf]) -> PathBuf {
@@ -171,21 +341,44 @@ pub fn from_workspace(
     if !root.is_dir() {
         return Err(EnumerateError::Missing(root));
     }
+    if !workspace.exists() {
+        // An absent workspace is an absent corpus: nothing runnable (77), as for a folder.
+        return Err(EnumerateError::Missing(absolute(workspace)));
+    }
     if !workspace.is_dir() {
         return Err(EnumerateError::Config(format!("workspace {} is not a folder", workspace.display())));
     }
     let dirs = crate::workspace::source_directories(workspace, process, defines).map_err(|errors| {
         EnumerateError::Config(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
     })?;
-    let mut files = Vec::new();
+    let mut found = Vec::new();
     for d in dirs {
         let dir = absolute(&root.join(&d));
-        match crate::workspace::max_files_in(&dir) {
-            Ok(found) => files.extend(found),
-            Err(e) => eprintln!("pmfarm: warning: source directory {} ({d}): {e}", dir.display()),
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    match entry {
+                        Ok(e) if is_max(&e.path()) && !e.path().is_dir() => found.push(examine_max(&e.path())),
+                        Ok(_) => {}
+                        Err(err) => {
+                            let why = format!("cannot list source directory {} ({d}): {err}", escape(dir.as_os_str()));
+                            found.push(blocked(&dir, Status::InfraError, why));
+                            break;
+                        }
+                    }
+                }
+            }
+            // The build pipeline finds nothing in a listed folder that does not exist either.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("pmfarm: warning: source directory {} ({d}): {e}", dir.display())
+            }
+            Err(e) => {
+                let why = format!("cannot read source directory {} ({d}): {e}", escape(dir.as_os_str()));
+                found.push(blocked(&dir, Status::InfraError, why));
+            }
         }
     }
-    Ok(corpus(root, files))
+    Ok(corpus_of(root, found))
 }
 
 #[cfg(test)]
@@ -203,5 +396,44 @@ mod tests {
         let rels: Vec<_> = c.items.iter().map(|i| i.rel.as_str()).collect();
         assert_eq!(rels, vec!["b/Y.MAX", "x.max"]);
         assert!(matches!(from_paths(&[t.path().join("nope")]), Err(EnumerateError::Missing(_))));
+    }
+
+    #[test]
+    fn names_differing_in_invalid_bytes_stay_apart_and_round_trip() {
+        let t = tempfile::tempdir().unwrap();
+        for name in [&b"d\xe9cor.max"[..], b"d\xe8cor.max", b"back\\x41.max"] {
+            std::fs::write(t.path().join(OsStr::from_bytes(name)), b"").unwrap();
+        }
+        let c = from_paths(&[t.path().to_path_buf()]).unwrap();
+        let rels: Vec<_> = c.items.iter().map(|i| i.rel.as_str()).collect();
+        assert_eq!(rels, vec!["back\\\\x41.max", "d\\xE8cor.max", "d\\xE9cor.max"]);
+        for i in &c.items {
+            assert_eq!(c.root.join(unescape(&i.rel)), i.abs);
+        }
+    }
+
+    #[test]
+    fn special_files_links_and_loops_end_in_a_status() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::create_dir_all(d.join("real")).unwrap();
+        std::fs::write(d.join("real/a.max"), b"").unwrap();
+        std::os::unix::fs::symlink(d.join("real"), d.join("linked")).unwrap();
+        std::os::unix::fs::symlink(d, d.join("real/up")).unwrap();
+        std::os::unix::fs::symlink(d.join("missing.max"), d.join("dangling.max")).unwrap();
+        std::os::unix::fs::symlink(d.join("loop.max"), d.join("loop.max")).unwrap();
+        let fifo = std::ffi::CString::new(d.join("pipe.max").as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let c = from_paths(&[d.to_path_buf()]).unwrap();
+        let got: BTreeMap<&str, Option<String>> = c
+            .items
+            .iter()
+            .map(|i| (i.rel.as_str(), i.blocked.as_ref().map(|b| format!("{} {}", b.status, b.reason))))
+            .collect();
+        assert_eq!(got.len(), 4, "the real folder is walked once: {got:?}");
+        assert!(got["dangling.max"].as_deref().unwrap().starts_with("skip dangling-link: "));
+        assert!(got["loop.max"].as_deref().unwrap().starts_with("skip symlink-loop: "));
+        assert!(got["pipe.max"].as_deref().unwrap().starts_with("skip not-a-file: "));
+        assert!(got.keys().any(|k| k.ends_with("a.max")));
     }
 }

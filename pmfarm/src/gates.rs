@@ -1,28 +1,36 @@
-//! Gates: `gates/*.toml` rules evaluated per bucket (globs) and tier. A rule can set a
-//! minimum pass rate, a maximum of regressions (default 0 when a baseline is compared),
-//! a maximum of degraded classes, T3 floors on exporter counters (in the spirit of the
-//! reference `--gate-t3`, digest §6.3) and the normalization whitelist.
+//! Gates: `gates/*.toml` rules evaluated per bucket (globs) and tier. Every rule is
+//! validated before the first worker starts (a rule without a metric, an empty file or an
+//! empty folder is a configuration error), and a rule that ends up checking nothing says
+//! so instead of reading as green: skips are never passes.
 //!
 //! ```toml
 //! [[gate]]
 //! name = "t1-byte-exact"
-//! buckets = ["all"]          # globs over bucket slugs
+//! buckets = ["all"]          # globs over bucket slugs; default ["all"]
 //! tier = "t1"                # t1 | t2 | t3 | file
-//! min_pass_rate = 1.0
-//! max_regressions = 0
+//! min_pass_rate = 1.0        # over files that ran the tier (skips and not-run excluded)
+//! max_skip_rate = 0.0        # skipped / (ran + skipped)
+//! min_ran = 1                # files that ran the tier
+//! max_regressions = 0        # only with a baseline; `allow_regressions` lists kinds not counted
 //! max_abnormal = 0           # crash, timeout, oom, infra-error
 //! max_degraded_classes = 5
 //! normalizations = ["…"]     # reasons a `normalized` verdict may carry
-//! [gate.t3_min]              # floors on numeric fields of T3 result `detail`
-//! drot_exact_ratio = 0.97
+//! expected_skips = ["lfs-pointer"]   # skip reason classes that are expected
+//! [gate.t3_min]              # floors on T3 `detail` values addressed by path
+//! "fields.default_rot_quat.bit_exact" = 1
+//! [gate.t3_share_min]        # share of counters among their siblings, summed over files
+//! "fields.default_rot_quat.bit_exact" = 0.97
 //! ```
+//!
+//! `docs/gates.md` documents every metric and what pass/fail/skip/degraded/not-run mean for it.
 
 use crate::buckets::glob_match;
 use crate::results::{FileDiff, FileResult, GateOutcome, Status};
 use pmcore::verify::Verdict;
+use pmworker::events::Tier;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One gate file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -42,22 +50,43 @@ pub struct Rule {
     /// Bucket globs; default `["all"]`.
     #[serde(default = "default_buckets")]
     pub buckets: Vec<String>,
-    /// `t1`, `t2`, `t3` or `file` (file status).
+    /// `t1`, `t2`, `t3` or `file` (file status). A tier rule applies only when its tier
+    /// was requested for the run.
     #[serde(default = "default_tier")]
     pub tier: String,
-    /// Minimum share of runnable files that pass this tier (0–1).
+    /// Minimum share of the files that ran the tier (pass or fail) that pass it (0–1).
     pub min_pass_rate: Option<f64>,
+    /// Maximum share of skipped among the files that reached the tier (0–1).
+    pub max_skip_rate: Option<f64>,
+    /// Minimum number of files that ran the tier.
+    pub min_ran: Option<u64>,
     /// Maximum files regressed against the baseline (0 unless set; only with a baseline).
     pub max_regressions: Option<u64>,
+    /// Regression kinds (`docs/results.md`) this rule does not count.
+    #[serde(default)]
+    pub allow_regressions: Vec<String>,
     /// Maximum files that ended abnormally (crash, timeout, oom, infra-error).
     pub max_abnormal: Option<u64>,
     /// Maximum distinct degraded classes (ClassId + superclass) in this tier.
     pub max_degraded_classes: Option<u64>,
     /// Whitelisted normalization reasons; any other reason fails the rule.
     pub normalizations: Option<Vec<String>>,
-    /// Floors on numeric T3 `detail` fields (minimum over the bucket's T3 results).
+    /// Skip reason classes that are expected; a skip of any other class fails the rule.
+    pub expected_skips: Option<Vec<String>>,
+    /// Failure kinds that are expected (`corrupt-input`: the file itself is broken); a file
+    /// whose status is `fail` with any other kind fails the rule.
+    pub expected_fails: Option<Vec<String>>,
+    /// Floors on numeric T3 `detail` values addressed by a dotted path (the minimum over
+    /// the bucket's T3 results carrying the path must reach it). An array counts its items.
     #[serde(default)]
     pub t3_min: BTreeMap<String, f64>,
+    /// Ceilings on T3 `detail` values (the maximum over the bucket's T3 results).
+    #[serde(default)]
+    pub t3_max: BTreeMap<String, f64>,
+    /// Floors on shares: `a.b.c` (or `a.b.c+d`) is the sum of counter `c` (and `d`) over the
+    /// bucket's T3 results divided by the sum of every numeric sibling in `a.b`.
+    #[serde(default)]
+    pub t3_share_min: BTreeMap<String, f64>,
 }
 
 fn default_buckets() -> Vec<String> {
@@ -68,22 +97,115 @@ fn default_tier() -> String {
     "file".to_string()
 }
 
-/// Loads every `*.toml` in `dir` (sorted); a missing folder means no gates.
-pub fn load_dir(dir: &Path) -> Result<Vec<(String, GateFile)>, String> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(Vec::new()) };
+impl Rule {
+    /// True when the rule sets at least one metric.
+    fn has_metric(&self) -> bool {
+        self.min_pass_rate.is_some()
+            || self.max_skip_rate.is_some()
+            || self.min_ran.is_some()
+            || self.max_regressions.is_some()
+            || self.max_abnormal.is_some()
+            || self.max_degraded_classes.is_some()
+            || self.normalizations.is_some()
+            || self.expected_skips.is_some()
+            || self.expected_fails.is_some()
+            || !self.t3_min.is_empty()
+            || !self.t3_max.is_empty()
+            || !self.t3_share_min.is_empty()
+    }
+
+    /// What is wrong with the rule, if anything.
+    fn problem(&self) -> Option<String> {
+        if self.name.trim().is_empty() {
+            return Some("a rule has an empty name".into());
+        }
+        if !["t1", "t2", "t3", "file"].contains(&self.tier.as_str()) {
+            return Some("tier must be t1, t2, t3 or file".into());
+        }
+        if self.expected_fails.is_some() && self.tier != "file" {
+            return Some("expected_fails judges file statuses: it needs tier = \"file\"".into());
+        }
+        if !self.has_metric() {
+            return Some(
+                "no metric (set min_pass_rate, max_skip_rate, min_ran, max_regressions, max_abnormal, \
+                 max_degraded_classes, normalizations, expected_skips, expected_fails, t3_min, t3_max or t3_share_min)"
+                    .into(),
+            );
+        }
+        if self.buckets.is_empty() || self.buckets.iter().any(|b| b.trim().is_empty()) {
+            return Some("buckets must list at least one non-empty glob".into());
+        }
+        for (key, v) in [("min_pass_rate", self.min_pass_rate), ("max_skip_rate", self.max_skip_rate)] {
+            if v.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+                return Some(format!("{key} must be within 0..1"));
+            }
+        }
+        let t3_paths = self.t3_min.keys().chain(self.t3_max.keys()).chain(self.t3_share_min.keys());
+        for path in t3_paths {
+            if self.tier != "t3" {
+                return Some(format!("`{path}`: T3 detail metrics need tier = \"t3\""));
+            }
+            if path.split('.').any(|s| s.is_empty()) {
+                return Some(format!("`{path}`: empty segment in the detail path"));
+            }
+        }
+        if self.t3_share_min.values().any(|v| !(0.0..=1.0).contains(v)) {
+            return Some("t3_share_min values must be within 0..1".into());
+        }
+        for kind in &self.allow_regressions {
+            if !crate::baseline::REGRESSION_KINDS.contains(&kind.as_str()) {
+                return Some(format!(
+                    "allow_regressions: unknown kind `{kind}` (known: {})",
+                    crate::baseline::REGRESSION_KINDS.join(", ")
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// The loaded rules: `(file stem, file)` per gate file, sorted.
+pub type Rules = Vec<(String, GateFile)>;
+
+/// Where the gates come from: a folder, or none (`--no-gates`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateSource {
+    /// `--no-gates`: the run is not gated.
+    Disabled,
+    /// The rules in this folder.
+    Dir(PathBuf),
+}
+
+/// Loads every `*.toml` in `dir` (sorted) and validates every rule. A missing folder, a
+/// folder without rule files, a file without rules, a rule without a metric, an empty
+/// bucket list or a repeated rule name is an error naming the file.
+pub fn load_dir(dir: &Path) -> Result<Rules, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        format!("gates folder {}: {e} (pass --gates DIR, or --no-gates to run without gates)", dir.display())
+    })?;
     let mut paths: Vec<_> =
         entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
     paths.sort();
+    if paths.is_empty() {
+        return Err(format!(
+            "gates folder {} holds no *.toml rule file (pass --gates DIR, or --no-gates to run without gates)",
+            dir.display()
+        ));
+    }
     let mut out = Vec::new();
     for p in paths {
         let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         let file: GateFile = toml::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+        if file.gate.is_empty() {
+            return Err(format!("{}: no [[gate]] rule (a gate file that checks nothing is an error)", p.display()));
+        }
+        let mut names = BTreeSet::new();
         for r in &file.gate {
-            if !["t1", "t2", "t3", "file"].contains(&r.tier.as_str()) {
-                return Err(format!("{}: gate `{}`: tier must be t1, t2, t3 or file", p.display(), r.name));
+            if let Some(problem) = r.problem() {
+                return Err(format!("{}: gate `{}`: {problem}", p.display(), r.name));
             }
-            if r.min_pass_rate.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
-                return Err(format!("{}: gate `{}`: min_pass_rate must be within 0..1", p.display(), r.name));
+            if !names.insert(r.name.as_str()) {
+                return Err(format!("{}: gate `{}` is defined twice", p.display(), r.name));
             }
         }
         let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -92,157 +214,543 @@ pub fn load_dir(dir: &Path) -> Result<Vec<(String, GateFile)>, String> {
     Ok(out)
 }
 
-/// Does `r` pass `tier`? `None` when the tier says nothing about the file (skipped, or
-/// no verdicts of that tier without an abnormal end).
-fn tier_pass(r: &FileResult, tier: &str) -> Option<bool> {
+/// Loads the rules of a source (none for [`GateSource::Disabled`]).
+pub fn load(source: &GateSource) -> Result<Rules, String> {
+    match source {
+        GateSource::Disabled => Ok(Vec::new()),
+        GateSource::Dir(d) => load_dir(d),
+    }
+}
+
+/// How one file stands for one tier of a rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TierOutcome {
+    /// Ran the tier and nothing failed (normalized and degraded included).
+    Pass,
+    /// Ran the tier and a verdict failed (or, for `file`, the file's status is `fail`).
+    Fail,
+    /// Reached the tier but every verdict of it is a skip; the reason of the first.
+    Skip(String),
+    /// No verdict of the tier: the worker ended abnormally before it, or the input was
+    /// not checkable at that tier (counted once, by the abnormal-end or file-status rule).
+    NotRun,
+}
+
+/// The class of a skip reason: the text before the first `:`, as a slug
+/// (`not-implemented: biped rig` → `not-implemented`, `lfs-pointer` → `lfs-pointer`).
+pub fn skip_class(reason: &str) -> String {
+    pmcore::slug(reason.split(':').next().unwrap_or(reason).trim())
+}
+
+/// How `r` stands for `tier` (`t1`, `t2`, `t3` or `file`).
+pub fn tier_outcome(r: &FileResult, tier: &str) -> TierOutcome {
     if r.status == Status::Skip {
-        return None;
+        return TierOutcome::Skip(r.reason.clone().unwrap_or_else(|| "skip".into()));
     }
     if tier == "file" {
-        return Some(r.status == Status::Pass);
-    }
-    if r.status.is_abnormal() {
-        return Some(false); // a crash fails every tier it may have hidden
+        return match r.status {
+            Status::Pass => TierOutcome::Pass,
+            Status::Fail => TierOutcome::Fail,
+            _ => TierOutcome::NotRun,
+        };
     }
     let verdicts: Vec<&Verdict> = r.results.iter().filter(|t| t.tier.name() == tier).map(|t| &t.verdict).collect();
     if verdicts.is_empty() {
-        return None;
+        return TierOutcome::NotRun;
     }
-    Some(verdicts.iter().all(|v| !v.is_fail()))
+    if verdicts.iter().any(|v| v.is_fail()) {
+        return TierOutcome::Fail;
+    }
+    let ran = verdicts.iter().any(|v| !matches!(v, Verdict::Skip { .. }));
+    if ran {
+        return TierOutcome::Pass;
+    }
+    let reason = verdicts
+        .iter()
+        .find_map(|v| match v {
+            Verdict::Skip { reason } => Some(reason.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    TierOutcome::Skip(reason)
 }
 
-/// Evaluates every rule. `diff` is the baseline comparison when one was made.
-pub fn evaluate(files: &[(String, GateFile)], results: &[FileResult], diff: Option<&[FileDiff]>) -> Vec<GateOutcome> {
+/// The value at a dotted path inside a JSON value: a number, or an array's length.
+pub fn detail_value(detail: &serde_json::Value, path: &str) -> Option<f64> {
+    let mut v = detail;
+    for seg in path.split('.') {
+        v = v.get(seg)?;
+    }
+    match v {
+        serde_json::Value::Array(a) => Some(a.len() as f64),
+        other => other.as_f64(),
+    }
+}
+
+/// `(selected, total)` of a share path: the counters named by the last segment (`a+b`)
+/// and the sum of every numeric sibling, or `None` when the parent object is absent.
+fn share_parts(detail: &serde_json::Value, path: &str) -> Option<(f64, f64)> {
+    let (parent, last) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut v = detail;
+    if !parent.is_empty() {
+        for seg in parent.split('.') {
+            v = v.get(seg)?;
+        }
+    }
+    let obj = v.as_object()?;
+    let total: f64 = obj.values().filter_map(|x| x.as_f64()).sum();
+    let mut selected = 0.0;
+    for name in last.split('+') {
+        selected += obj.get(name.trim())?.as_f64()?;
+    }
+    Some((selected, total))
+}
+
+/// Bucket slugs closest to `glob` (edit distance), for the "matched no bucket" error.
+pub fn closest_buckets<'a>(glob: &str, buckets: &BTreeSet<&'a str>, n: usize) -> Vec<&'a str> {
+    let mut ranked: Vec<(usize, &str)> = buckets.iter().map(|b| (edit_distance(glob, b), *b)).collect();
+    ranked.sort();
+    ranked.into_iter().take(n).map(|(_, b)| b).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// What a rule is evaluated against besides the results.
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'a> {
+    /// Baseline comparison, when one was made.
+    pub diff: Option<&'a [FileDiff]>,
+    /// Tiers the run requested (a tier rule applies only to a requested tier).
+    pub tiers: &'a [Tier],
+    /// `false` for one shard of a sharded run: the "rule matched no bucket" check then waits
+    /// for `pmfarm merge`, which sees every file.
+    pub complete: bool,
+}
+
+/// Evaluates every rule.
+pub fn evaluate(files: &[(String, GateFile)], results: &[FileResult], ctx: Context<'_>) -> Vec<GateOutcome> {
     let all_buckets: BTreeSet<&str> = results.iter().flat_map(|r| r.buckets.iter().map(String::as_str)).collect();
-    let regressed: BTreeSet<&str> = diff
-        .unwrap_or(&[])
-        .iter()
-        .filter(|d| d.class == crate::results::DiffClass::Regressed)
-        .map(|d| d.path.as_str())
-        .collect();
     let mut out = Vec::new();
     for (stem, file) in files {
         for rule in &file.gate {
             let name = format!("{stem}/{}", rule.name);
-            let mut matched: Vec<&str> =
+            let outcome = |bucket: &str, metric: &str| GateOutcome {
+                name: name.clone(),
+                bucket: bucket.to_string(),
+                tier: rule.tier.clone(),
+                metric: metric.to_string(),
+                threshold: 0.0,
+                value: 0.0,
+                passed: true,
+                checked: true,
+                detail: String::new(),
+            };
+            let requested = rule.tier == "file" || ctx.tiers.iter().any(|t| t.name() == rule.tier);
+            if !requested {
+                out.push(GateOutcome {
+                    checked: false,
+                    detail: format!("not applicable: tier {} was not requested for this run", rule.tier),
+                    ..outcome(&rule.buckets.join(","), "applies")
+                });
+                continue;
+            }
+            let matched: Vec<&str> =
                 all_buckets.iter().copied().filter(|b| rule.buckets.iter().any(|g| glob_match(g, b))).collect();
-            matched.sort();
+            if matched.is_empty() {
+                if ctx.complete {
+                    let near: Vec<&str> =
+                        rule.buckets.iter().flat_map(|g| closest_buckets(g, &all_buckets, 3)).collect();
+                    out.push(GateOutcome {
+                        passed: false,
+                        value: 0.0,
+                        detail: format!(
+                            "bucket glob(s) {} matched no bucket of this run; closest bucket names: {}",
+                            rule.buckets.join(", "),
+                            near.join(", ")
+                        ),
+                        ..outcome(&rule.buckets.join(","), "buckets")
+                    });
+                } else {
+                    out.push(GateOutcome {
+                        checked: false,
+                        detail: "no bucket of this shard matches; checked again by `pmfarm merge`".into(),
+                        ..outcome(&rule.buckets.join(","), "buckets")
+                    });
+                }
+                continue;
+            }
             for bucket in matched {
                 let members: Vec<&FileResult> =
                     results.iter().filter(|r| r.buckets.iter().any(|b| b == bucket)).collect();
-                let mut push = |metric: &str, threshold: f64, value: f64, passed: bool, detail: String| {
-                    out.push(GateOutcome {
-                        name: name.clone(),
-                        bucket: bucket.to_string(),
-                        tier: rule.tier.clone(),
-                        metric: metric.to_string(),
-                        threshold,
-                        value,
-                        passed,
-                        detail,
-                    })
-                };
-                if let Some(min) = rule.min_pass_rate {
-                    let judged: Vec<bool> = members.iter().filter_map(|r| tier_pass(r, &rule.tier)).collect();
-                    let passing = judged.iter().filter(|p| **p).count();
-                    let rate = if judged.is_empty() { 1.0 } else { passing as f64 / judged.len() as f64 };
-                    let failing: Vec<&str> = members
-                        .iter()
-                        .filter(|r| tier_pass(r, &rule.tier) == Some(false))
-                        .map(|r| r.path.as_str())
-                        .take(5)
-                        .collect();
-                    push(
-                        "min_pass_rate",
-                        min,
-                        rate,
-                        rate >= min,
-                        format!("{passing}/{} files pass; failing: {}", judged.len(), failing.join(", ")),
-                    );
-                }
-                if let Some(max) = rule.max_abnormal {
-                    let bad: Vec<String> = members
-                        .iter()
-                        .filter(|r| r.status.is_abnormal())
-                        .map(|r| format!("{} ({})", r.path, r.status))
-                        .collect();
-                    push(
-                        "max_abnormal",
-                        max as f64,
-                        bad.len() as f64,
-                        bad.len() as u64 <= max,
-                        bad.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
-                    );
-                }
-                if diff.is_some() {
-                    let max = rule.max_regressions.unwrap_or(0);
-                    let n: Vec<&str> =
-                        members.iter().map(|r| r.path.as_str()).filter(|p| regressed.contains(p)).collect();
-                    push(
-                        "max_regressions",
-                        max as f64,
-                        n.len() as f64,
-                        n.len() as u64 <= max,
-                        format!("regressed: {}", n.iter().take(5).copied().collect::<Vec<_>>().join(", ")),
-                    );
-                }
-                let tier_results = || {
-                    members
-                        .iter()
-                        .flat_map(|r| r.results.iter())
-                        .filter(|t| rule.tier == "file" || t.tier.name() == rule.tier)
-                };
-                if let Some(max) = rule.max_degraded_classes {
-                    let classes: BTreeSet<(u32, u32, u32)> = tier_results()
-                        .flat_map(|t| match &t.verdict {
-                            Verdict::Degraded { classes } => {
-                                classes.iter().map(|c| (c.class_id[0], c.class_id[1], c.superclass)).collect()
-                            }
-                            _ => Vec::new(),
-                        })
-                        .collect();
-                    push(
-                        "max_degraded_classes",
-                        max as f64,
-                        classes.len() as f64,
-                        classes.len() as u64 <= max,
-                        String::new(),
-                    );
-                }
-                if let Some(allowed) = &rule.normalizations {
-                    let bad: BTreeSet<&str> = tier_results()
-                        .filter_map(|t| match &t.verdict {
-                            Verdict::Normalized { reason } if !allowed.contains(reason) => Some(reason.as_str()),
-                            _ => None,
-                        })
-                        .collect();
-                    push(
-                        "normalization",
-                        0.0,
-                        bad.len() as f64,
-                        bad.is_empty(),
-                        format!("not whitelisted: {}", bad.into_iter().collect::<Vec<_>>().join(", ")),
-                    );
-                }
-                for (field, floor) in &rule.t3_min {
-                    let values: Vec<f64> = members
-                        .iter()
-                        .flat_map(|r| r.results.iter())
-                        .filter(|t| t.tier.name() == "t3")
-                        .filter_map(|t| t.detail.as_ref()?.get(field)?.as_f64())
-                        .collect();
-                    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-                    let value = if values.is_empty() { f64::NAN } else { min };
-                    push(
-                        &format!("t3:{field}"),
-                        *floor,
-                        if value.is_nan() { 0.0 } else { value },
-                        !values.is_empty() && min >= *floor,
-                        if values.is_empty() { "no T3 result carries this field".into() } else { String::new() },
-                    );
-                }
+                evaluate_bucket(rule, &members, ctx, &mut |metric, threshold, value, passed, checked, detail| {
+                    out.push(GateOutcome { threshold, value, passed, checked, detail, ..outcome(bucket, metric) })
+                });
             }
         }
     }
     out
+}
+
+/// The lines a run prints when its gates do not hold: one per failing metric, or the
+/// error that gates were configured but no rule checked anything. Empty = gates hold.
+pub fn failures(outcomes: &[GateOutcome], gated: bool) -> Vec<String> {
+    let mut out: Vec<String> = outcomes
+        .iter()
+        .filter(|g| !g.passed)
+        .map(|g| {
+            format!(
+                "GATE FAILED {} [bucket {}, tier {}]: {} = {} (threshold {}){}",
+                g.name,
+                g.bucket,
+                g.tier,
+                g.metric,
+                trim_float(g.value),
+                trim_float(g.threshold),
+                if g.detail.is_empty() { String::new() } else { format!(" — {}", g.detail) }
+            )
+        })
+        .collect();
+    if gated && out.is_empty() && !outcomes.iter().any(|g| g.checked) {
+        out.push(format!(
+            "GATES CHECKED NOTHING: {} rule outcome(s), none judged a file ({})",
+            outcomes.len(),
+            outcomes.iter().map(|g| g.detail.as_str()).take(3).collect::<Vec<_>>().join("; ")
+        ));
+    }
+    out
+}
+
+fn trim_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// `metric, threshold, value, passed, checked, detail`.
+type Push<'a> = dyn FnMut(&str, f64, f64, bool, bool, String) + 'a;
+
+fn first_paths(files: &[&&FileResult]) -> String {
+    let v: Vec<&str> = files.iter().map(|r| r.path.as_str()).take(5).collect();
+    v.join(", ")
+}
+
+fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push: &mut Push<'_>) {
+    let tier = rule.tier.as_str();
+    let outcomes: Vec<(&&FileResult, TierOutcome)> = members.iter().map(|r| (r, tier_outcome(r, tier))).collect();
+    let passed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Pass).map(|(r, _)| *r).collect();
+    let failed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Fail).map(|(r, _)| *r).collect();
+    let skipped: Vec<(&&FileResult, &str)> = outcomes
+        .iter()
+        .filter_map(|(r, o)| match o {
+            TierOutcome::Skip(reason) => Some((*r, reason.as_str())),
+            _ => None,
+        })
+        .collect();
+    let not_run = outcomes.iter().filter(|(_, o)| *o == TierOutcome::NotRun).count();
+    let ran = passed.len() + failed.len();
+    let tally = format!(
+        "{} pass, {} fail, {} skip, {not_run} not run (of {} files)",
+        passed.len(),
+        failed.len(),
+        skipped.len(),
+        members.len()
+    );
+    if let Some(min) = rule.min_pass_rate {
+        if ran == 0 {
+            push("min_pass_rate", min, 0.0, true, false, format!("no file ran {tier}: {tally}"));
+        } else {
+            let rate = passed.len() as f64 / ran as f64;
+            let mut detail = format!("{}/{ran} files that ran {tier} pass; {tally}", passed.len());
+            if !failed.is_empty() {
+                detail.push_str(&format!("; failing: {}", first_paths(&failed)));
+            }
+            push("min_pass_rate", min, rate, rate >= min, true, detail);
+        }
+    }
+    if let Some(max) = rule.max_skip_rate {
+        let reached = ran + skipped.len();
+        let rate = if reached == 0 { 0.0 } else { skipped.len() as f64 / reached as f64 };
+        let mut classes: BTreeMap<String, u64> = BTreeMap::new();
+        for (_, reason) in &skipped {
+            *classes.entry(skip_class(reason)).or_default() += 1;
+        }
+        let by_class: Vec<String> = classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+        push(
+            "max_skip_rate",
+            max,
+            rate,
+            rate <= max,
+            reached > 0,
+            format!("{}/{reached} skipped ({}); {tally}", skipped.len(), by_class.join(", ")),
+        );
+    }
+    if let Some(min) = rule.min_ran {
+        push("min_ran", min as f64, ran as f64, ran as u64 >= min, true, format!("{ran} files ran {tier}; {tally}"));
+    }
+    if let Some(allowed) = &rule.expected_skips {
+        let unexpected: Vec<String> = skipped
+            .iter()
+            .filter(|(_, reason)| !allowed.contains(&skip_class(reason)))
+            .map(|(r, reason)| format!("{} ({reason})", r.path))
+            .collect();
+        push(
+            "expected_skips",
+            0.0,
+            unexpected.len() as f64,
+            unexpected.is_empty(),
+            !members.is_empty(),
+            if unexpected.is_empty() {
+                format!("{} skips, all of an expected class", skipped.len())
+            } else {
+                format!("unexpected skips: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+            },
+        );
+    }
+    if let Some(allowed) = &rule.expected_fails {
+        let unexpected: Vec<String> = members
+            .iter()
+            .filter(|r| r.status == Status::Fail && !r.fail_kinds.iter().all(|k| allowed.contains(k)))
+            .map(|r| format!("{} ({})", r.path, r.fail_kinds.join(", ")))
+            .collect();
+        let expected = failed.len() - unexpected.len().min(failed.len());
+        push(
+            "expected_fails",
+            0.0,
+            unexpected.len() as f64,
+            unexpected.is_empty(),
+            !members.is_empty(),
+            if unexpected.is_empty() {
+                format!("{expected} fails, all of an expected kind")
+            } else {
+                format!("unexpected fails: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+            },
+        );
+    }
+    if let Some(max) = rule.max_abnormal {
+        let bad: Vec<String> =
+            members.iter().filter(|r| r.status.is_abnormal()).map(|r| format!("{} ({})", r.path, r.status)).collect();
+        push(
+            "max_abnormal",
+            max as f64,
+            bad.len() as f64,
+            bad.len() as u64 <= max,
+            !members.is_empty(),
+            bad.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
+        );
+    }
+    if ctx.diff.is_none() && rule.max_regressions.is_some() {
+        let detail = "no baseline compared (pass --baseline NAME)".to_string();
+        push("max_regressions", rule.max_regressions.unwrap_or(0) as f64, 0.0, true, false, detail);
+    }
+    if let Some(diff) = ctx.diff {
+        let max = rule.max_regressions.unwrap_or(0);
+        let regressed: BTreeMap<&str, Vec<&str>> = diff
+            .iter()
+            .filter_map(|d| {
+                let kinds: Vec<&str> = d
+                    .changes
+                    .iter()
+                    .filter_map(|c| c.kind.as_deref())
+                    .filter(|k| !rule.allow_regressions.iter().any(|a| a == k))
+                    .collect();
+                (!kinds.is_empty()).then_some((d.path.as_str(), kinds))
+            })
+            .collect();
+        let n: Vec<String> = members
+            .iter()
+            .filter_map(|r| regressed.get(r.path.as_str()).map(|k| format!("{} ({})", r.path, k.join(", "))))
+            .collect();
+        push(
+            "max_regressions",
+            max as f64,
+            n.len() as f64,
+            n.len() as u64 <= max,
+            !members.is_empty(),
+            format!("regressed: {}", n.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
+        );
+    }
+    let tier_results =
+        || members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == "file" || t.tier.name() == tier);
+    if let Some(max) = rule.max_degraded_classes {
+        let classes: BTreeSet<(u32, u32, u32)> = tier_results()
+            .flat_map(|t| match &t.verdict {
+                Verdict::Degraded { classes } => {
+                    classes.iter().map(|c| (c.class_id[0], c.class_id[1], c.superclass)).collect()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+        push(
+            "max_degraded_classes",
+            max as f64,
+            classes.len() as f64,
+            classes.len() as u64 <= max,
+            ran > 0,
+            String::new(),
+        );
+    }
+    if let Some(allowed) = &rule.normalizations {
+        let bad: BTreeSet<&str> = tier_results()
+            .filter_map(|t| match &t.verdict {
+                Verdict::Normalized { reason } if !allowed.contains(reason) => Some(reason.as_str()),
+                _ => None,
+            })
+            .collect();
+        push(
+            "normalization",
+            0.0,
+            bad.len() as f64,
+            bad.is_empty(),
+            ran > 0,
+            format!("not whitelisted: {}", bad.into_iter().collect::<Vec<_>>().join(", ")),
+        );
+    }
+    let details = || tier_results().filter(|t| t.tier == Tier::T3).filter_map(|t| t.detail.as_ref());
+    for (path, floor) in &rule.t3_min {
+        let values: Vec<f64> = details().filter_map(|d| detail_value(d, path)).collect();
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let (value, passed, detail) = if values.is_empty() {
+            (0.0, false, format!("no T3 result carries `{path}` (a missing measurement is never green)"))
+        } else {
+            (min, min >= *floor, format!("minimum over {} T3 results", values.len()))
+        };
+        push(&format!("t3_min:{path}"), *floor, value, passed, true, detail);
+    }
+    for (path, ceiling) in &rule.t3_max {
+        let values: Vec<f64> = details().filter_map(|d| detail_value(d, path)).collect();
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (value, passed, detail) = if values.is_empty() {
+            (0.0, false, format!("no T3 result carries `{path}` (a missing measurement is never green)"))
+        } else {
+            (max, max <= *ceiling, format!("maximum over {} T3 results", values.len()))
+        };
+        push(&format!("t3_max:{path}"), *ceiling, value, passed, true, detail);
+    }
+    for (path, floor) in &rule.t3_share_min {
+        let parts: Vec<(f64, f64)> = details().filter_map(|d| share_parts(d, path)).collect();
+        let (sel, total) = parts.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+        let (value, passed, detail) = if total <= 0.0 {
+            (0.0, false, format!("no T3 result carries counters at `{path}` (a missing measurement is never green)"))
+        } else {
+            let share = sel / total;
+            (share, share >= *floor, format!("{sel}/{total} over {} T3 results", parts.len()))
+        };
+        push(&format!("t3_share_min:{path}"), *floor, value, passed, true, detail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmworker::events::TierResult;
+
+    fn result(path: &str, status: Status, verdicts: Vec<(Tier, Verdict)>) -> FileResult {
+        let mut r = FileResult {
+            path: path.into(),
+            status,
+            results: verdicts
+                .into_iter()
+                .map(|(tier, verdict)| TierResult { tier, stream: "s".into(), verdict, detail: None })
+                .collect(),
+            ..Default::default()
+        };
+        r.buckets = crate::buckets::buckets_of(&r);
+        r
+    }
+
+    fn rules(toml: &str) -> Vec<(String, GateFile)> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("g.toml"), toml).unwrap();
+        load_dir(dir.path()).unwrap()
+    }
+
+    fn ctx(tiers: &[Tier]) -> Context<'_> {
+        Context { diff: None, tiers, complete: true }
+    }
+
+    #[test]
+    fn skips_are_not_passes_and_abnormal_ends_count_once() {
+        let skip = Verdict::Skip { reason: "no-reference: none given".into() };
+        let results = vec![
+            result("a", Status::Pass, vec![(Tier::T3, skip.clone())]),
+            result("b", Status::Pass, vec![(Tier::T3, skip)]),
+            result("c", Status::Crash, vec![]),
+        ];
+        let g = rules(
+            "[[gate]]\nname='t3'\ntier='t3'\nmin_pass_rate=1.0\nmin_ran=1\nmax_skip_rate=0.5\n\
+             [[gate]]\nname='ab'\nmax_abnormal=0\n",
+        );
+        let out = evaluate(&g, &results, ctx(&[Tier::T1, Tier::T3]));
+        let by: BTreeMap<&str, &GateOutcome> = out.iter().map(|o| (o.metric.as_str(), o)).collect();
+        assert!(!by["min_pass_rate"].checked, "nothing ran: not checked, never a silent pass");
+        assert!(!by["min_ran"].passed);
+        assert!(!by["max_skip_rate"].passed && by["max_skip_rate"].value == 1.0);
+        assert!(by["max_skip_rate"].detail.contains("2 no-reference"), "{}", by["max_skip_rate"].detail);
+        assert!(!by["max_abnormal"].passed);
+    }
+
+    #[test]
+    fn tier_rules_apply_only_to_requested_tiers() {
+        let results = vec![result("a", Status::Pass, vec![(Tier::T1, Verdict::pass())])];
+        let g = rules("[[gate]]\nname='t3'\ntier='t3'\nmin_ran=1\n");
+        let out = evaluate(&g, &results, ctx(&[Tier::T1]));
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].checked && out[0].passed && out[0].detail.contains("not requested"));
+    }
+
+    #[test]
+    fn unmatched_glob_names_the_closest_buckets() {
+        let results = vec![result("a", Status::Pass, vec![(Tier::T1, Verdict::pass())])];
+        let g = rules("[[gate]]\nname='x'\nbuckets=['alll']\ntier='t1'\nmin_pass_rate=1.0\n");
+        let out = evaluate(&g, &results, ctx(&[Tier::T1]));
+        assert!(!out[0].passed);
+        assert!(out[0].detail.contains("closest bucket names: all"), "{}", out[0].detail);
+        let shard = evaluate(&g, &results, Context { complete: false, ..ctx(&[Tier::T1]) });
+        assert!(shard[0].passed && !shard[0].checked);
+    }
+
+    #[test]
+    fn detail_paths_and_shares() {
+        let d = serde_json::json!({"fields": {"q": {"bit_exact": 3, "close": 1, "off": 0}}, "list": [1, 2]});
+        assert_eq!(detail_value(&d, "fields.q.bit_exact"), Some(3.0));
+        assert_eq!(detail_value(&d, "list"), Some(2.0));
+        assert_eq!(detail_value(&d, "fields.x.bit_exact"), None);
+        assert_eq!(share_parts(&d, "fields.q.bit_exact"), Some((3.0, 4.0)));
+        assert_eq!(share_parts(&d, "fields.q.bit_exact+close"), Some((4.0, 4.0)));
+    }
+
+    #[test]
+    fn malformed_rules_are_refused() {
+        for (toml, want) in [
+            ("", "no [[gate]] rule"),
+            ("[[gate]]\nname='a'\n", "no metric"),
+            ("[[gate]]\nname='a'\nbuckets=[]\nmax_abnormal=0\n", "at least one"),
+            ("[[gate]]\nname='a'\nmax_abnormal=0\n[[gate]]\nname='a'\nmax_abnormal=0\n", "defined twice"),
+            ("[[gate]]\nname='a'\ntier='t1'\n[gate.t3_min]\n'x.y'=1\n", "tier = \"t3\""),
+            ("[[gate]]\nname='a'\nmax_regressions=0\nallow_regressions=['nice']\n", "unknown kind"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("g.toml"), toml).unwrap();
+            let e = load_dir(dir.path()).unwrap_err();
+            assert!(e.contains(want), "{toml:?}: {e}");
+        }
+        let empty = tempfile::tempdir().unwrap();
+        assert!(load_dir(empty.path()).unwrap_err().contains("no *.toml"));
+        assert!(load_dir(&empty.path().join("nope")).unwrap_err().contains("--no-gates"));
+    }
 }

@@ -9,8 +9,10 @@ pub mod demo;
 pub mod display;
 pub mod enumerate;
 pub mod gates;
+pub mod history;
 pub mod journal;
 pub mod limits;
+pub mod locate;
 pub mod lock;
 pub mod merge;
 pub mod outcome;
@@ -37,9 +39,9 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
         .collect()
 }
 
-/// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run. NAME is
-/// a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, baseline: Option<&Path>, junit_per_file: bool) -> i32 {
+/// `pmfarm report OUT [--baseline NAME] [--history FILE]`: renders the report of a
+/// finished run. NAME is a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
+pub fn report_cmd(out: &Path, opts: &report::ReportOptions) -> i32 {
     let _lock = match lock_finished_run(out) {
         Ok(l) => l,
         Err(e) => {
@@ -47,8 +49,7 @@ pub fn report_cmd(out: &Path, baseline: Option<&Path>, junit_per_file: bool) -> 
             return run::code::USAGE;
         }
     };
-    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), junit_per_file };
-    match report::render(out, &opts) {
+    match report::render(out, opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", display::path(&index.index_html()));
             run::code::OK

@@ -34,9 +34,19 @@ enum Command {
         /// bare name looked up as `baselines/<name>.jsonl`).
         #[arg(long)]
         baseline: Option<PathBuf>,
-        /// JUnit with one test case per file (default: one per bucket).
-        #[arg(long)]
-        junit_per_file: bool,
+        #[command(flatten)]
+        junit: JunitArgs,
+        /// History file whose newest runs the index draws as trend charts.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
+    },
+    /// Print a history file (`run --history FILE`): one row per run, oldest first.
+    History {
+        /// The history file.
+        file: PathBuf,
+        /// Only the newest N runs.
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
     },
     /// Check a run directory's journal and results: every enumerated file has exactly one
     /// status, results.jsonl equals the journal replay, summary counts match (exit 0 ok,
@@ -80,15 +90,38 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         /// Gates folder (default: the one the shards recorded).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "no_gates")]
         gates: Option<PathBuf>,
+        /// Merge without gates.
+        #[arg(long)]
+        no_gates: bool,
         /// Baselines folder for the report's readable diffs (default: `baselines/` of the workspace).
         #[arg(long)]
         baselines: Option<PathBuf>,
         /// Do not render the report.
         #[arg(long)]
         no_report: bool,
+        /// Append the merged run's headline numbers to this history file.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
     },
+}
+
+/// How the JUnit file is laid out.
+#[derive(Args, Debug, Clone, Copy)]
+struct JunitArgs {
+    /// JUnit with one test suite per bucket (default: one test case per file).
+    #[arg(long)]
+    junit_per_bucket: bool,
+    /// One test case per file (the default; kept for older scripts).
+    #[arg(long, hide = true, conflicts_with = "junit_per_bucket")]
+    junit_per_file: bool,
+}
+
+impl JunitArgs {
+    fn per_file(self) -> bool {
+        !self.junit_per_bucket
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -162,9 +195,10 @@ struct RunArgs {
     #[arg(long, default_value = "4G")]
     memory: String,
     /// Tiers, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2")]
+    #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, skel).
+    /// Exporters to run in the worker (obj, skel, summary). With t3 and none named: `summary`,
+    /// whose reference (Max's document summary) is inside every `.max`.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Reference outputs for T3.
@@ -183,15 +217,22 @@ struct RunArgs {
     /// Baselines folder (default: `baselines/` of the workspace).
     #[arg(long)]
     baselines: Option<PathBuf>,
-    /// Gates folder (default: `gates/` of the workspace).
-    #[arg(long)]
+    /// Gates folder (default: `gates/` of the workspace this pmfarm belongs to).
+    #[arg(long, conflicts_with = "no_gates")]
     gates: Option<PathBuf>,
+    /// Run without gates (the exit code then says nothing about the results).
+    #[arg(long)]
+    no_gates: bool,
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
-    /// JUnit with one test case per file (default: one per bucket).
-    #[arg(long)]
-    junit_per_file: bool,
+    #[command(flatten)]
+    junit: JunitArgs,
+    /// Append this run's headline numbers (pass rates, typed coverage, T3 summary
+    /// agreement, wall time, regressions) as one line to FILE when the run finishes; the
+    /// report draws the file's newest runs as trend charts. Nothing is written without it.
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
     /// Check only shard K of N (K 1-based), by a hash of each file's relative path.
     #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "shard_from_env"])]
     shard: Option<String>,
@@ -222,16 +263,23 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline, junit_per_file } => {
-            pmfarm::report_cmd(&out, baseline.as_deref(), junit_per_file)
-        }
+        Command::Report { out, baseline, junit, history } => pmfarm::report_cmd(
+            &out,
+            &pmfarm::report::ReportOptions { baseline, junit_per_file: junit.per_file(), history },
+        ),
+        Command::History { file, last } => history(&file, last),
         Command::VerifyLedger { out, partial, json } => {
             pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
-        Command::Merge { outs, out, gates, baselines, no_report } => {
+        Command::Merge { outs, out, gates, no_gates, baselines, no_report, history } => {
             let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
-            pmfarm::merge::merge_cmd(&outs, &out, gates.as_deref(), &baselines, !no_report)
+            let gates = match (gates, no_gates) {
+                (Some(d), _) => Some(pmfarm::gates::GateSource::Dir(enumerate::absolute(&d))),
+                (None, true) => Some(pmfarm::gates::GateSource::Disabled),
+                (None, false) => None,
+            };
+            pmfarm::merge::merge_cmd(&outs, &out, gates.as_ref(), &baselines, !no_report, history.as_deref())
         }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
@@ -260,25 +308,29 @@ fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {
     }
 }
 
+fn history(file: &Path, last: Option<usize>) -> i32 {
+    match pmfarm::history::read(file) {
+        Ok(entries) if entries.is_empty() => {
+            println!("pmfarm: {} holds no runs yet", file.display());
+            code::OK
+        }
+        Ok(entries) => {
+            let shown = pmfarm::history::newest(&entries, last.unwrap_or(entries.len()));
+            print!("{}", pmfarm::history::table(shown));
+            code::OK
+        }
+        Err(e) => usage(e),
+    }
+}
+
 fn usage(message: impl std::fmt::Display) -> i32 {
     eprintln!("pmfarm: {message}");
     code::USAGE
 }
 
-/// The workspace root: the nearest ancestor of the current folder (else of the
-/// executable) holding a `Cargo.toml` with `[workspace]`; else the current folder.
+/// The pmfarm workspace this binary belongs to ([`pmfarm::locate`]), else the current folder.
 fn workspace_root() -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let exe = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
-    for start in [Some(cwd.clone()), exe].into_iter().flatten() {
-        for dir in start.ancestors() {
-            let manifest = dir.join("Cargo.toml");
-            if std::fs::read_to_string(&manifest).is_ok_and(|t| t.contains("[workspace]")) {
-                return dir.to_path_buf();
-            }
-        }
-    }
-    cwd
+    pmfarm::locate::farm_workspace().unwrap_or_else(|_| std::env::current_dir().unwrap_or_default())
 }
 
 fn run(a: RunArgs) -> i32 {
@@ -310,8 +362,11 @@ fn run(a: RunArgs) -> i32 {
         }
     }
     for e in &a.exports {
-        if !["obj", "skel"].contains(&e.as_str()) {
-            return usage(format!("--export: unknown exporter `{e}` (expected obj or skel)"));
+        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
+            return usage(format!(
+                "--export: unknown exporter `{e}` (expected one of {})",
+                pmworker::export::KNOWN_EXPORTERS.join(", ")
+            ));
         }
     }
     if let Some(name) = &a.baseline {
@@ -340,25 +395,44 @@ fn run(a: RunArgs) -> i32 {
         },
         (None, None) => None,
     };
+    if shard.is_some() && a.history.is_some() {
+        return usage("--history with --shard would append one line per shard: give --history to `pmfarm merge`");
+    }
     let root = workspace_root();
+    let gates = match pmfarm::locate::gate_source(a.gates.as_deref(), a.no_gates) {
+        Ok(g) => g,
+        Err(e) => return usage(e),
+    };
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
         worker_prefix,
         limits,
         work: WorkOptions {
+            exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
+                vec![pmworker::summary::NAME.to_string()]
+            } else {
+                a.exports.clone()
+            },
             tiers,
-            exports: a.exports.clone(),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },
         baseline: a.baseline.clone(),
         baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
-        gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
+        gates,
+        complete: shard.is_none(),
         report: !a.no_report,
-        junit_per_file: a.junit_per_file,
+        junit_per_file: a.junit.per_file(),
         retry_infra_errors: !a.keep_infra_errors,
+        history: a.history.as_ref().map(|h| enumerate::absolute(h)),
     };
+    if let Some(h) = &cfg.history {
+        // A damaged history is found before any file runs, not after the night's work.
+        if let Err(e) = pmfarm::history::read(h) {
+            return usage(e);
+        }
+    }
     if a.resume.is_some() {
         return pmfarm::run::resume(&cfg);
     }

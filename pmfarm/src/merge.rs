@@ -11,6 +11,7 @@
 //! and the baseline comparison (a file one shard calls `removed` because another shard
 //! ran it is not removed).
 
+use crate::gates::GateSource;
 use crate::results::{BaselineDiff, BaselineSummary, DiffClass, FileDiff, FileResult, Summary};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -107,11 +108,13 @@ pub struct Merged {
     pub summary: Summary,
     /// Merged baseline comparison, when the shards made one.
     pub diff: Option<BaselineDiff>,
+    /// Whether gate rules were applied (a gated merge that checked nothing fails).
+    pub gated: bool,
 }
 
-/// Merges shard outputs. `gates_dir` overrides the gates folder the shards recorded in
-/// `summary.options.gates_dir`.
-pub fn merge(shards: &[ShardOutput], gates_dir: Option<&Path>) -> Result<Merged, MergeError> {
+/// Merges shard outputs. `gates` overrides the gates the shards recorded in
+/// `summary.options.gates_dir` (a folder, or `null` for `--no-gates`).
+pub fn merge(shards: &[ShardOutput], gates: Option<&GateSource>) -> Result<Merged, MergeError> {
     let first = shards.first().ok_or(MergeError::NoInputs)?;
     for s in &shards[1..] {
         let mismatch = |what| MergeError::Mismatch { first: first.dir.clone(), other: s.dir.clone(), what };
@@ -143,20 +146,31 @@ pub fn merge(shards: &[ShardOutput], gates_dir: Option<&Path>) -> Result<Merged,
     }
     let results: Vec<FileResult> = by_path.into_values().map(|(_, r)| r).collect();
     let diff = merge_diffs(shards, &results);
-    let gates_dir = match gates_dir {
-        Some(d) => d.to_path_buf(),
-        None => PathBuf::from(first.summary.options.get("gates_dir").and_then(|v| v.as_str()).unwrap_or("gates")),
+    let source = match gates {
+        Some(g) => g.clone(),
+        None => match first.summary.options.get("gates_dir").and_then(|v| v.as_str()) {
+            Some(dir) => GateSource::Dir(PathBuf::from(dir)),
+            None => GateSource::Disabled,
+        },
     };
-    if !gates_dir.is_dir() && shards.iter().any(|s| !s.summary.gates.is_empty()) {
-        return Err(MergeError::Gates(format!(
-            "the shards were gated by {}, which does not exist here; pass --gates DIR",
-            gates_dir.display()
-        )));
-    }
-    let gates = crate::gates::load_dir(&gates_dir).map_err(MergeError::Gates)?;
-    let outcomes = crate::gates::evaluate(&gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
+    let rules = crate::gates::load(&source).map_err(|e| {
+        MergeError::Gates(match &source {
+            GateSource::Dir(d) if gates.is_none() => format!("the shards were gated by {}: {e}", d.display()),
+            _ => e,
+        })
+    })?;
+    let tiers: Vec<pmworker::events::Tier> = first
+        .summary
+        .options
+        .get("work")
+        .and_then(|w| w.get("tiers"))
+        .and_then(|t| serde_json::from_value(t.clone()).ok())
+        .unwrap_or_default();
+    let ctx = crate::gates::Context { diff: diff.as_ref().map(|d| d.files.as_slice()), tiers: &tiers, complete: true };
+    let outcomes = crate::gates::evaluate(&rules, &results, ctx);
+    let gated = !rules.is_empty();
     let summary = summarize(first, shards, &results, outcomes, diff.as_ref());
-    Ok(Merged { results, summary, diff })
+    Ok(Merged { results, summary, diff, gated })
 }
 
 /// Per-file diffs from the shard that ran each file; `removed` only for baseline files
@@ -214,6 +228,7 @@ fn summarize(
             "bytes": bytes,
             "shards": shards.len(),
             "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
         }),
     }
 }
@@ -260,10 +275,17 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// write, render the report (its readable diffs from `baselines_dir/<name>.jsonl`, as
 /// `pmfarm run` does), print the summary line. Exit codes as `pmfarm run`: 0 gates pass,
 /// 1 a gate failed, 2 usage or input error, 77 nothing runnable.
-pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, baselines_dir: &Path, report: bool) -> i32 {
+pub fn merge_cmd(
+    inputs: &[PathBuf],
+    out: &Path,
+    gates: Option<&GateSource>,
+    baselines_dir: &Path,
+    report: bool,
+    history: Option<&Path>,
+) -> i32 {
     use crate::run::code;
     let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
-    let merged = match shards.and_then(|s| merge(&s, gates_dir)) {
+    let merged = match shards.and_then(|s| merge(&s, gates)) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("pmfarm merge: {e}");
@@ -294,10 +316,19 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, basel
         s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
     println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
+    if let Some(h) = history {
+        if let Err(e) = crate::history::record(out, h) {
+            eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
+            let _ = crate::run_folder::finish(out); // the merged results are complete
+            return code::USAGE;
+        }
+        println!("pmfarm merge: history: appended to {}", h.display());
+    }
     if report {
         let baseline =
             merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+        let opts =
+            crate::report::ReportOptions { baseline, junit_per_file: true, history: history.map(Path::to_path_buf) };
         if let Err(e) = crate::report::render(out, &opts) {
             eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
             let _ = crate::run_folder::finish(out); // the merged results are complete
@@ -311,9 +342,11 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, basel
     if s.files == 0 || s.status_counts.get("skip") == Some(&s.files) {
         return code::NOTHING_RUNNABLE;
     }
-    let failed = s.gates.iter().filter(|g| !g.passed).count();
-    if failed > 0 {
-        eprintln!("pmfarm merge: {failed} gate(s) failed");
+    let failures = crate::gates::failures(&s.gates, merged.gated);
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("pmfarm merge: {f}");
+        }
         return code::GATE_FAILED;
     }
     code::OK
@@ -338,7 +371,7 @@ mod tests {
     fn shard(dir: &str, results: Vec<FileResult>, diff: Option<Vec<(&str, DiffClass)>>) -> ShardOutput {
         let summary = Summary {
             schema: 1,
-            options: serde_json::json!({ "work": { "tiers": ["t1"] }, "gates_dir": "/nonexistent/gates" }),
+            options: serde_json::json!({ "work": { "tiers": ["t1"] }, "gates_dir": null }),
             corpus_root: "/corpus".into(),
             timing: serde_json::json!({ "wall_ms": results.len() as u64 * 100 }),
             ..Default::default()
@@ -392,7 +425,7 @@ mod tests {
 
     #[test]
     fn overlaps_and_mismatches_are_refused() {
-        let a = shard("a", vec![result("a.max", Status::Pass, 1)], None);
+        let mut a = shard("a", vec![result("a.max", Status::Pass, 1)], None);
         let twice = merge(&[a.clone(), a.clone()], None).unwrap_err();
         assert!(matches!(twice, MergeError::Overlap { .. }), "{twice}");
         let mut other = shard("b", vec![result("b.max", Status::Pass, 1)], None);
@@ -407,8 +440,11 @@ mod tests {
             threshold: 1.0,
             value: 1.0,
             passed: true,
+            checked: true,
             detail: String::new(),
         });
+        gated.summary.options["gates_dir"] = serde_json::json!("/nonexistent/gates");
+        a.summary.options["gates_dir"] = serde_json::json!("/nonexistent/gates");
         assert!(matches!(merge(&[a, gated], None), Err(MergeError::Gates(_))));
         assert!(matches!(merge(&[], None), Err(MergeError::NoInputs)));
     }

@@ -100,6 +100,14 @@ pub fn from_events(path: &str, events: &[Event], status: Option<EndStatus>, wall
     r
 }
 
+/// The result of a path enumeration already decided (a special file, a dangling link, a
+/// symlink loop: `skip`; an unreadable folder or file: `infra-error`); no worker ran.
+pub fn unrunnable(path: &str, status: Status, reason: String) -> FileResult {
+    let mut r = FileResult { path: path.to_string(), ..Default::default() };
+    finish(&mut r, status, reason);
+    r
+}
+
 fn first_line(text: &str, fallback: &str) -> String {
     text.lines().find(|l| !l.trim().is_empty()).map(str::to_string).unwrap_or_else(|| fallback.to_string())
 }

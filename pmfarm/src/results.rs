@@ -200,9 +200,18 @@ pub struct GateOutcome {
     pub value: f64,
     /// Whether the rule holds.
     pub passed: bool,
+    /// Whether the metric judged anything: `false` when no file of the bucket reached what
+    /// it measures (nothing ran the tier, the tier was not requested, a shard saw no
+    /// matching bucket). A run whose rules all checked nothing is an error.
+    #[serde(default = "yes")]
+    pub checked: bool,
     /// One-line explanation printed when it fails.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// How one file compares to the baseline.
@@ -211,7 +220,7 @@ pub struct GateOutcome {
 pub enum DiffClass {
     /// No status or verdict changed.
     Same,
-    /// Something got worse (pass → fail/crash/…, a verdict pass/normalized/degraded → fail).
+    /// Something got worse: a change with a regression kind (see [`Change::kind`]).
     Regressed,
     /// Something got better (the reverse).
     Fixed,
@@ -270,6 +279,11 @@ pub struct Change {
     pub before: String,
     /// Status or verdict now (`absent` when missing).
     pub after: String,
+    /// The regression kind when this change makes the file worse (`to-fail`, `to-abnormal`,
+    /// `to-skip`, `to-absent`, `pass-to-degraded`, `pass-to-normalized`,
+    /// `degraded-classes-rise`; see `docs/results.md`); gates may allow kinds one by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
 }
 
 /// One entry of `baseline-diff.json`.
@@ -308,6 +322,9 @@ pub struct BaselineEntry {
     /// Verdict per `tier:stream`.
     #[serde(default)]
     pub verdicts: BTreeMap<String, String>,
+    /// Distinct degraded classes per `tier:stream` with a `degraded` verdict.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub degraded_classes: BTreeMap<String, u64>,
     /// Failure signatures.
     #[serde(default)]
     pub signatures: Vec<String>,
@@ -327,6 +344,18 @@ impl BaselineEntry {
             sha256: r.sha256.clone(),
             status: r.status.name().to_string(),
             verdicts: r.verdicts(),
+            degraded_classes: r
+                .results
+                .iter()
+                .filter_map(|t| match &t.verdict {
+                    pmcore::verify::Verdict::Degraded { classes } => {
+                        let distinct: std::collections::BTreeSet<_> =
+                            classes.iter().map(|c| (c.class_id, c.superclass)).collect();
+                        Some((verdict_key(t.tier, &t.stream), distinct.len() as u64))
+                    }
+                    _ => None,
+                })
+                .collect(),
             signatures: r.signatures.clone(),
             exports: r
                 .exports

@@ -87,14 +87,18 @@ pub struct RunConfig {
     pub baseline: Option<String>,
     /// Baselines folder.
     pub baselines_dir: PathBuf,
-    /// Gates folder.
-    pub gates_dir: PathBuf,
+    /// Gates applied to the results (`--gates DIR`, the workspace's `gates/`, or none).
+    pub gates: crate::gates::GateSource,
+    /// `false` for one shard of a sharded run: checks that need every file wait for `merge`.
+    pub complete: bool,
     /// Write the HTML/JSON report at the end.
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
     pub junit_per_file: bool,
     /// `--resume` runs files whose journaled result is `infra-error` again (the default).
     pub retry_infra_errors: bool,
+    /// History file the finished run appends its headline numbers to (`--history`).
+    pub history: Option<PathBuf>,
 }
 
 impl RunConfig {
@@ -112,13 +116,9 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         eprintln!("pmfarm: nothing runnable: no .max files under {}", corpus.root.display());
         return code::NOTHING_RUNNABLE;
     }
-    let gates = match crate::gates::load_dir(&cfg.gates_dir) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("pmfarm: gate configuration: {e}");
-            return code::USAGE;
-        }
-    };
+    // Everything that can be validated is, before the first worker starts and before the
+    // previous outputs are touched.
+    let Some((gates, baseline)) = load_config(cfg) else { return code::USAGE };
     if let Err(e) = std::fs::create_dir_all(&cfg.out) {
         eprintln!("pmfarm: cannot create {}: {e}", crate::display::path(&cfg.out));
         return code::USAGE;
@@ -155,7 +155,29 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         eprintln!("pmfarm: journal: {e}");
         return code::USAGE;
     }
-    execute(corpus, BTreeMap::new(), journal, cfg, &gates)
+    execute(corpus, BTreeMap::new(), journal, cfg, &gates, baseline)
+}
+
+/// Gate rules and baseline entries of a run, validated; `None` after printing why not.
+fn load_config(cfg: &RunConfig) -> Option<(crate::gates::Rules, Option<Vec<BaselineEntry>>)> {
+    let gates = match crate::gates::load(&cfg.gates) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("pmfarm: gate configuration: {e}");
+            return None;
+        }
+    };
+    let baseline = match &cfg.baseline {
+        Some(name) => match crate::baseline::load(&crate::baseline::path_of(&cfg.baselines_dir, name)) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("pmfarm: {e}");
+                return None;
+            }
+        },
+        None => None,
+    };
+    Some((gates, baseline))
 }
 
 /// Completes the run recorded in `cfg.out/journal.jsonl`.
@@ -189,16 +211,15 @@ pub fn resume(cfg: &RunConfig) -> i32 {
             return code::USAGE;
         }
     };
-    let gates = match crate::gates::load_dir(&cfg.gates_dir) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("pmfarm: gate configuration: {e}");
-            return code::USAGE;
-        }
-    };
+    let Some((gates, baseline)) = load_config(cfg) else { return code::USAGE };
     let root = PathBuf::from(&corpus_root);
-    let corpus =
-        Corpus { items: files.iter().map(|rel| Item { abs: root.join(rel), rel: rel.clone() }).collect(), root };
+    let corpus = Corpus {
+        items: files
+            .iter()
+            .map(|rel| Item { abs: root.join(crate::enumerate::unescape(rel)), rel: rel.clone(), blocked: None })
+            .collect(),
+        root,
+    };
     if let Err(e) = crate::run_folder::begin(&cfg.out, "resume") {
         eprintln!("pmfarm: --resume: cannot clear the earlier outputs: {e}");
         return code::USAGE;
@@ -238,7 +259,7 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         return code::USAGE;
     }
     let cfg = RunConfig { work, ..cfg.clone() };
-    execute(corpus, done, journal, &cfg, &gates)
+    execute(corpus, done, journal, &cfg, &gates, baseline)
 }
 
 fn execute(
@@ -247,11 +268,28 @@ fn execute(
     journal: Journal,
     cfg: &RunConfig,
     gates: &[(String, crate::gates::GateFile)],
+    baseline: Option<Vec<BaselineEntry>>,
 ) -> i32 {
     let started = Instant::now();
-    let pending: Vec<Item> = corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().collect();
+    let (blocked, pending): (Vec<Item>, Vec<Item>) =
+        corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().partition(|i| i.blocked.is_some());
     let progress = Arc::new(Mutex::new(Progress::new(corpus.items.len() as u64, done.len() as u64)));
     let journal = Arc::new(Mutex::new(journal));
+    // Paths enumeration already judged (special files, dangling links, loops, unreadable
+    // folders) get their status without a worker.
+    for item in &blocked {
+        let Some(b) = &item.blocked else { continue };
+        let r = crate::outcome::unrunnable(&item.rel, b.status, b.reason.clone());
+        match record_result(r, &journal, &progress) {
+            Ok(r) => {
+                done.insert(r.path.clone(), r);
+            }
+            Err(e) => {
+                eprintln!("pmfarm: journal: {e}");
+                return code::USAGE;
+            }
+        }
+    }
     let fresh = if cfg.work.in_process {
         run_in_process(&pending, cfg, &journal, &progress)
     } else {
@@ -276,17 +314,9 @@ fn execute(
     results.sort_by(|a, b| a.path.cmp(&b.path));
 
     let mut diff = None;
-    if let Some(name) = &cfg.baseline {
-        let path = crate::baseline::path_of(&cfg.baselines_dir, name);
-        let base = match crate::baseline::load(&path) {
-            Ok(b) => b,
-            Err(e) => {
-                eprintln!("pmfarm: {e}");
-                return code::USAGE;
-            }
-        };
+    if let (Some(name), Some(base)) = (&cfg.baseline, &baseline) {
         let by_rel: BTreeMap<&str, &Item> = corpus.items.iter().map(|i| (i.rel.as_str(), i)).collect();
-        let d = crate::baseline::compare(name, &base, &mut results, |r| {
+        let d = crate::baseline::compare(name, base, &mut results, |r| {
             let item = by_rel.get(r.path.as_str())?;
             eprintln!("pmfarm: re-running {} alone ({})", crate::display::escape_controls(&r.path), r.status);
             let alone = RunConfig { limits: Limits { jobs: 1, ..cfg.limits.clone() }, ..cfg.clone() };
@@ -297,7 +327,12 @@ fn execute(
         diff = Some(d);
     }
 
-    let gate_outcomes = crate::gates::evaluate(gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
+    let ctx = crate::gates::Context {
+        diff: diff.as_ref().map(|d| d.files.as_slice()),
+        tiers: &cfg.work.tiers,
+        complete: cfg.complete,
+    };
+    let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
     if let Err(e) = write_outputs(&cfg.out, &results, &summary, diff.as_ref()) {
         eprintln!("pmfarm: cannot write outputs in {}: {e}", crate::display::path(&cfg.out));
@@ -307,10 +342,24 @@ fn execute(
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
     print_summary(&summary, &cfg.out);
+    // The history line is appended before the report, which draws it.
+    let mut history_failed = false;
+    if let Some(h) = &cfg.history {
+        match crate::history::record(&cfg.out, h) {
+            Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
+            Err(e) => {
+                eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
+                history_failed = true;
+            }
+        }
+    }
     let report_written = !cfg.report || render_report(cfg);
     // The results are complete (and stay, whatever happened to the report).
     if let Err(e) = crate::run_folder::finish(&cfg.out) {
         eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", crate::display::path(&cfg.out));
+        return code::USAGE;
+    }
+    if history_failed {
         return code::USAGE;
     }
     if !report_written {
@@ -332,35 +381,14 @@ fn execute(
         eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", results.len(), skip_reasons(&results));
         return code::NOTHING_RUNNABLE;
     }
-    let failed: Vec<&GateOutcome> = summary.gates.iter().filter(|g| !g.passed).collect();
-    if failed.is_empty() {
+    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete);
+    if failures.is_empty() {
         code::OK
     } else {
-        for g in &failed {
-            eprintln!(
-                "pmfarm: GATE FAILED {} [bucket {}, tier {}]: {} = {} (threshold {}){}",
-                g.name,
-                g.bucket,
-                g.tier,
-                g.metric,
-                trim_float(g.value),
-                trim_float(g.threshold),
-                if g.detail.is_empty() {
-                    String::new()
-                } else {
-                    format!(" — {}", crate::display::escape_controls(&g.detail))
-                }
-            );
+        for f in &failures {
+            eprintln!("pmfarm: {}", crate::display::escape_controls(f));
         }
         code::GATE_FAILED
-    }
-}
-
-fn trim_float(v: f64) -> String {
-    if v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.4}")
     }
 }
 
@@ -589,7 +617,10 @@ fn summarize(
             "work": cfg.work,
             "worker": cfg.worker.display().to_string(),
             "baseline": cfg.baseline,
-            "gates_dir": cfg.gates_dir.display().to_string(),
+            "gates_dir": match &cfg.gates {
+                crate::gates::GateSource::Dir(d) => Some(d.display().to_string()),
+                crate::gates::GateSource::Disabled => None,
+            },
         }),
         limits: serde_json::to_value(&cfg.limits).unwrap_or_default(),
         corpus_root: corpus.root.display().to_string(),
@@ -599,7 +630,12 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes, "run_id": crate::run_folder::new_run_id() }),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms,
+            "bytes": bytes,
+            "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
+        }),
     }
 }
 
@@ -648,7 +684,15 @@ fn print_summary(s: &Summary, out: &Path) {
         println!("pmfarm: baseline {}: {}", b.name, c.join(", "));
     }
     let failed = s.gates.iter().filter(|g| !g.passed).count();
-    println!("pmfarm: gates: {} checked, {} failed", s.gates.len(), failed);
+    let checked = s.gates.iter().filter(|g| g.checked).count();
+    match s.options.get("gates_dir").and_then(|v| v.as_str()) {
+        Some(dir) => println!(
+            "pmfarm: gates ({}): {checked} checked, {} not checked, {failed} failed",
+            crate::display::escape_controls(dir),
+            s.gates.len() - checked
+        ),
+        None => println!("pmfarm: gates: none (--no-gates)"),
+    }
     println!("pmfarm: results in {}", crate::display::path(&out.join("results.jsonl")));
 }
 
@@ -656,7 +700,8 @@ fn print_summary(s: &Summary, out: &Path) {
 /// written (the run then exits non-zero, its results kept).
 fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
+    let opts =
+        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", crate::display::path(&index.index_html()));

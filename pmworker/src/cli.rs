@@ -19,7 +19,7 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, obj-base, skel), comma-separated;
+    /// Exporters to run inside this process (obj, obj-base, skel, summary), comma-separated;
     /// `obj-base` writes base objects without their modifier stacks.
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
@@ -95,7 +95,7 @@ where
     }
     for e in &cli.exports {
         if !crate::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected obj, obj-base or skel)");
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj, obj-base, skel or summary)");
             return exit::USAGE;
         }
     }

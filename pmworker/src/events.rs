@@ -65,6 +65,12 @@ pub struct Facts {
     /// Saving release from the document summary (`18.00`), `null` when absent.
     #[serde(default, skip_serializing_if = "is_not_ole")]
     pub saving_release: Option<String>,
+    /// Release whose format the file was written in (`Saved As Version`, `22.00`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_as: Option<String>,
+    /// Build string from the document summary (`22.0.0.757`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
     /// Stream inventory in directory order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<pmcore::facts::StreamFacts>,

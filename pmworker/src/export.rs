@@ -22,10 +22,10 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The exporters this worker knows, in the order they run when T3 asks for all.
-pub const EXPORTERS: [&str; 2] = ["obj", "skel"];
+pub const EXPORTERS: [&str; 3] = ["obj", "skel", crate::summary::NAME];
 /// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
 /// objects without their modifier stacks.
-pub const KNOWN_EXPORTERS: [&str; 3] = ["obj", "obj-base", "skel"];
+pub const KNOWN_EXPORTERS: [&str; 4] = ["obj", "obj-base", "skel", crate::summary::NAME];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -64,7 +64,13 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
         if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
-    names.iter().map(|name| run_one(name, &stem, file, opts, sink)).collect()
+    names
+        .iter()
+        .flat_map(|name| match name.as_str() {
+            crate::summary::NAME => crate::summary::run(&stem, file, opts, sink),
+            _ => vec![run_one(name, &stem, file, opts, sink)],
+        })
+        .collect()
 }
 
 /// Chunk path and offset of an exporter error: the Scene object it names, else the Scene
@@ -170,12 +176,15 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     crumb(sink, "t3", name);
     let Some(reference_dir) = &opts.reference else {
         let detail = json!({ "sha256": digest });
-        return verdict(Verdict::Skip { reason: "no reference folder given (--reference)".into() }, Some(detail));
+        return verdict(
+            Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() },
+            Some(detail),
+        );
     };
     let reference_path = reference_dir.join(&file_name);
     let Ok(reference) = std::fs::read(&reference_path) else {
         let detail = json!({ "sha256": digest });
-        let reason = format!("no reference output {}", reference_path.display());
+        let reason = format!("no-reference: no reference output {}", reference_path.display());
         return verdict(Verdict::Skip { reason }, Some(detail));
     };
     let (v, mut detail) = compare(&produced, &reference, &reference_path);
@@ -229,7 +238,7 @@ fn fail_at(kind: &str, message: String, (chunk_path, offset): (String, u64)) -> 
 
 /// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed
 /// once written (the digest in the `export` event is what stays).
-fn write_output(out: Option<&Path>, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_output(out: Option<&Path>, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     match out {
         Some(dir) => {
             std::fs::create_dir_all(dir)?;

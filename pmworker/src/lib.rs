@@ -12,5 +12,6 @@ pub mod fault;
 pub mod memory;
 pub mod pipeline;
 pub mod slot;
+pub mod summary;
 pub mod t2;
 pub mod triage;

@@ -216,6 +216,8 @@ fn fill_facts(facts: &mut Facts, f: &FileFacts) {
     facts.root_id = f.root_id.map(|id| format!("0x{id:04x}"));
     facts.max_version = f.max_version.clone();
     facts.saving_release = f.saving_release.clone();
+    facts.saved_as = f.saved_as.clone();
+    facts.build = f.build.clone();
     facts.streams = f.streams.clone();
     facts.clsid = Some(f.clsid.clone());
     facts.headers_6 = Some(f.headers_6);

@@ -64,11 +64,78 @@ pub fn ole_open(data: &[u8]) {
 /// The whole worker pipeline in process (T1, T2, triage, exports): never panics and
 /// always ends with an `end` event.
 pub fn typed_pipeline(data: &[u8]) {
-    let opts =
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: vec!["obj".into(), "skel".into()], ..Options::default() };
+    let opts = Options {
+        tiers: vec![Tier::T1, Tier::T2],
+        exports: vec!["obj".into(), "skel".into(), "summary".into()],
+        ..Options::default()
+    };
     let mut sink = VecSink::default();
     run_bytes("fuzz.max", data, &opts, &mut sink, Timing::default());
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");
+}
+
+/// Parameter-block and geometry-array decoders (ParamBlock2 records, headers, tables,
+/// name lists; old ParamBlock; Editable Poly / Mesh arrays): never panic, and whatever
+/// decodes re-encodes to exactly the input (the writer/reader pair of the typed model).
+/// Parsed chunk trees go through the read-only block views too.
+pub fn param_block(data: &[u8]) {
+    use pmcore::model::mesh_chunks::{Layout, MeshArray};
+    use pmcore::model::paramblock::{ids, BlockLeaf, Param, ParamBlock, ParamBlock2};
+    let same = |encode: &dyn Fn(&mut Vec<u8>), what: &str| {
+        let mut out = Vec::new();
+        encode(&mut out);
+        assert_eq!(out, data, "{what}: decode → encode is not the identity");
+    };
+    for form in [ids::PARAM_000A, ids::PARAM_000E, ids::PARAM_100E, ids::PARAM_200E] {
+        if let Some(p) = Param::decode(form, data) {
+            same(&|o| p.encode(o), "param record");
+        }
+    }
+    for id in [
+        ids::HEADER,
+        ids::HEADER_OWNER,
+        ids::TABLE_000C,
+        ids::TABLE_0012,
+        ids::TABLE_0013,
+        ids::NAMES_WIDE,
+        ids::NAMES_NARROW,
+    ] {
+        if let Some(b) = BlockLeaf::decode(id, data) {
+            same(&|o| b.encode(o), "block leaf");
+        }
+    }
+    for layout in [
+        Layout::Points,
+        Layout::TriFaces,
+        Layout::Triples,
+        Layout::PolyVerts,
+        Layout::PolyEdges,
+        Layout::PolyFaces,
+        Layout::Lists,
+    ] {
+        if let Some(m) = MeshArray::decode(layout, data) {
+            same(&|o| m.encode(o), "mesh array");
+        }
+    }
+    if let Ok(tree) = parse_stream("fuzz", data) {
+        for c in &tree {
+            let _ = ParamBlock2::of_object(c);
+            let _ = ParamBlock::of_object(c);
+        }
+    }
+}
+
+/// OLE property-set parser and the typed document summary on any bytes: never panics;
+/// whatever parses types into sections without panicking either, and the summary T3 of a
+/// file-less account skips every section rather than passing it.
+pub fn property_set(data: &[u8]) {
+    use pmcore::export::summary::{compare, SectionOutcome, SummaryError};
+    if let Ok(sections) = pmcore::facts::property_set::parse(data) {
+        let summary = pmcore::facts::doc_summary::DocSummary::from_sections(&sections);
+        for v in compare(&summary, Err(&SummaryError::NoScene)) {
+            assert!(matches!(v.outcome, SectionOutcome::Skip { .. }), "{v:?}");
+        }
+    }
 }
 
 /// A fuzz target body.
@@ -80,4 +147,6 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("header_forms", header_forms),
     ("ole_open", ole_open),
     ("typed_pipeline", typed_pipeline),
+    ("param_block", param_block),
+    ("property_set", property_set),
 ];

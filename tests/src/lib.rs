@@ -5,6 +5,8 @@
 //! with a clear message; with `PMFARM_REQUIRE_SHARED=1` (set by `.ci/run`) its absence
 //! fails the test instead. Tests never write into it.
 
+pub mod browser;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -104,6 +106,7 @@ pub fn binary(name: &str) -> PathBuf {
 /// Hostile inputs derived from real files at test time.
 pub mod fixtures;
 pub mod hostile;
+pub mod rigs;
 
 /// Bodies of the fuzz targets, shared with the regression replay.
 pub mod fuzz_targets;

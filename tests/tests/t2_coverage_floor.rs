@@ -1,6 +1,8 @@
 //! Coverage floor of the typed model on every public file: every DllDirectory and
-//! ClassDirectory3 entry, every AppData container, every 0x2034/0x2035 reference chunk
-//! and every NodeImpl version/parent/name chunk is owned by the typed model — its whole
+//! ClassDirectory3 entry, every AppData container, every 0x2034/0x2035 reference chunk,
+//! every NodeImpl version/parent/name chunk, every ParamBlock2 parameter record and old
+//! ParamBlock parameter, and every Editable Poly / Editable Mesh geometry array (vertices,
+//! edges, faces, per-vertex lists, map vertices and faces) is owned by the typed model — its whole
 //! byte span lies inside the spans the model claims, so the regeneration proof
 //! overwrites it and build must regenerate it. The expected set is tallied here by
 //! walking the raw chunk tree and reading ClassDirectory3 by hand, not by the model.
@@ -78,7 +80,12 @@ fn every_directory_entry_appdata_reference_and_node_chunk_is_typed_and_regenerat
                     .for_each(|c| expected.push((stream, "class entry", span_of(c)))),
                 _ => {
                     for object in tree[0].children() {
-                        let is_node = classes.get(object.id as usize) == Some(&([1, 0], 1));
+                        let class = classes.get(object.id as usize);
+                        let is_node = class == Some(&([1, 0], 1));
+                        let is_pb2 = class == Some(&([0x82, 0], 0x82));
+                        let is_pb = class == Some(&([8, 0], 8));
+                        let is_poly = class == Some(&([0x1bf8_338d, 0x192f_6098], 0x10));
+                        let is_tri = class == Some(&([0xe44f_10b3, 0], 0x10));
                         for c in object.children() {
                             let kind = match c.id {
                                 0x2150 => "appdata",
@@ -87,6 +94,22 @@ fn every_directory_entry_appdata_reference_and_node_chunk_is_typed_and_regenerat
                                 0x09ce if is_node => "node version",
                                 0x0960 if is_node => "node parent",
                                 0x0962 if is_node => "node name",
+                                0x000a | 0x000e | 0x100e | 0x200e if is_pb2 => "pb2 record",
+                                0x0009 | 0x000b if is_pb2 => "pb2 header",
+                                0x0002 if is_pb => "paramblock parameter",
+                                0x08fe if is_poly || is_tri => {
+                                    let arrays: &[u16] = if is_poly {
+                                        &[0x0100, 0x010a, 0x011a, 0x0310, 0x012b, 0x0128]
+                                    } else {
+                                        &[0x0914, 0x0912, 0x2394, 0x2396]
+                                    };
+                                    let kind = if is_poly { "poly array" } else { "tri array" };
+                                    c.children()
+                                        .iter()
+                                        .filter(|a| arrays.contains(&a.id))
+                                        .for_each(|a| expected.push((stream, kind, span_of(a))));
+                                    continue;
+                                }
                                 _ => continue,
                             };
                             expected.push((stream, kind, span_of(c)));
@@ -110,7 +133,19 @@ fn every_directory_entry_appdata_reference_and_node_chunk_is_typed_and_regenerat
     }
     println!("coverage floor, chunks checked over the public corpus: {totals:?}");
     assert!(missing.is_empty(), "{} chunks not typed-owned:\n{}", missing.len(), missing.join("\n"));
-    for kind in ["dll entry", "class entry", "appdata", "refs 0x2034", "refs 0x2035", "node name"] {
+    for kind in [
+        "dll entry",
+        "class entry",
+        "appdata",
+        "refs 0x2034",
+        "refs 0x2035",
+        "node name",
+        "pb2 record",
+        "pb2 header",
+        "paramblock parameter",
+        "poly array",
+        "tri array",
+    ] {
         assert!(totals.get(kind).copied().unwrap_or(0) > 0, "the corpus holds {kind} chunks; the tally found none");
     }
 }

@@ -7,4 +7,5 @@
 pub mod obj;
 pub mod rig;
 pub mod skel;
+pub mod summary;
 pub mod t3;

@@ -27,8 +27,13 @@ pub const MAX_LISTED: usize = 50;
 /// reference (the negated quaternion) that counts as equal.
 type FieldPair = (&'static str, Vec<f32>, Vec<f32>, Option<Vec<f32>>);
 
+/// JSON has no infinity (serde_json writes `null`): read `null` back as infinity.
+fn null_is_infinite<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+    Ok(<Option<f32> as serde::Deserialize>::deserialize(d)?.unwrap_or(f32::INFINITY))
+}
+
 /// Per-field counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FieldCounts {
     /// Every component bit-identical.
     pub bit_exact: u64,
@@ -39,18 +44,20 @@ pub struct FieldCounts {
 }
 
 /// One field that is off.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FieldOff {
     /// Bone name.
     pub bone: String,
     /// Field name (`default_pos`, `default_rot_quat`, …).
-    pub field: &'static str,
-    /// Largest absolute component difference.
+    pub field: String,
+    /// Largest absolute component difference (infinite for NaN, written `null` in JSON).
+    #[serde(deserialize_with = "null_is_infinite")]
     pub max_abs_diff: f32,
 }
 
-/// Outcome of comparing two skeletons.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// Outcome of comparing two skeletons: the skel T3 `detail` the worker emits, and the type
+/// its consumers (the farm's buckets and gates) read it back through.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SkelComparison {
     /// Bones in the produced file.
     pub bones_produced: usize,
@@ -61,11 +68,11 @@ pub struct SkelComparison {
     /// Structural differences, one line each.
     pub structure_differences: Vec<String>,
     /// Counters per float field.
-    pub fields: BTreeMap<&'static str, FieldCounts>,
+    pub fields: BTreeMap<String, FieldCounts>,
     /// Fields that are off (first [`MAX_LISTED`]).
     pub off: Vec<FieldOff>,
     /// InvBindPos component ULP distances, bucketed as [`ULP_BUCKETS`].
-    pub inv_bind_pos_ulp: BTreeMap<&'static str, u64>,
+    pub inv_bind_pos_ulp: BTreeMap<String, u64>,
     /// Best uniform factor `s` with reference offset ≈ s × produced offset over paired
     /// non-root bones (`None` when produced offsets are all zero).
     pub offset_scale: Option<f64>,
@@ -122,7 +129,7 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
     let mut c = SkelComparison {
         bones_produced: produced.bones.len(),
         bones_reference: reference.bones.len(),
-        inv_bind_pos_ulp: ULP_BUCKETS.iter().map(|b| (*b, 0)).collect(),
+        inv_bind_pos_ulp: ULP_BUCKETS.iter().map(|b| (b.to_string(), 0)).collect(),
         ..Default::default()
     };
     let diff = &mut c.structure_differences;
@@ -176,7 +183,7 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
         }
         let (pm, rm) = (pb.inv_bind_pos.decoded(), rb.inv_bind_pos.decoded());
         for (a, b) in pm.iter().zip(&rm) {
-            *c.inv_bind_pos_ulp.entry(ulp_bucket(ulp_distance(*a, *b))).or_default() += 1;
+            *c.inv_bind_pos_ulp.entry(ulp_bucket(ulp_distance(*a, *b)).to_string()).or_default() += 1;
         }
         let quat_neg = rb.default_rot_quat.map(|x| -x);
         let fields: [FieldPair; 8] = [
@@ -194,7 +201,7 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
             let (bits, diffv) = candidates
                 .map(|r| (p.iter().zip(&r).all(|(a, b)| a.to_bits() == b.to_bits()), max_abs(&p, &r)))
                 .fold((false, f32::INFINITY), |(eb, ed), (b, d)| (eb || b, ed.min(d)));
-            let counts = c.fields.entry(field).or_default();
+            let counts = c.fields.entry(field.to_string()).or_default();
             if bits {
                 counts.bit_exact += 1;
             } else if diffv <= CLOSE {
@@ -202,7 +209,7 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
             } else {
                 counts.off += 1;
                 if c.off.len() < MAX_LISTED {
-                    c.off.push(FieldOff { bone: name.clone(), field, max_abs_diff: diffv });
+                    c.off.push(FieldOff { bone: name.clone(), field: field.to_string(), max_abs_diff: diffv });
                 }
             }
         }
@@ -237,8 +244,8 @@ pub fn compare_skel(produced: &Skeleton, reference: &Skeleton) -> SkelComparison
     c
 }
 
-/// Outcome of comparing two OBJ exports.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// Outcome of comparing two OBJ exports (the obj T3 `detail`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjComparison {
     /// Objects produced / in the reference.
     pub objects: [usize; 2],
@@ -253,6 +260,7 @@ pub struct ObjComparison {
     /// Of which outside the tolerance.
     pub positions_off: u64,
     /// Largest `|Δ| / max(1, |v|)` seen.
+    #[serde(deserialize_with = "null_is_infinite")]
     pub max_relative_error: f32,
 }
 

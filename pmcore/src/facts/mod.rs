@@ -1,13 +1,14 @@
 //! File facts for bucketing: format version, saving release, stream inventory with
 //! compression and header counts, CLSID.
 
+pub mod doc_summary;
 pub mod property_set;
 pub mod version;
 
 use crate::compression::Compression;
 use crate::maxfile::{MaxFile, StreamKind};
 
-pub use version::{max_version, version_slug, VERSIONS};
+pub use version::{max_version, version_label, version_slug, VERSIONS};
 
 /// Facts about one stream.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -38,10 +39,17 @@ pub struct StreamFacts {
 pub struct FileFacts {
     /// Scene root chunk id.
     pub root_id: Option<u16>,
-    /// Release name for `root_id`.
+    /// Version label: the release name for `root_id`, narrowed by `saved_as` where one id
+    /// covers two releases (`Max 2019` for 0x2023 saved as 21.00; `Max 2018/2019` without).
     pub max_version: Option<String>,
-    /// Release that saved the file, from the document summary (may differ: "save as previous").
+    /// Release that wrote the file (`3ds Max Version`, with a decimal point: `22.00`).
     pub saving_release: Option<String>,
+    /// Release whose format the file was written in (`Saved As Version`, `22.00`).
+    #[serde(default)]
+    pub saved_as: Option<String>,
+    /// Build string as written (`22.0.0.757`, `M100 SC 01`).
+    #[serde(default)]
+    pub build: Option<String>,
     /// Root CLSID.
     pub clsid: String,
     /// Streams in directory order.
@@ -90,15 +98,13 @@ impl FileFacts {
             compression.push("none".to_string());
         }
         let root_id = file.root_id();
-        let saving_release = file
-            .ole
-            .stream("\u{5}DocumentSummaryInformation")
-            .and_then(|s| property_set::parse(&s.bytes).ok())
-            .and_then(|sections| property_set::saving_release(&sections));
+        let general = doc_summary(file).and_then(|s| s.general).unwrap_or_default();
         FileFacts {
             root_id,
-            max_version: root_id.map(max_version),
-            saving_release,
+            max_version: root_id.map(|id| version_label(id, general.saved_as.as_deref())),
+            saving_release: general.release,
+            saved_as: general.saved_as,
+            build: general.build,
             clsid: file.ole.clsid_string(),
             streams,
             headers_6: h6,
@@ -112,4 +118,12 @@ impl FileFacts {
     pub fn chunk_streams(&self) -> usize {
         self.streams.iter().filter(|s| s.kind == StreamKind::Chunks).count()
     }
+}
+
+/// Max's document summary of a file (`\x05DocumentSummaryInformation`), typed; `None` when
+/// the stream is absent or is not a readable property set.
+pub fn doc_summary(file: &MaxFile) -> Option<doc_summary::DocSummary> {
+    let stream = file.ole.stream("\u{5}DocumentSummaryInformation")?;
+    let sections = property_set::parse(&stream.bytes).ok()?;
+    Some(doc_summary::DocSummary::from_sections(&sections))
 }

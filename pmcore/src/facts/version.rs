@@ -41,6 +41,22 @@ pub fn max_version(root_id: u16) -> String {
         .unwrap_or_else(|| format!("unknown (0x{root_id:04x})"))
 }
 
+/// Version label of a file: the name for `root_id`, narrowed to one release where the id
+/// covers two (0x2023 = Max 2018/2019, 0x2029 = Max 2024/2025) by the release whose format the
+/// file was written in (`Saved As Version`: 20.00 → Max 2018, 21.00 → Max 2019; release N ≥ 10
+/// is Max 1998+N). Without a usable `saved_as` the label keeps both names.
+pub fn version_label(root_id: u16, saved_as: Option<&str>) -> String {
+    let label = max_version(root_id);
+    let Some((first, second)) = label.strip_prefix("Max ").and_then(|r| r.split_once('/')) else {
+        return label;
+    };
+    let major: Option<u32> = saved_as.and_then(|r| r.split(['.', ',']).next()?.parse().ok());
+    match major.filter(|&m| m >= 10).map(|m| (1998 + m).to_string()) {
+        Some(year) if year == first || year == second => format!("Max {year}"),
+        _ => label,
+    }
+}
+
 /// Bucket slug for a version: `max-2018-2019`, `max-unknown-0x2a01`.
 pub fn version_slug(root_id: Option<u16>) -> String {
     match root_id {
@@ -73,5 +89,16 @@ mod tests {
         assert_eq!(max_version(0x2013), "Max 2011");
         assert_eq!(max_version(0x2026), "Max 2021");
         assert_eq!(version_slug(Some(0x2026)), "max-2021");
+    }
+
+    #[test]
+    fn shared_ids_follow_saved_as() {
+        assert_eq!(version_label(0x2023, Some("20.00")), "Max 2018");
+        assert_eq!(version_label(0x2023, Some("21.00")), "Max 2019");
+        assert_eq!(version_label(0x2029, Some("26.00")), "Max 2024");
+        assert_eq!(version_label(0x2029, Some("27,00")), "Max 2025");
+        assert_eq!(version_label(0x2023, None), "Max 2018/2019");
+        assert_eq!(version_label(0x2023, Some("19.00")), "Max 2018/2019");
+        assert_eq!(version_label(0x2021, Some("21.00")), "Max 2016");
     }
 }

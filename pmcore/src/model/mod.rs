@@ -10,11 +10,14 @@
 //! directories, ClassData and Config; [`normalize`] is the whitelist.
 
 pub mod appdata;
+pub mod assets;
 pub mod controllers;
 pub mod directory;
 pub mod file;
 pub mod geometry;
+pub mod mesh_chunks;
 pub mod normalize;
+pub mod object_parts;
 pub mod paramblock;
 pub mod part;
 pub mod references;

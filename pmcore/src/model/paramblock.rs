@@ -21,7 +21,8 @@
 //!   matrix3 0x14 4×3 `f32` + `u32`; string 8 / filename 9 `s32` byte length then the
 //!   bytes (negative lengths −1/−2 carry no bytes); bitmap 0x10 one byte; reference types
 //!   (mtl 0xe, texmap 0xf, node 0x11, reftarg 0x12, pblock2 0x15) an `s32` **or nothing**.
-//!   A non-Tab record's value is whatever follows the tag (possibly nothing).
+//!   A non-Tab record's value is whatever follows the tag (possibly nothing; type 0x19,
+//!   whose value layout is unknown, occurs only so).
 //! * **Tab** (type | 0x800): tag byte, `u32` count, then per element a tag byte and — for
 //!   value types when the element tag has bit 0x40 — its value. Elements of reference
 //!   types carry either no value each or one `s32` each (uniform within a Tab).
@@ -406,13 +407,13 @@ impl Param {
             *e = r.u32()?;
         }
         let tag = r.u8()?;
-        let shape = shape(param_type & !TAB)?;
+        // A record without value bytes needs no layout for its type (type 0x19 occurs so).
         let value = if param_type & TAB != 0 {
-            ParamValue::Tab(read_tab(shape, &mut r)?)
+            ParamValue::Tab(read_tab(shape(param_type & !TAB)?, &mut r)?)
         } else if r.left() == 0 {
             ParamValue::None
         } else {
-            read_value(shape, &mut r)?
+            read_value(shape(param_type)?, &mut r)?
         };
         (r.left() == 0).then_some(Param { form, id, param_type, word4, word6, flags, extra, tag, value })
     }
@@ -441,6 +442,152 @@ impl Param {
             && self.tag & TAG_VALUE == 0
             && shape(self.param_type).is_some_and(|s| s != Shape::Ref)
             && self.value == ParamValue::None
+    }
+}
+
+/// The descriptor words every ParamBlock2 header ends with: `u16`, `u32`, `u16` record
+/// count (equal to the number of parameter records in every corpus block), `u32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DescriptorTail {
+    /// First `u16` (not identified).
+    pub word0: u16,
+    /// `u32` (not identified; constant per descriptor).
+    pub stamp: u32,
+    /// Number of parameter records that follow.
+    pub count: u16,
+    /// Last `u32` (not identified).
+    pub last: u32,
+}
+
+/// One entry of a name table: a name, a kind word and an index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameEntry {
+    /// Name bytes as stored (UTF-16 in 0x1005, 8-bit in 0x0005), NUL included.
+    pub name: Vec<u8>,
+    /// `u16` after the name (0/1/2 on the standard material's map names).
+    pub kind: u16,
+    /// `u32` after the kind (the map slot on the standard material).
+    pub index: u32,
+}
+
+/// The non-record leaves of a ParamBlock2, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockLeaf {
+    /// 0x0009: `u32` block id, then the descriptor words.
+    Header {
+        /// Block id.
+        block_id: u32,
+        /// Descriptor words.
+        tail: DescriptorTail,
+    },
+    /// 0x000b: owner ClassId and SuperClassId, then the descriptor words.
+    OwnerHeader {
+        /// Owner ClassId.
+        owner_class: [u32; 2],
+        /// Owner SuperClassId.
+        owner_superclass: u32,
+        /// Descriptor words.
+        tail: DescriptorTail,
+    },
+    /// 0x000c / 0x0013: `u32` count, then (`u32`, `u16`) entries.
+    Table6(Vec<(u32, u16)>),
+    /// 0x0012: `u32` count, then (`u32`, `u32`) entries.
+    Table8(Vec<(u32, u32)>),
+    /// 0x1005 / 0x0005: a stored `u32` (the entry count, or 0xffdc in some 8-bit
+    /// tables), then entries (`u32` byte length, the bytes, `u16` kind, `u32` index) to the end.
+    Names {
+        /// The stored leading word.
+        count: u32,
+        /// Entries in stored order.
+        entries: Vec<NameEntry>,
+    },
+}
+
+fn read_tail(r: &mut Rd<'_>) -> Option<DescriptorTail> {
+    Some(DescriptorTail { word0: r.u16()?, stamp: r.u32()?, count: r.u16()?, last: r.u32()? })
+}
+
+impl BlockLeaf {
+    /// Decodes the leaf `id` of a ParamBlock2; `None` unless the payload fits exactly.
+    pub fn decode(id: u16, payload: &[u8]) -> Option<BlockLeaf> {
+        let mut r = Rd { p: payload, at: 0 };
+        let leaf = match id {
+            ids::HEADER => BlockLeaf::Header { block_id: r.u32()?, tail: read_tail(&mut r)? },
+            ids::HEADER_OWNER => BlockLeaf::OwnerHeader {
+                owner_class: [r.u32()?, r.u32()?],
+                owner_superclass: r.u32()?,
+                tail: read_tail(&mut r)?,
+            },
+            ids::TABLE_000C | ids::TABLE_0013 | ids::TABLE_0012 => {
+                let n = r.u32()? as usize;
+                let wide = id == ids::TABLE_0012;
+                if Some(r.left()) != n.checked_mul(if wide { 8 } else { 6 }) {
+                    return None;
+                }
+                if wide {
+                    BlockLeaf::Table8((0..n).map(|_| Some((r.u32()?, r.u32()?))).collect::<Option<_>>()?)
+                } else {
+                    BlockLeaf::Table6((0..n).map(|_| Some((r.u32()?, r.u16()?))).collect::<Option<_>>()?)
+                }
+            }
+            ids::NAMES_WIDE | ids::NAMES_NARROW => {
+                let count = r.u32()?;
+                let mut entries = Vec::new();
+                while r.left() > 0 {
+                    let len = r.u32()? as usize;
+                    let name = r.take(len)?.to_vec();
+                    entries.push(NameEntry { name, kind: r.u16()?, index: r.u32()? });
+                }
+                BlockLeaf::Names { count, entries }
+            }
+            _ => return None,
+        };
+        (r.left() == 0).then_some(leaf)
+    }
+
+    /// Appends the exact payload bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let tail = |out: &mut Vec<u8>, t: &DescriptorTail| {
+            out.extend_from_slice(&t.word0.to_le_bytes());
+            out.extend_from_slice(&t.stamp.to_le_bytes());
+            out.extend_from_slice(&t.count.to_le_bytes());
+            out.extend_from_slice(&t.last.to_le_bytes());
+        };
+        match self {
+            BlockLeaf::Header { block_id, tail: t } => {
+                out.extend_from_slice(&block_id.to_le_bytes());
+                tail(out, t);
+            }
+            BlockLeaf::OwnerHeader { owner_class, owner_superclass, tail: t } => {
+                for w in [owner_class[0], owner_class[1], *owner_superclass] {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+                tail(out, t);
+            }
+            BlockLeaf::Table6(entries) => {
+                out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+                for (a, b) in entries {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+            BlockLeaf::Table8(entries) => {
+                out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+                for (a, b) in entries {
+                    out.extend_from_slice(&a.to_le_bytes());
+                    out.extend_from_slice(&b.to_le_bytes());
+                }
+            }
+            BlockLeaf::Names { count, entries } => {
+                out.extend_from_slice(&count.to_le_bytes());
+                for e in entries {
+                    out.extend_from_slice(&(e.name.len() as u32).to_le_bytes());
+                    out.extend_from_slice(&e.name);
+                    out.extend_from_slice(&e.kind.to_le_bytes());
+                    out.extend_from_slice(&e.index.to_le_bytes());
+                }
+            }
+        }
     }
 }
 
@@ -661,6 +808,8 @@ mod tests {
         // TYPE_TEXMAP without a stored value (15 bytes) and with −1.
         assert_eq!(round_trip(0x100e, "64000f000000000081100000000040").value, ParamValue::None);
         assert_eq!(round_trip(0x100e, "03000f000000000381180000000040ffffffff").value, ParamValue::Ref(-1));
+        // Type 0x19 (no value layout known) stored without a value (splitzy__bed.max).
+        assert_eq!(round_trip(0x100e, "ee0019000000000080000000000040").value, ParamValue::None);
         // Controller-backed float: tag 0x80, no value.
         let p = round_trip(0x100e, "030000000000030080000000000080");
         assert!(p.is_controller_backed());
@@ -724,6 +873,31 @@ mod tests {
     }
 
     #[test]
+    fn block_leaves_round_trip() {
+        let cases: &[(u16, &str)] = &[
+            (ids::HEADER, "050000000000003ea8610c0007000000"),
+            (ids::HEADER_OWNER, "3c29065a1e0c4230601100000000003ea861040003000000"),
+            (ids::TABLE_000C, "01000000010000001100"),
+            (ids::TABLE_0013, "03000000060000000100070000000200080000000300"),
+            (ids::TABLE_0012, "03000000020000000200000003000000030001000d00000004000000"),
+            (ids::NAMES_NARROW, "dcff00000b000000616d6269656e744d617000010000000000"),
+        ];
+        for (id, h) in cases {
+            let bytes = hex(h);
+            let leaf = BlockLeaf::decode(*id, &bytes).unwrap_or_else(|| panic!("{id:04x} {h}"));
+            let mut out = Vec::new();
+            leaf.encode(&mut out);
+            assert_eq!(out, bytes, "{id:04x}");
+        }
+        // The 0x0009 header's record count is the u16 at byte 10: 12 records.
+        let BlockLeaf::Header { block_id, tail } = BlockLeaf::decode(ids::HEADER, &hex(cases[0].1)).unwrap() else {
+            panic!()
+        };
+        assert_eq!((block_id, tail.count), (5, 12));
+        assert_eq!(BlockLeaf::decode(ids::TABLE_000C, &hex("0200000001000000110000")), None);
+    }
+
+    #[test]
     fn old_param_block_view() {
         use crate::chunk::Chunk;
         let param = |i: u32, id: u16, v: Vec<u8>| {
@@ -743,5 +917,132 @@ mod tests {
         assert_eq!(pb.param(1), Some(&ParamValue::None));
         assert_eq!(pb.controller_slot(1), Some(0));
         assert_eq!(pb.int(2), Some(7));
+    }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Base types with their shapes (one per shape, plus aliases).
+        const TYPES: &[u16] = &[0, 1, 2, 4, 5, 8, 9, 0xf, 0x10, 0x12, 0x14, 0x17];
+
+        fn value(base: u16) -> BoxedStrategy<ParamValue> {
+            let f = || any::<u32>().prop_map(f32::from_bits);
+            match shape(base).unwrap() {
+                Shape::F32 => f().prop_map(ParamValue::Float).boxed(),
+                Shape::I32 => any::<i32>().prop_map(ParamValue::Int).boxed(),
+                Shape::Bool => any::<i32>().prop_map(ParamValue::Bool).boxed(),
+                Shape::P3 => [f(), f(), f()].prop_map(ParamValue::Point3).boxed(),
+                Shape::P4 => [f(), f(), f(), f()].prop_map(ParamValue::Point4).boxed(),
+                Shape::M3 => ([[f(), f(), f()], [f(), f(), f()], [f(), f(), f()], [f(), f(), f()]], any::<u32>())
+                    .prop_map(|(rows, flags)| ParamValue::Matrix3 { rows, flags })
+                    .boxed(),
+                Shape::Str => prop_oneof![
+                    (i32::MIN..0).prop_map(|m| ParamValue::Str(PbString::Marker(m))),
+                    proptest::collection::vec(any::<u8>(), 0..24).prop_map(|b| ParamValue::Str(PbString::Bytes(b))),
+                ]
+                .boxed(),
+                Shape::Ref => any::<i32>().prop_map(ParamValue::Ref).boxed(),
+                Shape::Byte => any::<u8>().prop_map(ParamValue::Bitmap).boxed(),
+            }
+        }
+
+        fn param() -> impl Strategy<Value = Param> {
+            let forms = prop_oneof![Just(0x000au16), Just(0x000e), Just(0x100e), Just(0x200e)];
+            (forms, proptest::sample::select(TYPES), any::<bool>(), any::<[u16; 4]>(), any::<[u32; 2]>(), any::<u8>())
+                .prop_flat_map(|(form, base, tab, words, extra, tag)| {
+                    let n = extra_words(form).unwrap();
+                    let extra = [if n > 0 { extra[0] } else { 0 }, if n > 1 { extra[1] } else { 0 }];
+                    let is_ref = shape(base) == Some(Shape::Ref);
+                    let value = if tab {
+                        let item = (any::<u8>(), value(base)).prop_map(move |(tag, v)| {
+                            if tag & TAG_VALUE != 0 {
+                                TabItem { tag, value: v }
+                            } else {
+                                TabItem { tag, value: ParamValue::None }
+                            }
+                        });
+                        if is_ref {
+                            (proptest::collection::vec((any::<u8>(), any::<i32>()), 0..6), any::<bool>())
+                                .prop_map(|(items, with)| {
+                                    ParamValue::Tab(
+                                        items
+                                            .into_iter()
+                                            .map(|(tag, r)| TabItem {
+                                                tag,
+                                                value: if with { ParamValue::Ref(r) } else { ParamValue::None },
+                                            })
+                                            .collect(),
+                                    )
+                                })
+                                .boxed()
+                        } else {
+                            proptest::collection::vec(item, 0..6).prop_map(ParamValue::Tab).boxed()
+                        }
+                    } else {
+                        prop_oneof![Just(ParamValue::None), value(base)].boxed()
+                    };
+                    value.prop_map(move |value| Param {
+                        form,
+                        id: words[0],
+                        param_type: base | if tab { TAB } else { 0 },
+                        word4: words[1],
+                        word6: words[2],
+                        flags: words[3],
+                        extra,
+                        tag,
+                        value,
+                    })
+                })
+        }
+
+        proptest! {
+            /// Writer/reader pair: what the writer emits, the reader decodes back to the
+            /// same record (compared through its bytes, so NaN payloads count too).
+            #[test]
+            fn param_records_written_then_read_are_the_same(p in param()) {
+                let mut bytes = Vec::new();
+                p.encode(&mut bytes);
+                let back = Param::decode(p.form, &bytes).expect("a written record decodes");
+                let mut again = Vec::new();
+                back.encode(&mut again);
+                prop_assert_eq!(&again, &bytes);
+                prop_assert_eq!((back.id, back.param_type, back.tag), (p.id, p.param_type, p.tag));
+            }
+
+            #[test]
+            fn tables_and_name_lists_written_then_read_are_the_same(
+                t6 in proptest::collection::vec((any::<u32>(), any::<u16>()), 0..8),
+                t8 in proptest::collection::vec((any::<u32>(), any::<u32>()), 0..8),
+                names in proptest::collection::vec((proptest::collection::vec(any::<u8>(), 0..12), any::<u16>(), any::<u32>()), 0..6),
+                count in any::<u32>(),
+            ) {
+                let leaves = [
+                    (ids::TABLE_000C, BlockLeaf::Table6(t6)),
+                    (ids::TABLE_0012, BlockLeaf::Table8(t8)),
+                    (ids::NAMES_WIDE, BlockLeaf::Names {
+                        count,
+                        entries: names.into_iter().map(|(name, kind, index)| NameEntry { name, kind, index }).collect(),
+                    }),
+                ];
+                for (id, leaf) in leaves {
+                    let mut bytes = Vec::new();
+                    leaf.encode(&mut bytes);
+                    prop_assert_eq!(BlockLeaf::decode(id, &bytes), Some(leaf));
+                }
+            }
+
+            /// Arbitrary bytes: decode never panics, and what decodes re-encodes exactly.
+            #[test]
+            fn arbitrary_bytes_decode_or_refuse_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+                for form in [0x000a, 0x000e, 0x100e, 0x200e] {
+                    if let Some(p) = Param::decode(form, &bytes) {
+                        let mut out = Vec::new();
+                        p.encode(&mut out);
+                        prop_assert_eq!(&out, &bytes);
+                    }
+                }
+            }
+        }
     }
 }

@@ -9,6 +9,8 @@
 //! and prove that typed bytes really are regenerated.
 
 use super::appdata::AppData;
+use super::mesh_chunks::MeshArray;
+use super::paramblock::{BlockLeaf, Param};
 use super::references::References;
 use super::value::{Kind, Value};
 use super::writer::{BuildError, Writer};
@@ -57,6 +59,40 @@ pub struct TypedContainer {
     pub parts: Vec<Part>,
 }
 
+/// What a structured leaf payload decodes to: every byte is a decoded field, and the
+/// payload is regenerated from them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    /// A ParamBlock2 parameter record.
+    Param(Param),
+    /// A parameter-block header, table or name list.
+    Block(BlockLeaf),
+    /// A geometry array of an Editable Mesh / Editable Poly.
+    Mesh(MeshArray),
+}
+
+impl Payload {
+    /// Appends the exact payload bytes.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        match self {
+            Payload::Param(p) => p.encode(out),
+            Payload::Block(b) => b.encode(out),
+            Payload::Mesh(m) => m.encode(out),
+        }
+    }
+}
+
+/// A leaf chunk whose payload is a [`Payload`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedPayload {
+    /// Chunk id.
+    pub id: u16,
+    /// Header width as read.
+    pub width: HeaderWidth,
+    /// Decoded payload.
+    pub body: Payload,
+}
+
 /// One stored chunk inside a typed model.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
@@ -70,6 +106,8 @@ pub enum Part {
     AppData(AppData),
     /// ReferenceMaker references (0x2034 flat or 0x2035 map).
     References(References),
+    /// A structured leaf (parameter record, table, geometry array).
+    Payload(TypedPayload),
 }
 
 impl Part {
@@ -81,6 +119,7 @@ impl Part {
             Part::Container(c) => Some(c.id),
             Part::AppData(_) => Some(super::appdata::APPDATA),
             Part::References(r) => Some(r.id()),
+            Part::Payload(p) => Some(p.id),
         }
     }
 
@@ -96,6 +135,7 @@ impl Part {
             }
             Part::AppData(a) => a.build(w),
             Part::References(r) => r.build(w),
+            Part::Payload(p) => w.leaf_with(p.id, p.width, |out| p.body.encode(out)),
         }
     }
 }
@@ -249,6 +289,50 @@ pub fn typed_leaf(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> R
         }
         None => Err(ctx.surprise(format!("0x{:04x} has {} bytes, not a {kind:?}", c.id, payload.len()))),
     }
+}
+
+/// Decodes a leaf with `decode`; a container, or a payload `decode` refuses, stays raw in
+/// place (an undocumented variant is not a reason to degrade the whole object).
+pub fn payload_or_raw(
+    c: &Chunk<'_>,
+    span: Span,
+    ctx: &mut Ctx<'_>,
+    decode: impl FnOnce(&[u8]) -> Option<Payload>,
+) -> Part {
+    match c.payload().and_then(decode) {
+        Some(body) => {
+            ctx.claims.claim(span);
+            Part::Payload(TypedPayload { id: c.id, width: c.width, body })
+        }
+        None => Part::Raw(span),
+    }
+}
+
+/// A leaf typed as `kind` when its size fits, raw in place otherwise.
+pub fn leaf_or_raw(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Part {
+    match c.payload().and_then(|p| Value::decode(kind, p)) {
+        Some(value) => {
+            ctx.claims.claim(span);
+            Part::Leaf(TypedLeaf { id: c.id, width: c.width, value })
+        }
+        None => Part::Raw(span),
+    }
+}
+
+/// A container whose header is regenerated and whose children are decoded by `child`
+/// (which never fails: what it does not understand it keeps raw).
+pub fn lenient_container(
+    c: &Chunk<'_>,
+    span: Span,
+    ctx: &mut Ctx<'_>,
+    child: &mut dyn FnMut(&Chunk<'_>, Span, &mut Ctx<'_>) -> Part,
+) -> Part {
+    let mut parts = Vec::with_capacity(c.children().len());
+    for (i, k, kspan) in child_spans(c.children(), span.end) {
+        parts.push(ctx.at(i, k.id, |ctx| child(k, kspan, ctx)));
+    }
+    ctx.claims.header(span, c.width);
+    Part::Container(TypedContainer { id: c.id, width: c.width, parts })
 }
 
 /// Decodes a container whose children are typed by `kind_of(id)` (raw when `None`);

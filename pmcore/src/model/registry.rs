@@ -20,6 +20,14 @@ pub enum TypedClass {
     Prs,
     /// LookAt transform controller (0x2006:0, superclass 0x9008).
     LookAt,
+    /// ParamBlock2 (0x82:0, superclass 0x82): parameter records, header, tables.
+    ParamBlock2,
+    /// Old ParamBlock (8:0, superclass 8): parameters by index.
+    ParamBlock,
+    /// Editable Poly (0x1bf8338d:0x192f6098, superclass 0x10): geometry arrays.
+    EditablePoly,
+    /// Editable Mesh / TriObject (0xe44f10b3:0, superclass 0x10): geometry arrays.
+    EditableMesh,
 }
 
 /// How an object's class was resolved.
@@ -103,6 +111,10 @@ pub const EXACT: &[([u32; 2], u32, TypedClass)] = &[
     ([0x8d73_b8aa, 0x90f2_ee71], 0x200, TypedClass::TrackViewNode),
     ([0x2005, 0], 0x9008, TypedClass::Prs),
     ([0x2006, 0], 0x9008, TypedClass::LookAt),
+    ([0x82, 0], 0x82, TypedClass::ParamBlock2),
+    ([8, 0], 0x8, TypedClass::ParamBlock),
+    ([0x1bf8_338d, 0x192f_6098], 0x10, TypedClass::EditablePoly),
+    ([0xe44f_10b3, 0], 0x10, TypedClass::EditableMesh),
 ];
 
 /// Resolves a class to the way the typed model treats it.

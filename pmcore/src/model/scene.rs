@@ -6,6 +6,7 @@
 
 use super::appdata::{self, AppData};
 use super::directory::Directories;
+use super::object_parts;
 use super::part::{child_spans, typed_leaf, Ctx, Part, Span, Surprise};
 use super::references::{self, References};
 use super::registry::{self, Resolution, TypedClass};
@@ -101,6 +102,10 @@ pub struct Object {
     pub state: ObjectState,
     /// Content.
     pub body: ObjectBody,
+    /// Bytes of the object chunk (header included).
+    pub bytes: u64,
+    /// Of which regenerated from typed state (the rest is copied raw).
+    pub typed_bytes: u64,
 }
 
 /// Per-class object counts for the inventory.
@@ -124,6 +129,11 @@ pub struct ClassTally {
     pub generic: u64,
     /// Kept raw after a decoder surprise.
     pub degraded: u64,
+    /// Scene bytes of this class's objects.
+    pub bytes: u64,
+    /// Of which regenerated from decoded fields; the rest (`bytes - typed_bytes`) is kept
+    /// verbatim, including byte arrays inside otherwise typed objects.
+    pub typed_bytes: u64,
 }
 
 /// Counts of typed-owned chunks, for the coverage floor.
@@ -279,7 +289,10 @@ impl SceneModel {
             }
             let info = &self.classes[class];
             let parts = &mut self.parts;
-            let object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, parts, ctx));
+            let before = ctx.claims.bytes();
+            let mut object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, parts, ctx));
+            object.bytes = span.len();
+            object.typed_bytes = ctx.claims.bytes() - before;
             self.objects.push(object);
         }
         match self.objects.last().map(|o| self.classes[o.class].resolution) {
@@ -415,6 +428,13 @@ impl SceneModel {
         Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
     }
 
+    /// The ParamBlock2 at `storage_index`, read from its typed records (`None` unless the
+    /// object is a typed ParamBlock2).
+    pub fn param_block2(&self, storage_index: usize) -> Option<super::paramblock::ParamBlock2> {
+        self.is(storage_index, TypedClass::ParamBlock2)
+            .then(|| object_parts::param_block2_of(self.parts(storage_index)))
+    }
+
     /// Children of a TrackViewNode: per reference slot, the stored (0x0110 display name,
     /// 0x0120 ClassId, 0x0130 "is not another node") triple, in stored order.
     pub fn track_view_children(&self, storage_index: usize) -> Option<Vec<TrackViewChild>> {
@@ -461,11 +481,15 @@ impl SceneModel {
                 typed: 0,
                 generic: 0,
                 degraded: 0,
+                bytes: 0,
+                typed_bytes: 0,
             })
             .collect();
         for o in &self.objects {
             let t = &mut tallies[o.class];
             t.count += 1;
+            t.bytes += o.bytes;
+            t.typed_bytes += o.typed_bytes;
             match o.state {
                 ObjectState::Typed => t.typed += 1,
                 ObjectState::Generic => t.generic += 1,
@@ -557,7 +581,8 @@ fn decode_object(
     // ReferenceMaker overlays: every Scene object writes those base-class chunks through
     // the SDK, whatever its superclass. Its own chunks stay raw in place.
     let state = if info.resolution == Resolution::Generic { ObjectState::Generic } else { ObjectState::Typed };
-    let mut object = Object { id: c.id, width: c.width, class, state, body: ObjectBody::Raw(span) };
+    let mut object =
+        Object { id: c.id, width: c.width, class, state, body: ObjectBody::Raw(span), bytes: 0, typed_bytes: 0 };
     let Some(payload) = c.payload() else {
         let mark = ctx.claims.mark();
         let start = arena.len();
@@ -617,6 +642,16 @@ fn decode_parts(
 }
 
 fn decode_part(child: &Chunk<'_>, span: Span, class: Option<TypedClass>, ctx: &mut Ctx<'_>) -> Result<Part, Surprise> {
+    let base = matches!(child.id, appdata::APPDATA | references::FLAT | references::MAP | ids::REFMAKER_204B);
+    if !base {
+        match class {
+            Some(TypedClass::ParamBlock2) => return Ok(object_parts::param_block2(child, span, ctx)),
+            Some(TypedClass::ParamBlock) => return Ok(object_parts::param_block(child, span, ctx)),
+            Some(TypedClass::EditablePoly) => return Ok(object_parts::geometry(child, span, ctx, true)),
+            Some(TypedClass::EditableMesh) => return Ok(object_parts::geometry(child, span, ctx, false)),
+            _ => {}
+        }
+    }
     let kind = match (child.id, class) {
         (appdata::APPDATA, _) => return AppData::decode(child, span, ctx).map(Part::AppData),
         (references::FLAT | references::MAP, _) => return References::decode(child, span, ctx).map(Part::References),

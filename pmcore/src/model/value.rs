@@ -9,6 +9,8 @@ pub enum Kind {
     Empty,
     /// One byte.
     U8,
+    /// `u16`.
+    U16,
     /// `u32`.
     U32,
     /// `s32`.
@@ -40,6 +42,8 @@ pub enum Value {
     Empty,
     /// One byte.
     U8(u8),
+    /// `u16`.
+    U16(u16),
     /// `u32`.
     U32(u32),
     /// `s32`.
@@ -77,6 +81,7 @@ impl Value {
         Some(match kind {
             Kind::Empty if n == 0 => Value::Empty,
             Kind::U8 if n == 1 => Value::U8(payload[0]),
+            Kind::U16 if n == 2 => Value::U16(u16::from_le_bytes([payload[0], payload[1]])),
             Kind::U32 if n == 4 => Value::U32(u32_at(payload, 0)),
             Kind::I32 if n == 4 => Value::I32(u32_at(payload, 0) as i32),
             Kind::F32 if n == 4 => Value::F32(f32::from_bits(u32_at(payload, 0))),
@@ -104,6 +109,7 @@ impl Value {
         match self {
             Value::Empty => {}
             Value::U8(v) => out.push(*v),
+            Value::U16(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::U32(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::I32(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::I64(v) => out.extend_from_slice(&v.to_le_bytes()),
@@ -145,6 +151,7 @@ mod tests {
         let cases: &[(Kind, &[u8])] = &[
             (Kind::Empty, &[]),
             (Kind::U8, &[0x2E]),
+            (Kind::U16, &[0x02, 0x00]),
             (Kind::U32, &[1, 2, 3, 4]),
             (Kind::I32, &[0xFF, 0xFF, 0xFF, 0xFF]),
             (Kind::I64, &[1, 0, 0, 0, 0, 0, 0, 0x80]),

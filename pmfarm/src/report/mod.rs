@@ -34,6 +34,8 @@ pub struct ReportOptions {
     pub baseline: Option<PathBuf>,
     /// One JUnit test case per file instead of one per bucket.
     pub junit_per_file: bool,
+    /// History file (`--history`) whose newest runs the index draws as trend charts.
+    pub history: Option<PathBuf>,
 }
 
 /// What [`render`] wrote.
@@ -88,6 +90,9 @@ pub enum ReportError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The history file is damaged or unreadable.
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
     /// A model value could not be serialized (not expected; reported rather than panicking).
     #[error("cannot serialize {what}: {source}")]
     Serialize {
@@ -212,7 +217,11 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
         }
         None => None,
     };
-    Ok(RunData { summary, results, diff, baseline })
+    let history = match &opts.history {
+        Some(path) => crate::history::read(path)?,
+        None => Vec::new(),
+    };
+    Ok(RunData { summary, results, diff, baseline, history })
 }
 
 /// A baseline file from a path or a bare name (`baselines/<name>.jsonl`).

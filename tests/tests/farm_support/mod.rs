@@ -68,15 +68,19 @@ pub fn demo_corpus(dir: &Path) -> PathBuf {
     corpus
 }
 
-/// An empty gates folder (so only the rules a test writes apply).
+/// A gates folder holding only the rules a test writes. An empty `toml` means "no rule
+/// that can fail": a gates folder without rules is a configuration error, so it holds one
+/// rule that tolerates any number of abnormal ends (and so checks every run).
 pub fn gates_dir(dir: &Path, toml: &str) -> PathBuf {
     let g = dir.join("gates");
     std::fs::create_dir_all(&g).unwrap();
-    if !toml.is_empty() {
-        std::fs::write(g.join("test.toml"), toml).unwrap();
-    }
+    let toml = if toml.is_empty() { UNGATED } else { toml };
+    std::fs::write(g.join("test.toml"), toml).unwrap();
     g
 }
+
+/// The rule [`gates_dir`] writes for "no gate that can fail".
+pub const UNGATED: &str = "[[gate]]\nname = \"tolerate-anything\"\ntier = \"file\"\nmax_abnormal = 1000000000\n";
 
 /// `results.jsonl` as JSON values keyed by path.
 pub fn results(out: &Path) -> BTreeMap<String, Value> {

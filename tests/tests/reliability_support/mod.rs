@@ -106,7 +106,11 @@ pub fn workers_mentioning(needle: &str) -> Vec<u32> {
         .filter(|pid| {
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             let text = String::from_utf8_lossy(&cmdline);
-            text.contains("pmworker") && text.contains(needle)
+            let args: Vec<&str> = text.split('\0').collect();
+            // A worker is `pmworker …` or the farm re-executing itself as `pmfarm worker …`.
+            let is_worker = args[0].ends_with("pmworker")
+                || (args[0].ends_with("pmfarm") && args.get(1).is_some_and(|a| *a == "worker"));
+            is_worker && text.contains(needle)
         })
         .collect()
 }

@@ -2,7 +2,7 @@
 //! `baseline-diff.json` and a baseline file, written through the farm's own types so the
 //! fixture cannot drift from the schema. It holds one file of every kind a report has to
 //! show (pass, T1 mismatch, crash, LFS pointer, MapExt + flare + era-mismatch biped with
-//! skel T3 counters, a degraded class, a hostile file name) plus enough plain passes to
+//! the real worker's skel T3 counters, a degraded class, a hostile file name) plus enough plain passes to
 //! need more than one table page.
 
 #![allow(dead_code)]
@@ -71,6 +71,37 @@ fn plain(path: &str, version: &str, slug: &str, wall_ms: u64) -> FileResult {
     }
 }
 
+/// The worker's own T3 `skel` result for the hand-built rig (`pmtests::rigs`) compared with
+/// a reference whose bone offsets are scaled ×1.2.
+pub fn real_scaled_skel_t3() -> TierResult {
+    let dir = tempfile::tempdir().unwrap();
+    let max = pmtests::fixtures::write_file(dir.path(), "rig.max", &pmtests::rigs::rig_max(None));
+    let mut bones = pmtests::rigs::expected_bones();
+    for b in &mut bones {
+        b.pos = b.pos.map(|x| x * 1.2);
+    }
+    let refs = dir.path().join("ref");
+    std::fs::create_dir_all(&refs).unwrap();
+    std::fs::write(refs.join("rig.skel"), pmtests::rigs::skel_bytes(&bones)).unwrap();
+    let args: Vec<&std::ffi::OsStr> = vec![
+        "--tiers".as_ref(),
+        "t1".as_ref(),
+        "--export".as_ref(),
+        "skel".as_ref(),
+        "--reference".as_ref(),
+        refs.as_os_str(),
+        max.as_os_str(),
+    ];
+    let run = pmtests::fixtures::run(&pmtests::binary("pmworker"), &args, &[]);
+    run.lines()
+        .iter()
+        .find_map(|l| match Event::from_line(l).expect("every worker line is an event") {
+            Event::Result(r) if r.tier == Tier::T3 && r.stream == "skel" => Some(r),
+            _ => None,
+        })
+        .expect("the worker emits a T3 skel result")
+}
+
 /// Every result of the fixture, sorted by path.
 pub fn results() -> Vec<FileResult> {
     let mut out = Vec::new();
@@ -135,15 +166,15 @@ pub fn results() -> Vec<FileResult> {
         biped: Some(BipedInfo { systems: 1, figure_era: vec![Some(3)] }),
         unused_entries: vec![],
     });
-    ryzom.results.push(TierResult {
-        tier: Tier::T3,
-        stream: "skel".into(),
-        verdict: Verdict::Normalized { reason: "uniform scale x1.2 against the reference (era)".into() },
-        detail: Some(json!({
-            "bones": 42, "scale_factor": 1.2, "dpos_exact": 40, "dpos_close": 2, "drot_exact": 42,
-            "inv_bind_pos_ulp_histogram": {"0": 300, "1": 40, "2": 7, ">4": 1}
-        })),
-    });
+    // The skel T3 result comes from the real worker: the hand-built rig against a reference
+    // whose offsets are ×1.2 (a `_big` re-proportioned reference), so the detail is exactly
+    // what the worker emits and the era-mismatch listing comes from the farm's own rule.
+    ryzom.results.push(real_scaled_skel_t3());
+    ryzom.status = Status::Fail;
+    ryzom.reason = Some("t3 skel: t3-skel".into());
+    ryzom.fail_kinds = vec!["t3-skel".into()];
+    ryzom.buckets.push("status-fail".into());
+    ryzom.buckets.sort();
     ryzom.timing.peak_rss_bytes = 300 << 20;
     out.push(ryzom);
 
@@ -229,6 +260,7 @@ pub fn baseline_diff(results: &[FileResult]) -> BaselineDiff {
         stream: stream.into(),
         before: before.into(),
         after: after.into(),
+        kind: (after == "fail").then(|| "to-fail".to_string()),
     };
     let mut files: Vec<FileDiff> = results
         .iter()
@@ -292,6 +324,7 @@ pub fn summary(results: &[FileResult]) -> Summary {
                 threshold: 1.0,
                 value: 0.9851,
                 passed: false,
+                checked: true,
                 detail: "t1 pass rate 0.9851 below 1.0".into(),
             },
             GateOutcome {
@@ -302,6 +335,7 @@ pub fn summary(results: &[FileResult]) -> Summary {
                 threshold: 0.0,
                 value: 0.0,
                 passed: true,
+                checked: true,
                 detail: String::new(),
             },
         ],

@@ -1,0 +1,145 @@
+//! Release facts (issue 20 item 3) on every real file of the wild corpus and of the pairs,
+//! against the manifests written by an independent reader: the saving release is the
+//! number of `3ds Max Version` with a point whatever the locale, never the build; the
+//! version label of a shared format id follows `Saved As Version`.
+//!
+//! Where the wild manifest's `release` is blank (no English `3ds Max Version` line, or no
+//! property set at all) the expected values below were read by hand from the raw
+//! `\x05DocumentSummaryInformation` bytes (UTF-8 under code page 65001).
+
+use pmcore::facts::FileFacts;
+use pmcore::{classify, Input, MaxFile};
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// `../shared/corpus/<name>`, or `None` after saying so on the process's stderr (visible
+/// in a plain `cargo test`); a failure under `PMFARM_REQUIRE_SHARED=1`.
+fn shared(name: &str) -> Option<PathBuf> {
+    let dir = pmtests::workspace_root().join("../shared/corpus").join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("PMFARM_REQUIRE_SHARED").as_deref() != Ok("1"),
+        "PMFARM_REQUIRE_SHARED=1 but {} is missing",
+        dir.display()
+    );
+    let _ = writeln!(std::io::stderr(), "SKIP: {} is missing (facts_release_corpora)", dir.display());
+    None
+}
+
+fn tsv(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).expect("manifest readable");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| header.iter().zip(l.split('\t')).map(|(k, v)| (k.to_string(), v.to_string())).collect())
+        .collect()
+}
+
+fn facts(path: &Path) -> FileFacts {
+    let bytes = std::fs::read(path).expect("readable");
+    let Input::Ole(ole) = classify(&bytes) else { panic!("{}: not OLE", path.display()) };
+    FileFacts::of(&MaxFile::new(ole))
+}
+
+/// Read by hand from the raw property sets of the files whose General section is in
+/// Chinese (`3ds Max 版本: 26.00`, `版本: 26.0.0.940`, `另存为版本: 26.00`), and the three
+/// Max 7 files whose property set is 70 bytes with no heading.
+const BY_HAND: &[(&str, Option<&str>, Option<&str>, Option<&str>)] = &[
+    // file, release, saved as, build
+    ("kelvinleesm__chair.max", Some("26.00"), Some("26.00"), Some("26.0.0.940")),
+    ("kelvinleesm__table.max", Some("26.00"), Some("26.00"), Some("26.0.0.940")),
+    ("langwenchong__project.max", Some("22.00"), Some("22.00"), Some("22.0.0.757")),
+    ("sakuremz__box.max", Some("16.00"), Some("16.00"), Some("16.0.420.0")),
+    ("suyun514__1x.max", Some("9.0"), None, Some("M100 SC 01")),
+    ("suyun514__5x.max", Some("9.0"), None, Some("M100 SC 01")),
+    ("suyun514__final.max", Some("9.0"), None, Some("M100 SC 01")),
+    ("mateusz-gosciniak__dron.max", None, None, None),
+    ("mateusz-gosciniak__patelnia.max", None, None, None),
+    ("mateusz-gosciniak__robot.max", None, None, None),
+];
+
+/// The manifest's `version` column (`Max2018`, `Max2010 (saved as, by Max2013)`,
+/// `Max7 (from root id)`) reduced to the release name of the format.
+fn manifest_version(cell: &str) -> String {
+    cell.split(" (").next().unwrap_or(cell).to_string()
+}
+
+#[test]
+fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
+    let Some(wild) = shared("wild") else { return };
+    let mut per_version: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut from_manifest, mut by_hand) = (0, 0);
+    for row in tsv(&wild.join("manifest.tsv")) {
+        let name = &row["file"];
+        let f = facts(&wild.join(name));
+        assert_eq!(f.root_id.map(|r| format!("0x{r:04X}")), Some(row["root_id"].clone()), "{name}: root id");
+        let release = row["release"].as_str();
+        if release.is_empty() {
+            let (_, r, s, b) = BY_HAND.iter().find(|(n, ..)| n == name).unwrap_or_else(|| panic!("{name}: blank"));
+            assert_eq!(
+                (f.saving_release.as_deref(), f.saved_as.as_deref(), f.build.as_deref()),
+                (*r, *s, *b),
+                "{name}: facts read by hand"
+            );
+            by_hand += 1;
+        } else {
+            assert_eq!(f.saving_release.as_deref(), Some(release), "{name}: release");
+            from_manifest += 1;
+        }
+        if let Some(r) = &f.saving_release {
+            assert!(r.contains('.') && !r.contains(','), "{name}: release {r} has a point");
+            assert_ne!(f.build.as_deref(), Some(r.as_str()), "{name}: release is not the build");
+        }
+        let label = f.max_version.clone().expect("label");
+        assert_eq!(label.replace(' ', ""), manifest_version(&row["version"]), "{name}: version label");
+        *per_version.entry(label).or_default() += 1;
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "wild: {from_manifest} releases agree with the manifest, {by_hand} with values read by hand; per version: {per_version:?}"
+    );
+    assert_eq!(from_manifest + by_hand, 147);
+    assert_eq!(by_hand, BY_HAND.len());
+    assert_eq!(per_version.get("Max 2018"), Some(&6));
+    assert_eq!(per_version.get("Max 2019"), Some(&10));
+    assert_eq!(per_version.get("Max 2024"), Some(&10));
+    assert_eq!(per_version.get("Max 2025"), Some(&5));
+    assert!(!per_version.keys().any(|v| v.contains('/') || v.starts_with("unknown")), "{per_version:?}");
+}
+
+/// `3ds Max Version: 15,00; Saved As Version: 12,00` → (`15.00`, Some(`12.00`)).
+fn pairs_cell(cell: &str) -> (String, Option<String>) {
+    let value = |key: &str| {
+        cell.split("; ").find_map(|p| {
+            p.split_once(": ").filter(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.replace(',', "."))
+        })
+    };
+    (value("3ds Max Version").expect("release in the cell"), value("Saved As Version"))
+}
+
+#[test]
+fn pairs_releases_agree_with_the_max_version_column() {
+    let Some(pairs) = shared("pairs") else { return };
+    let mut checked = BTreeMap::new();
+    for row in tsv(&pairs.join("manifest.tsv")) {
+        let path = pairs.join(&row["max"]);
+        let (release, saved_as) = pairs_cell(&row["max_version"]);
+        if checked.insert(path.clone(), release.clone()).is_some() {
+            continue; // one .max can have several exports
+        }
+        let f = facts(&path);
+        assert_eq!(f.saving_release.as_deref(), Some(release.as_str()), "{}: release", row["max"]);
+        assert_eq!(f.saved_as, saved_as, "{}: saved as", row["max"]);
+        let label = f.max_version.expect("label");
+        assert!(!label.starts_with("unknown"), "{}: {label}", row["max"]);
+        if matches!(f.root_id, Some(0x2023 | 0x2029)) {
+            assert!(!label.contains('/'), "{}: {label} although saved as {saved_as:?}", row["max"]);
+        }
+    }
+    let _ = writeln!(std::io::stderr(), "pairs: {} distinct .max files agree with max_version", checked.len());
+    assert!(checked.len() >= 62, "{}", checked.len());
+}
