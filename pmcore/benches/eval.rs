@@ -3,6 +3,8 @@
 //! decoded, primitives built, modifier stacks applied — and the OBJ text written from it.
 //! Throughput is in Scene bytes and in evaluated vertices (reported once on stderr).
 
+// Only the input helpers of `common` are used here.
+#[allow(dead_code)]
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

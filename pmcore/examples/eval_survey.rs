@@ -143,7 +143,7 @@ fn main() {
     }
     if classes {
         let mut v: Vec<_> = class_files.into_iter().collect();
-        v.sort_by(|a, b| b.1 .1.cmp(&a.1 .1));
+        v.sort_by_key(|b| std::cmp::Reverse(b.1 .1));
         for ((sc, id), (name, n)) in v {
             println!("{n:4} sc {sc:#x} [0x{:08x}, 0x{:08x}] {name}", id[0], id[1]);
         }
@@ -151,7 +151,7 @@ fn main() {
     }
     println!("files with Mesh Totals: {carrying}; vertices+faces equal: {both}; vertices equal: {verts_only}");
     let mut v: Vec<_> = stoppers.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|b| std::cmp::Reverse(b.1));
     for (s, n) in v.iter().take(40) {
         println!("  {n:4} {s}");
     }

@@ -79,6 +79,9 @@ pub struct NodeEval {
     pub name: String,
     /// Modifiers applied (0 when only the base was asked for).
     pub modifiers: usize,
+    /// The mesh was built here (a primitive, or any modifier applied), not only read from
+    /// stored buffers: what uses up the scene's memory budget.
+    pub generated: bool,
     /// Outcome.
     pub outcome: NodeOutcome,
 }
@@ -120,8 +123,11 @@ pub fn evaluate_index(index: &SceneIndex<'_>, budget: u64, base_only: bool) -> V
     let mut out = Vec::new();
     for node in index.objects.iter().filter(|o| o.is_node()) {
         let e = evaluate_node(index, node, left, base_only);
-        if let NodeOutcome::Evaluated(Evaluated::Mesh(m)) = &e.outcome {
-            left = left.saturating_sub(m.positions.len() as u64);
+        match &e.outcome {
+            NodeOutcome::Evaluated(Evaluated::Mesh(m)) if e.generated => {
+                left = left.saturating_sub(m.positions.len() as u64);
+            }
+            _ => {}
         }
         out.push(e);
     }
@@ -135,6 +141,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         storage_index: node.storage_index,
         name,
         modifiers: 0,
+        generated: false,
         outcome: NodeOutcome::LeftOut(String::new()),
     };
     let Some((base, modifiers)) = stack(index, node) else {
@@ -165,8 +172,12 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             return out;
         }
     }
+    out.generated = !modifiers.is_empty() && !base_only;
     let mut current = match evaluate_base(index, base, budget) {
-        Ok(m) => Evaluated::Mesh(m),
+        Ok(m) => {
+            out.generated |= base.chunk.child(geometry::GEOM_BUFFERS).is_none();
+            Evaluated::Mesh(m)
+        }
         Err(s) => {
             out.outcome = NodeOutcome::Stopped(s);
             return out;
@@ -358,7 +369,7 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
         classes::BONE => {
             let p = p()?;
             // Side (4), front (8) and back (12) fin switches.
-            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0).map_or(true, |v| v != 0));
+            let fins = [4, 8, 12].iter().any(|&id| p.int_or(id, 0) != Ok(0));
             let q = prim::BoneParams {
                 width: p.float(0).map_err(pe)?,
                 height: p.float(1).map_err(pe)?,
@@ -411,7 +422,14 @@ fn apply_modifier(
                 .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
             let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
             match input {
-                Evaluated::Mesh(mesh) => Evaluated::Mesh(shell(mesh, &p)),
+                Evaluated::Mesh(mesh) => {
+                    // Upper bound of the result (every vertex on the border).
+                    let bound = (mesh.positions.len() as u64).saturating_mul(u64::from(segments) + 1);
+                    if bound > budget {
+                        return Err(stop(m, format!("up to {bound} vertices over the memory budget ({budget} left)")));
+                    }
+                    Evaluated::Mesh(shell(mesh, &p))
+                }
                 Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
             }
         }
