@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse ole_open typed_pipeline}"
+targets="${TARGETS:-chunk_parse ole_open typed_pipeline nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
@@ -17,6 +17,22 @@ if [ -d "$shared" ]; then
   small=$(find "$shared" -name '*.max' -size -400k | sort)
   cargo run -q --release -p pmcore --example extract_streams fuzz/corpus/chunk_parse $small
   for f in $small; do cp -f "$f" fuzz/corpus/ole_open/; cp -f "$f" fuzz/corpus/typed_pipeline/; done
+fi
+# NeL targets get the real NeL files without the head their body prepends (tag, pointer
+# id, class name), so every seed starts at the first serialised field.
+nel=../shared/corpus/nel
+mkdir -p fuzz/corpus/nel_skel fuzz/corpus/nel_mesh fuzz/corpus/nel_mesh_mrm_skinned fuzz/corpus/nel_anim fuzz/corpus/nel_ig
+if [ -d "$nel" ]; then
+  for f in "$nel"/skel/*.skel; do tail -c +31 "$f" >"fuzz/corpus/nel_skel/$(basename "$f")"; done
+  for f in "$nel"/anim/*.anim; do tail -c +9 "$f" >"fuzz/corpus/nel_anim/$(basename "$f")"; done
+  for f in "$nel"/ig/*.ig; do tail -c +5 "$f" >"fuzz/corpus/nel_ig/$(basename "$f")"; done
+  for f in $(find "$nel/shape" -name '*.shape' -size -400k); do
+    if head -c 40 "$f" | grep -q CMeshMRMSkinned; then
+      tail -c +32 "$f" >"fuzz/corpus/nel_mesh_mrm_skinned/$(basename "$f")"
+    else
+      tail -c +22 "$f" >"fuzz/corpus/nel_mesh/$(basename "$f")"
+    fi
+  done
 fi
 
 cd fuzz

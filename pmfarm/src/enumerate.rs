@@ -39,6 +39,12 @@ pub fn is_max(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("max"))
 }
 
+/// True for a name the farm checks: `*.max`, or a NeL file (`*.skel`, `*.anim`,
+/// `*.shape`, `*.ig`) whose T1 is the NeL round trip.
+pub fn is_checked(path: &Path) -> bool {
+    is_max(path) || path.file_name().is_some_and(|n| pmcore::nel::is_nel_name(&n.to_string_lossy()))
+}
+
 /// Absolute, lexically normalised form of `p` (no symlink resolution).
 pub fn absolute(p: &Path) -> PathBuf {
     let joined = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
@@ -66,7 +72,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         match e.file_type() {
             Ok(t) if t.is_dir() => walk(&p, out),
-            Ok(_) if is_max(&p) && p.is_file() => out.push(p),
+            Ok(_) if is_checked(&p) && p.is_file() => out.push(p),
             _ => {}
         }
     }
@@ -191,6 +197,17 @@ pub fn from_workspace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nel_files_are_enumerated_beside_max_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["a.max", "b.SKEL", "c.anim", "d.shape", "e.ig", "f.tga"] {
+            std::fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        let c = from_paths(&[dir.path().to_path_buf()]).unwrap();
+        let rels: Vec<_> = c.items.iter().map(|i| i.rel.as_str()).collect();
+        assert_eq!(rels, vec!["a.max", "b.SKEL", "c.anim", "d.shape", "e.ig"]);
+    }
 
     #[test]
     fn directories_recurse_and_paths_are_relative() {

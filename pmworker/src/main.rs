@@ -1,4 +1,5 @@
-//! `pmworker <file.max>`: checks one file and streams JSON Lines events on stdout.
+//! `pmworker <file.max>` (or a NeL `.skel`/`.anim`/`.shape`/`.ig`): checks one file and streams JSON
+//! Lines events on stdout.
 //! Exit codes: 0 pass or skip, 1 fail, 2 usage error or unreadable path, 101 panic;
 //! any signal is the farm's to read (crash, timeout, oom). See `docs/events.md`.
 
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(version, about, long_about = None)]
 struct Cli {
-    /// The .max file to check.
+    /// The .max file (or NeL .skel/.anim/.shape/.ig file) to check.
     file: PathBuf,
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]

@@ -31,6 +31,20 @@ pub fn public_corpus() -> Option<PathBuf> {
     None
 }
 
+/// `../shared/corpus/nel` (real NeL files), or `None` after printing why the caller
+/// skips. Panics when `PMFARM_REQUIRE_SHARED=1` and the folder is missing.
+pub fn nel_corpus() -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared/corpus/nel");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if required("PMFARM_REQUIRE_SHARED") {
+        panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
+    }
+    eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
+    None
+}
+
 /// Path to a system tool, or `None` after printing why the caller skips. Panics when
 /// `PMFARM_REQUIRE_TOOLS=1` and the tool is missing.
 pub fn system_tool(name: &str) -> Option<PathBuf> {
