@@ -1,7 +1,8 @@
 //! The pipeline of a NeL file (`.skel`, `.anim`, `.shape`, `.ig`, chosen by extension):
 //! facts (`input: nel`, format, class, typed bytes), the NeL round trip as T1, triage
-//! classes `nel-<format>` and `nel-<class>`, then `end`. T2 and T3 are defined on the
-//! Max typed model and exports, so a NeL file has no results for them.
+//! classes `nel-<format>` and `nel-<class>` (the farm's version bucket is `nel`), then `end`. T2 and T3 are defined on the
+//! Max typed model and exports, so a NeL file has no results for them; asked for them
+//! alone, it ends `skip`.
 
 use crate::emit::Sink;
 use crate::events::*;
@@ -15,7 +16,7 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
     sink.breadcrumb(Breadcrumb { tier: "t1".into(), stream: pmcore::nel::t1::STREAM.into(), ..Default::default() });
     let (rt, verdict) = pmcore::nel::t1::run(bytes);
     let mut facts = Facts { input: "nel".into(), ..Default::default() };
-    let mut classes = vec!["nel".to_string()];
+    let mut classes = Vec::new();
     if let Some(rt) = &rt {
         let opaque: usize = rt.opaque_runs.iter().map(|r| r.1).sum();
         facts.nel = Some(NelFacts {
@@ -54,7 +55,15 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
         }));
     }
     timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
-    let status = if counts.fail > 0 { EndStatus::Fail } else { EndStatus::Pass };
+    let status = if counts.fail > 0 {
+        EndStatus::Fail
+    } else if !opts.tiers.contains(&Tier::T1) {
+        // Nothing that applies to a NeL file was asked for: a skip, never a silent pass.
+        reason = Some("nel: only t1 applies to NeL files".into());
+        EndStatus::Skip
+    } else {
+        EndStatus::Pass
+    };
     sink.emit(Event::End(End { status, reason, fail_kinds, counts, timing: finish_timing(timing) }));
     status
 }
@@ -85,6 +94,15 @@ mod tests {
             .events
             .iter()
             .any(|e| matches!(e, Event::Triage(t) if t.classes.contains(&"nel-cskeletonshape".to_string()))));
+    }
+
+    #[test]
+    fn without_t1_a_nel_file_is_skipped_not_passed() {
+        let bytes = write(&Skeleton::build(vec![Bone::new("Bip01")]));
+        let mut sink = VecSink::default();
+        let opts = Options { tiers: vec![Tier::T2], ..Options::default() };
+        assert_eq!(run_bytes("rig.skel", &bytes, &opts, &mut sink, Timing::default()), EndStatus::Skip);
+        assert!(!sink.events.iter().any(|e| matches!(e, Event::Result(_))));
     }
 
     #[test]

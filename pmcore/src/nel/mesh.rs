@@ -158,13 +158,16 @@ pub struct Material {
     pub user_tex_mats: Vec<NelMatrix>,
 }
 
+/// (material id, stage id) pairs a light map is used at.
+pub type MatStages = Vec<(u8, u8)>;
+
 /// Light-map info of a mesh base.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LightInfos {
-    /// v8+: list of (light group, animated light, (material, stage) list).
-    V8(Vec<(u32, String, Vec<(u8, u8)>)>),
-    /// Before v8: map of name → (material, stage) list.
-    V7(Vec<(String, Vec<(u8, u8)>)>),
+    /// v8+: list of (light group, animated light, stages).
+    V8(Vec<(u32, String, MatStages)>),
+    /// Before v8: map of name → stages.
+    V7(Vec<(String, MatStages)>),
 }
 
 /// `CMeshBase::serialMeshBase`.
@@ -607,7 +610,7 @@ fn write_material(w: &mut Writer, m: &Material) {
     }
 }
 
-fn stage_list(r: &mut Reader, versioned: bool) -> Result<Vec<(u8, u8)>, NelError> {
+fn stage_list(r: &mut Reader, versioned: bool) -> Result<MatStages, NelError> {
     r.vec(2, |r| {
         if versioned {
             r.version(0)?;

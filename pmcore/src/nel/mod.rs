@@ -31,9 +31,9 @@ pub enum Shape {
     /// `CSkeletonShape`.
     Skeleton(Part<skel::Skeleton>),
     /// `CMesh`.
-    Mesh(mesh::Mesh),
+    Mesh(Box<mesh::Mesh>),
     /// `CMeshMRMSkinned`.
-    MeshMrmSkinned(mesh::MeshMrmSkinned),
+    MeshMrmSkinned(Box<mesh::MeshMrmSkinned>),
     /// Another shape class: its bytes.
     Other(stream::Opaque),
 }
@@ -51,9 +51,9 @@ pub enum NelFile {
         shape: Shape,
     },
     /// An animation.
-    Animation(anim::Animation),
+    Animation(Box<anim::Animation>),
     /// An instance group.
-    InstanceGroup(ig::InstanceGroup),
+    InstanceGroup(Box<ig::InstanceGroup>),
 }
 
 impl NelFile {
@@ -109,15 +109,15 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, NelError> {
                 r.finish()?;
                 Ok(skel::Skeleton { ptr_id, ..s })
             })),
-            "CMesh" => Shape::Mesh(mesh::read_mesh(&mut r)?),
-            "CMeshMRMSkinned" => Shape::MeshMrmSkinned(mesh::read_mesh_mrm_skinned(&mut r)?),
+            "CMesh" => Shape::Mesh(Box::new(mesh::read_mesh(&mut r)?)),
+            "CMeshMRMSkinned" => Shape::MeshMrmSkinned(Box::new(mesh::read_mesh_mrm_skinned(&mut r)?)),
             other => Shape::Other(r.rest_opaque(format!("shape class {other} is not typed"))),
         };
         NelFile::Shape { ptr_id, class, shape }
     } else if bytes.starts_with(&anim::MAGIC) {
-        NelFile::Animation(anim::read(&mut r)?)
+        NelFile::Animation(Box::new(anim::read(&mut r)?))
     } else if bytes.starts_with(&ig::MAGIC) {
-        NelFile::InstanceGroup(ig::read(&mut r)?)
+        NelFile::InstanceGroup(Box::new(ig::read(&mut r)?))
     } else {
         return Err(r.error("no NeL tag (SHAP, NEL_ANIM, GRPT)"));
     };
