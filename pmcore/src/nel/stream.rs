@@ -112,9 +112,12 @@ impl<'a> Reader<'a> {
     /// an [`Opaque`] run instead (never an error: every byte stays in place).
     pub fn part<T>(&mut self, name: &'static str, f: impl FnOnce(&mut Self) -> Result<T, NelError>) -> Part<T> {
         let start = self.pos;
+        let runs_before = self.opaque_runs.len();
         match self.within(name, f) {
             Ok(t) => Part::Typed(t),
             Err(why) => {
+                // Runs recorded inside the failed attempt are rolled back with it.
+                self.opaque_runs.truncate(runs_before);
                 self.pos = start;
                 let bytes = self.data[start..].to_vec();
                 self.pos = self.data.len();
@@ -398,10 +401,24 @@ mod tests {
         let Part::Opaque(o) = &p else { panic!("typed") };
         assert_eq!((o.offset, o.bytes.as_slice()), (1, &data[1..]));
         assert_eq!(o.why.path, "x");
+        assert_eq!(r.opaque_runs().len(), 1);
         let mut w = Writer::default();
         w.u8(1);
         w.part(&p, |w, v| w.u64(*v));
         assert_eq!(w.0, data);
+    }
+
+    #[test]
+    fn a_failed_outer_part_drops_the_runs_of_its_inner_parts() {
+        let data = [1u8, 2, 3];
+        let mut r = Reader::new(&data);
+        let p: Part<u8> = r.part("outer", |r| {
+            let _inner: Part<u64> = r.part("inner", |r| r.u64());
+            r.u8()
+        });
+        assert!(matches!(p, Part::Opaque(ref o) if o.offset == 0 && o.bytes.len() == 3));
+        assert_eq!(r.opaque_runs().len(), 1);
+        assert_eq!(r.opaque_runs()[0].1, 3);
     }
 
     #[test]
