@@ -2,7 +2,8 @@
  * Plain JavaScript, no library, no network. Without JavaScript every row stays visible
  * in the order the report wrote it, so nothing is ever hidden from a reader.
  *
- * Test hook: page.html?table=ID&sort=KEY&dir=asc|desc&filter=TEXT&page=N applies a sort,
+ * Test hooks: page.html?probe=layout records where the first-screen elements end (see
+ * probeLayout); page.html?table=ID&sort=KEY&dir=asc|desc&filter=TEXT&page=N applies a sort,
  * a filter and a page through the very functions a click and a keystroke call.
  * Sentinel: <html data-js="ready" data-ready-ms="N"> once every table is set up; any
  * uncaught error is recorded in <html data-js-errors="..."> and shown at the top of the page. */
@@ -171,12 +172,26 @@
     if (params.has("page")) { target.setPage(parseInt(params.get("page"), 10) - 1); }
   }
 
+  /* Test hook: page.html?probe=layout writes, on the verdict, every section heading and every
+   * row of the change table, where its box ends (data-bottom, CSS pixels from the top of the
+   * page), so a test can read from the dumped DOM what the first screen shows. */
+  function probeLayout() {
+    if (new URLSearchParams(window.location.search).get("probe") !== "layout") { return; }
+    var probed = document.querySelectorAll("p.verdict, ul.causes > li, h2[id], table#changed tbody tr");
+    Array.prototype.forEach.call(probed, function (el) {
+      var box = el.getBoundingClientRect();
+      el.setAttribute("data-bottom", String(Math.ceil(box.bottom + window.scrollY)));
+    });
+    document.documentElement.setAttribute("data-viewport-height", String(window.innerHeight));
+  }
+
   function init() {
     try {
       var tables = Array.prototype.slice.call(document.querySelectorAll("table.data")).map(function (t) {
         return new SortableTable(t);
       });
       applyQuery(tables);
+      probeLayout();
     } catch (e) {
       recordError(e && e.message ? e.message : e);
     }

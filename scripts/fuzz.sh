@@ -8,11 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse ole_open typed_pipeline nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
-mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/ole_open fuzz/corpus/typed_pipeline
+mkdir -p fuzz/corpus/chunk_parse fuzz/corpus/header_forms fuzz/corpus/ole_open fuzz/corpus/typed_pipeline
 if [ -d "$shared" ]; then
   small=$(find "$shared" -name '*.max' -size -400k | sort)
   cargo run -q --release -p pmcore --example extract_streams fuzz/corpus/chunk_parse $small

@@ -22,6 +22,18 @@ pub const CHUNK_STREAM_NAMES: &[&str] = &[
     "SaveConfigData",
 ];
 
+/// Name a stream is known by. Max 2024+ "Compressed" files store every chunk stream as
+/// `<Name>_Compressed`, except `ScriptedCustAttribDefs`, stored as
+/// `Scripted_CA_Defs_Compressed` (measured on the real files, `wild/README.md`); readers
+/// look streams up by this name so they find both spellings.
+pub fn logical_name(stored: &str) -> &str {
+    match stored.strip_suffix("_Compressed") {
+        Some("Scripted_CA_Defs") => "ScriptedCustAttribDefs",
+        Some(base) => base,
+        None => stored,
+    }
+}
+
 /// How a stream's content is understood.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -61,8 +73,16 @@ pub struct MaxFile {
 }
 
 impl MaxFile {
-    /// Decodes and classifies every stream of `ole`.
+    /// Decodes and classifies every stream of `ole` under the inflation budget of a file of
+    /// its size with no memory cap ([`compression::file_budget`]).
     pub fn new(ole: OleFile) -> Self {
+        let stored: u64 = ole.streams.iter().map(|s| s.bytes.len() as u64).sum();
+        MaxFile::with_budget(ole, compression::Budget::for_input(stored))
+    }
+
+    /// Decodes and classifies every stream of `ole`; the compressed streams share `budget`
+    /// (one budget per file, all streams together).
+    pub fn with_budget(ole: OleFile, mut budget: compression::Budget) -> Self {
         let streams = ole
             .streams
             .iter()
@@ -71,7 +91,7 @@ impl MaxFile {
                 let inflated = if compression == Compression::None {
                     None
                 } else {
-                    Some(compression::decompress(&s.bytes, compression))
+                    Some(compression::decompress(&s.bytes, compression, &mut budget))
                 };
                 let mut d = DecodedStream {
                     name: s.name.clone(),
@@ -105,9 +125,13 @@ impl MaxFile {
         self.streams[index].data(&self.ole.streams[index].bytes)
     }
 
-    /// Index of the stream called `name`.
+    /// Index of the stream called `name`, stored under that name or, failing that, under
+    /// a name whose [`logical_name`] it is (`Scene` finds `Scene_Compressed`).
     pub fn index_of(&self, name: &str) -> Option<usize> {
-        self.streams.iter().position(|s| s.name == name)
+        self.streams
+            .iter()
+            .position(|s| s.name == name)
+            .or_else(|| self.streams.iter().position(|s| logical_name(&s.name) == name))
     }
 
     /// Parsed tree of stream `index`, when it is a chunk stream.
@@ -119,9 +143,11 @@ impl MaxFile {
         chunk::parse_stream(&self.streams[index].name, data).ok()
     }
 
-    /// Parsed tree of the stream called `name`.
+    /// Content of the stream called `name` for the directory, class and model readers: its
+    /// top-level run, or the children of its run-to-end wrapper root (Max 2024+ zstd
+    /// streams, [`chunk::content`]). T1 works on the whole tree ([`MaxFile::tree`]).
     pub fn tree_of(&self, name: &str) -> Option<Vec<Chunk<'_>>> {
-        self.tree(self.index_of(name)?)
+        self.tree(self.index_of(name)?).map(chunk::into_content)
     }
 
     /// Root chunk id of `Scene`: the format version.
@@ -162,6 +188,6 @@ impl DecodedStream {
 
     /// True when Max always writes this stream as a chunk tree.
     pub fn expected_chunks(&self) -> bool {
-        CHUNK_STREAM_NAMES.contains(&self.name.as_str())
+        CHUNK_STREAM_NAMES.contains(&logical_name(&self.name))
     }
 }

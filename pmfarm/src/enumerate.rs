@@ -177,6 +177,10 @@ pub fn from_workspace(
     if !root.is_dir() {
         return Err(EnumerateError::Missing(root));
     }
+    if !workspace.exists() {
+        // An absent workspace is an absent corpus: nothing runnable (77), as for a folder.
+        return Err(EnumerateError::Missing(absolute(workspace)));
+    }
     if !workspace.is_dir() {
         return Err(EnumerateError::Config(format!("workspace {} is not a folder", workspace.display())));
     }

@@ -30,12 +30,13 @@ impl Journal {
         Ok(Journal { file: File::create(out.join(JOURNAL))?, last_sync: None })
     }
 
-    /// Reopens a journal for appending, first cutting off a torn last line.
+    /// Reopens a journal for appending, first cutting off a torn or damaged last line
+    /// (refused, like [`replay`], when a damaged line is not the last one).
     pub fn reopen(out: &Path) -> std::io::Result<Journal> {
         let mut file = OpenOptions::new().read(true).write(true).open(out.join(JOURNAL))?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)?;
-        let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let keep = scan(&bytes)?.keep;
         file.set_len(keep as u64)?;
         file.seek(SeekFrom::End(0))?;
         Ok(Journal { file, last_sync: None })
@@ -82,30 +83,80 @@ pub struct Replay {
     pub torn_lines: u64,
 }
 
-/// Reads a journal.
+/// The journal cut into records: `keep` bytes of whole, parsable lines, then `torn` lines
+/// (at most one: the last) that a kill inside a write left.
+struct Scanned {
+    records: Vec<JournalRecord>,
+    keep: usize,
+    torn: u64,
+}
+
+/// Parses the journal. Only the last line may be damaged — cut off without its newline, or
+/// garbled — as a kill inside a write leaves it; a damaged line anywhere before it means
+/// the file was corrupted after the fact, and the records around it cannot be trusted:
+/// that is an error naming the line (`InvalidData`).
+fn scan(bytes: &[u8]) -> std::io::Result<Scanned> {
+    let mut records = Vec::new();
+    let mut keep = 0;
+    let mut torn = 0;
+    let mut line_start = 0;
+    let mut line_no = 0;
+    while line_start < bytes.len() {
+        line_no += 1;
+        let (line, next) = match bytes[line_start..].iter().position(|b| *b == b'\n') {
+            Some(i) => (&bytes[line_start..line_start + i], Some(line_start + i + 1)),
+            None => (&bytes[line_start..], None),
+        };
+        let is_last = next.is_none_or(|n| n == bytes.len());
+        let parsed = std::str::from_utf8(line).map_err(|e| e.to_string()).and_then(|l| {
+            if l.trim().is_empty() {
+                Ok(None)
+            } else {
+                serde_json::from_str(l).map(Some).map_err(|e| e.to_string())
+            }
+        });
+        match (next, parsed) {
+            // A whole line that parses (or is blank).
+            (Some(n), Ok(rec)) => {
+                records.extend(rec);
+                keep = n;
+            }
+            // No newline: a write cut short, whatever its bytes (replay and reopen agree).
+            (None, _) => torn += 1,
+            (Some(_), Err(_)) if is_last => torn += 1,
+            (Some(_), Err(e)) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{JOURNAL}:{line_no}: a damaged record that is not the last line ({e}); \
+                         the journal was corrupted after it was written, so it cannot be resumed \
+                         (`pmfarm verify-ledger` shows it; start the run afresh)"
+                    ),
+                ));
+            }
+        }
+        line_start = next.unwrap_or(bytes.len());
+    }
+    Ok(Scanned { records, keep, torn })
+}
+
+/// Reads a journal (refusing one with a damaged line before its last, see [`scan`]).
 pub fn replay(out: &Path) -> std::io::Result<Replay> {
     let bytes = std::fs::read(out.join(JOURNAL))?;
-    // Only newline-terminated lines count: [`Journal::reopen`] cuts whatever follows the
-    // last newline, so a record counted here must be one that stays in the file.
-    let complete = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    let text = String::from_utf8_lossy(&bytes[..complete]);
-    let mut r = Replay::default();
-    if complete < bytes.len() {
-        r.torn_lines += 1;
-    }
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        match serde_json::from_str::<JournalRecord>(line) {
-            Ok(rec @ JournalRecord::Run { .. }) => {
+    let scanned = scan(&bytes)?;
+    let mut r = Replay { torn_lines: scanned.torn, ..Replay::default() };
+    for rec in scanned.records {
+        match rec {
+            rec @ JournalRecord::Run { .. } => {
                 if r.run.is_none() {
                     r.run = Some(rec);
                 }
             }
-            Ok(JournalRecord::Started { path }) => *r.started.entry(path).or_default() += 1,
-            Ok(JournalRecord::Result(res)) => {
+            JournalRecord::Started { path } => *r.started.entry(path).or_default() += 1,
+            JournalRecord::Result(res) => {
                 r.results.insert(res.path.clone(), *res);
             }
-            Ok(JournalRecord::Finished { .. }) => {}
-            Err(_) => r.torn_lines += 1,
+            JournalRecord::Finished { .. } => {}
         }
     }
     Ok(r)
@@ -132,6 +183,30 @@ mod tests {
         assert_eq!(back.torn_lines, 0);
         assert_eq!(back.results.len(), 1);
         assert_eq!(back.started["b.max"], 1);
+    }
+
+    #[test]
+    fn a_damaged_line_before_the_last_is_refused_naming_it_and_a_damaged_last_line_is_cut() {
+        let t = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(t.path()).unwrap();
+        j.append(&JournalRecord::Started { path: "a.max".into() }).unwrap();
+        drop(j);
+        let mut f = OpenOptions::new().append(true).open(t.path().join(JOURNAL)).unwrap();
+        f.write_all(b"{\"record\":\"resu\n").unwrap();
+        assert_eq!(replay(t.path()).unwrap().torn_lines, 1, "a garbled last line is torn");
+        f.write_all(b"{\"record\":\"started\",\"path\":\"b.max\"}\n").unwrap();
+        let e = replay(t.path()).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(e.to_string().starts_with("journal.jsonl:2: a damaged record"), "{e}");
+        assert!(Journal::reopen(t.path()).is_err());
+        // Garbled last line: reopen cuts it, so the next record is not glued behind it.
+        let t = tempfile::tempdir().unwrap();
+        drop(Journal::create(t.path()).unwrap());
+        std::fs::write(t.path().join(JOURNAL), "{\"record\":\"started\",\"path\":\"a.max\"}\n{garbled\n").unwrap();
+        let mut j = Journal::reopen(t.path()).unwrap();
+        j.append(&JournalRecord::Started { path: "b.max".into() }).unwrap();
+        let back = replay(t.path()).unwrap();
+        assert_eq!((back.torn_lines, back.started.len()), (0, 2));
     }
 
     #[test]

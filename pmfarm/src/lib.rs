@@ -6,16 +6,20 @@
 pub mod baseline;
 pub mod buckets;
 pub mod demo;
+pub mod display;
 pub mod enumerate;
 pub mod gates;
+pub mod history;
 pub mod journal;
 pub mod limits;
+pub mod lock;
 pub mod merge;
 pub mod outcome;
 pub mod progress;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod run_folder;
 pub mod shard;
 pub mod supervise;
 pub mod verify_ledger;
@@ -34,18 +38,69 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
         .collect()
 }
 
-/// `pmfarm report OUT [--baseline NAME]`: renders the report of a finished run. NAME is
-/// a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, baseline: Option<&Path>, junit_per_file: bool) -> i32 {
-    let opts = report::ReportOptions { baseline: baseline.map(Path::to_path_buf), junit_per_file };
-    match report::render(out, &opts) {
+/// `pmfarm report OUT [--baseline NAME] [--history FILE]`: renders the report of a
+/// finished run. NAME is a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
+pub fn report_cmd(out: &Path, opts: &report::ReportOptions) -> i32 {
+    let _lock = match lock_finished_run(out) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pmfarm: report: {}", display::escape_controls(&e));
+            return run::code::USAGE;
+        }
+    };
+    match report::render(out, opts) {
         Ok(index) => {
-            println!("pmfarm: report: {}", index.index_html().display());
+            println!("pmfarm: report: {}", display::path(&index.index_html()));
             run::code::OK
         }
         Err(e) => {
-            eprintln!("pmfarm: report: {e}");
+            eprintln!("pmfarm: report: {}", display::escape_controls(&e.to_string()));
             run::code::USAGE
         }
     }
+}
+
+/// Locks the run folder `out` for a command that reads a finished run from it (`report`,
+/// `baseline save/promote`): refused while another pmfarm holds it or while it is marked
+/// in progress (a run writing it, or one interrupted there).
+pub fn lock_finished_run(out: &Path) -> Result<lock::RunLock, String> {
+    if !out.is_dir() {
+        return Err(format!("{} is not a run folder", display::path(out)));
+    }
+    let held = lock::RunLock::acquire(out).map_err(|e| e.to_string())?;
+    if run_folder::in_progress(out) {
+        return Err(format!(
+            "{} holds an unfinished run (`{}` is present): complete it with `pmfarm run --resume` first",
+            display::path(out),
+            run_folder::IN_PROGRESS
+        ));
+    }
+    Ok(held)
+}
+
+/// [`lock_finished_run`], and the folder must be consistent as `pmfarm verify-ledger`
+/// checks it (a baseline must never be taken from a run that lost or doubled results). A
+/// merged folder (`pmfarm merge`, no journal) is checked for what it has: results and
+/// summary agreeing.
+pub fn lock_consistent_run(out: &Path) -> Result<lock::RunLock, String> {
+    let held = lock_finished_run(out)?;
+    let rep = verify_ledger::verify(out, verify_ledger::VerifyOptions::default()).map_err(|e| e.to_string())?;
+    let merged = !out.join(journal::JOURNAL).exists() && out.join("summary.json").is_file();
+    let journal_missing = |p: &String| p.starts_with(journal::JOURNAL) && p.contains("No such file");
+    let problems: Vec<&String> = rep.problems.iter().filter(|p| !(merged && journal_missing(p))).collect();
+    if merged {
+        if let Err(e) = merge::ShardOutput::read(out) {
+            return Err(format!("{} is not a consistent run folder: {e}", display::path(out)));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(held);
+    }
+    let shown: Vec<String> = problems.iter().take(5).map(|p| format!("\n  {}", display::escape_controls(p))).collect();
+    Err(format!(
+        "{} is not a consistent run folder (`pmfarm verify-ledger` finds {} problem(s)):{}",
+        display::path(out),
+        problems.len(),
+        shown.concat()
+    ))
 }

@@ -34,9 +34,19 @@ enum Command {
         /// bare name looked up as `baselines/<name>.jsonl`).
         #[arg(long)]
         baseline: Option<PathBuf>,
-        /// JUnit with one test case per file (default: one per bucket).
-        #[arg(long)]
-        junit_per_file: bool,
+        #[command(flatten)]
+        junit: JunitArgs,
+        /// History file whose newest runs the index draws as trend charts.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
+    },
+    /// Print a history file (`run --history FILE`): one row per run, oldest first.
+    History {
+        /// The history file.
+        file: PathBuf,
+        /// Only the newest N runs.
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
     },
     /// Check a run directory's journal and results: every enumerated file has exactly one
     /// status, results.jsonl equals the journal replay, summary counts match (exit 0 ok,
@@ -88,7 +98,27 @@ enum Command {
         /// Do not render the report.
         #[arg(long)]
         no_report: bool,
+        /// Append the merged run's headline numbers to this history file.
+        #[arg(long, value_name = "FILE")]
+        history: Option<PathBuf>,
     },
+}
+
+/// How the JUnit file is laid out.
+#[derive(Args, Debug, Clone, Copy)]
+struct JunitArgs {
+    /// JUnit with one test suite per bucket (default: one test case per file).
+    #[arg(long)]
+    junit_per_bucket: bool,
+    /// One test case per file (the default; kept for older scripts).
+    #[arg(long, hide = true, conflicts_with = "junit_per_bucket")]
+    junit_per_file: bool,
+}
+
+impl JunitArgs {
+    fn per_file(self) -> bool {
+        !self.junit_per_bucket
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -128,6 +158,9 @@ struct RunArgs {
     /// Complete the interrupted run in this output folder (same files, same options).
     #[arg(long, value_name = "OUT", conflicts_with_all = ["paths", "manifest", "workspace"])]
     resume: Option<PathBuf>,
+    /// With --resume: keep journaled `infra-error` results instead of running those files again.
+    #[arg(long, requires = "resume")]
+    keep_infra_errors: bool,
     /// A list of files (one per line, or a TSV with a `file` column).
     #[arg(long, conflicts_with = "paths")]
     manifest: Option<PathBuf>,
@@ -167,7 +200,8 @@ struct RunArgs {
     /// Reference outputs for T3.
     #[arg(long)]
     reference: Option<PathBuf>,
-    /// The pmworker binary (default: next to pmfarm).
+    /// A separate worker executable taking `pmworker`'s arguments (default: this binary's
+    /// hidden `worker` entry, which runs the same code as `pmworker`).
     #[arg(long)]
     worker: Option<PathBuf>,
     /// Run files inside this process (rayon; no isolation — for benchmarks).
@@ -185,9 +219,13 @@ struct RunArgs {
     /// Do not render the report.
     #[arg(long)]
     no_report: bool,
-    /// JUnit with one test case per file (default: one per bucket).
-    #[arg(long)]
-    junit_per_file: bool,
+    #[command(flatten)]
+    junit: JunitArgs,
+    /// Append this run's headline numbers (pass rates, typed coverage, T3 summary
+    /// agreement, wall time, regressions) as one line to FILE when the run finishes; the
+    /// report draws the file's newest runs as trend charts. Nothing is written without it.
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
     /// Check only shard K of N (K 1-based), by a hash of each file's relative path.
     #[arg(long, value_name = "K/N", conflicts_with_all = ["resume", "shard_from_env"])]
     shard: Option<String>,
@@ -196,7 +234,18 @@ struct RunArgs {
     shard_from_env: Option<String>,
 }
 
+/// Hidden first argument that turns this process into a worker: the coordinator launches
+/// its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
+/// `cargo run -p pmfarm` builds is complete on its own (no separate `pmworker` needed).
+const WORKER_ENTRY: &str = "worker";
+
 fn main() {
+    let mut args = std::env::args_os();
+    if std::env::args_os().nth(1).is_some_and(|a| a == WORKER_ENTRY) {
+        let program = args.next().unwrap_or_default();
+        let rest = args.skip(1);
+        std::process::exit(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -207,16 +256,18 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline, junit_per_file } => {
-            pmfarm::report_cmd(&out, baseline.as_deref(), junit_per_file)
-        }
+        Command::Report { out, baseline, junit, history } => pmfarm::report_cmd(
+            &out,
+            &pmfarm::report::ReportOptions { baseline, junit_per_file: junit.per_file(), history },
+        ),
+        Command::History { file, last } => history(&file, last),
         Command::VerifyLedger { out, partial, json } => {
             pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
-        Command::Merge { outs, out, gates, baselines, no_report } => {
+        Command::Merge { outs, out, gates, baselines, no_report, history } => {
             let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
-            pmfarm::merge::merge_cmd(&outs, &out, gates.as_deref(), &baselines, !no_report)
+            pmfarm::merge::merge_cmd(&outs, &out, gates.as_deref(), &baselines, !no_report, history.as_deref())
         }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
@@ -242,6 +293,21 @@ fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {
             code::OK
         }
         Err(e) => usage(format!("synth: {e}")),
+    }
+}
+
+fn history(file: &Path, last: Option<usize>) -> i32 {
+    match pmfarm::history::read(file) {
+        Ok(entries) if entries.is_empty() => {
+            println!("pmfarm: {} holds no runs yet", file.display());
+            code::OK
+        }
+        Ok(entries) => {
+            let shown = pmfarm::history::newest(&entries, last.unwrap_or(entries.len()));
+            print!("{}", pmfarm::history::table(shown));
+            code::OK
+        }
+        Err(e) => usage(e),
     }
 }
 
@@ -304,11 +370,11 @@ fn run(a: RunArgs) -> i32 {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
         }
     }
-    let worker = match &a.worker {
-        Some(w) => w.clone(),
-        None => match std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join("pmworker"))) {
-            Some(p) => p,
-            None => return usage("cannot locate pmworker; pass --worker PATH"),
+    let (worker, worker_prefix) = match &a.worker {
+        Some(w) => (w.clone(), Vec::new()),
+        None => match std::env::current_exe() {
+            Ok(p) => (p, vec![WORKER_ENTRY.to_string()]),
+            Err(e) => return usage(format!("cannot locate this executable to run workers ({e}); pass --worker PATH")),
         },
     };
     if !a.in_process && !worker.is_file() {
@@ -325,10 +391,14 @@ fn run(a: RunArgs) -> i32 {
         },
         (None, None) => None,
     };
+    if shard.is_some() && a.history.is_some() {
+        return usage("--history with --shard would append one line per shard: give --history to `pmfarm merge`");
+    }
     let root = workspace_root();
     let cfg = RunConfig {
         out: enumerate::absolute(&a.resume.clone().unwrap_or_else(|| a.out.clone())),
         worker: enumerate::absolute(&worker),
+        worker_prefix,
         limits,
         work: WorkOptions {
             tiers,
@@ -340,8 +410,16 @@ fn run(a: RunArgs) -> i32 {
         baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
         gates_dir: a.gates.clone().unwrap_or_else(|| root.join("gates")),
         report: !a.no_report,
-        junit_per_file: a.junit_per_file,
+        junit_per_file: a.junit.per_file(),
+        retry_infra_errors: !a.keep_infra_errors,
+        history: a.history.as_ref().map(|h| enumerate::absolute(h)),
     };
+    if let Some(h) = &cfg.history {
+        // A damaged history is found before any file runs, not after the night's work.
+        if let Err(e) = pmfarm::history::read(h) {
+            return usage(e);
+        }
+    }
     if a.resume.is_some() {
         return pmfarm::run::resume(&cfg);
     }
@@ -399,6 +477,10 @@ fn baseline(cmd: BaselineCommand) -> i32 {
         return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
     }
     let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let _lock = match pmfarm::lock_consistent_run(&out) {
+        Ok(l) => l,
+        Err(e) => return usage(format!("baseline: {e}")),
+    };
     let path = pmfarm::baseline::path_of(&dir, &name);
     let results = match pmfarm::read_results(&out) {
         Ok(r) => r,

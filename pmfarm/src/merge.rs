@@ -209,7 +209,13 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms.unwrap_or(0), "bytes": bytes, "shards": shards.len() }),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms.unwrap_or(0),
+            "bytes": bytes,
+            "shards": shards.len(),
+            "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
+        }),
     }
 }
 
@@ -244,15 +250,25 @@ pub fn write(out: &Path, merged: &Merged) -> Result<(), MergeError> {
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(tmp, path)
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp); // no half-written temporary left behind
+    }
+    written
 }
 
 /// `pmfarm merge OUT... --out M [--gates DIR] [--baselines DIR] [--no-report]`: merge,
 /// write, render the report (its readable diffs from `baselines_dir/<name>.jsonl`, as
 /// `pmfarm run` does), print the summary line. Exit codes as `pmfarm run`: 0 gates pass,
 /// 1 a gate failed, 2 usage or input error, 77 nothing runnable.
-pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, baselines_dir: &Path, report: bool) -> i32 {
+pub fn merge_cmd(
+    inputs: &[PathBuf],
+    out: &Path,
+    gates_dir: Option<&Path>,
+    baselines_dir: &Path,
+    report: bool,
+    history: Option<&Path>,
+) -> i32 {
     use crate::run::code;
     let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
     let merged = match shards.and_then(|s| merge(&s, gates_dir)) {
@@ -262,6 +278,21 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, basel
             return code::USAGE;
         }
     };
+    if let Err(e) = std::fs::create_dir_all(out) {
+        eprintln!("pmfarm merge: cannot create {}: {e}", crate::display::path(out));
+        return code::USAGE;
+    }
+    let _lock = match crate::lock::RunLock::acquire(out) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pmfarm merge: {}", crate::display::escape_controls(&e.to_string()));
+            return code::USAGE;
+        }
+    };
+    if let Err(e) = crate::run_folder::begin(out, "merge") {
+        eprintln!("pmfarm merge: cannot clear the earlier outputs in {}: {e}", crate::display::path(out));
+        return code::USAGE;
+    }
     if let Err(e) = write(out, &merged) {
         eprintln!("pmfarm merge: {e}");
         return code::USAGE;
@@ -271,13 +302,28 @@ pub fn merge_cmd(inputs: &[PathBuf], out: &Path, gates_dir: Option<&Path>, basel
         s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
     println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
+    if let Some(h) = history {
+        if let Err(e) = crate::history::record(out, h) {
+            eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
+            let _ = crate::run_folder::finish(out); // the merged results are complete
+            return code::USAGE;
+        }
+        println!("pmfarm merge: history: appended to {}", h.display());
+    }
     if report {
         let baseline =
             merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts = crate::report::ReportOptions { baseline, ..Default::default() };
+        let opts =
+            crate::report::ReportOptions { baseline, junit_per_file: true, history: history.map(Path::to_path_buf) };
         if let Err(e) = crate::report::render(out, &opts) {
-            eprintln!("pmfarm merge: report: {e}");
+            eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
+            let _ = crate::run_folder::finish(out); // the merged results are complete
+            return code::USAGE;
         }
+    }
+    if let Err(e) = crate::run_folder::finish(out) {
+        eprintln!("pmfarm merge: cannot clear the in-progress mark: {e}");
+        return code::USAGE;
     }
     if s.files == 0 || s.status_counts.get("skip") == Some(&s.files) {
         return code::NOTHING_RUNNABLE;

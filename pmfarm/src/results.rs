@@ -364,8 +364,18 @@ pub struct Summary {
     /// Baseline comparison, when `--baseline` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
-    /// Run-to-run varying measurements (`wall_ms`, `worker_cpu_ms`, `bytes`, `resumed`).
+    /// Run-to-run varying measurements (`wall_ms`, `worker_cpu_ms`, `bytes`, `resumed`,
+    /// `run_id`).
     pub timing: serde_json::Value,
+}
+
+impl Summary {
+    /// `timing.run_id`: the id of this output set, fresh at every write; the report carries
+    /// the same id in its stamp, so a report left from another run is told apart
+    /// (`crate::run_folder`). Empty for outputs written before run ids existed.
+    pub fn run_id(&self) -> &str {
+        self.timing.get("run_id").and_then(serde_json::Value::as_str).unwrap_or_default()
+    }
 }
 
 /// One line of `journal.jsonl`, the append-only ledger that makes `--resume` possible.

@@ -64,6 +64,7 @@ impl WorkOptions {
             reference: self.reference.clone(),
             out: None,
             on_decoded: None,
+            abort_on_oom: false,
         }
     }
 }
@@ -75,6 +76,9 @@ pub struct RunConfig {
     pub out: PathBuf,
     /// Worker executable.
     pub worker: PathBuf,
+    /// Arguments before the worker's own (`["worker"]` when the farm runs its own binary
+    /// as the worker, empty for a separate `pmworker`).
+    pub worker_prefix: Vec<String>,
     /// Per-worker limits.
     pub limits: Limits,
     /// What to run.
@@ -89,6 +93,19 @@ pub struct RunConfig {
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
     pub junit_per_file: bool,
+    /// `--resume` runs files whose journaled result is `infra-error` again (the default).
+    pub retry_infra_errors: bool,
+    /// History file the finished run appends its headline numbers to (`--history`).
+    pub history: Option<PathBuf>,
+}
+
+impl RunConfig {
+    /// Full worker argument list before the file: the entry prefix, then the work options.
+    fn worker_args(&self) -> Vec<String> {
+        let mut args = self.worker_prefix.clone();
+        args.extend(self.work.worker_args());
+        args
+    }
 }
 
 /// Runs a fresh corpus.
@@ -105,13 +122,22 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         }
     };
     if let Err(e) = std::fs::create_dir_all(&cfg.out) {
-        eprintln!("pmfarm: cannot create {}: {e}", cfg.out.display());
+        eprintln!("pmfarm: cannot create {}: {e}", crate::display::path(&cfg.out));
         return code::USAGE;
     }
+    let _lock = match crate::lock::RunLock::acquire(&cfg.out) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pmfarm: {}", crate::display::escape_controls(&e.to_string()));
+            return code::USAGE;
+        }
+    };
     // Outputs of an earlier run in this folder must never pass for this run's if it is
-    // interrupted: they are removed before the first worker starts.
-    for stale in ["results.jsonl", "summary.json", "baseline-diff.json"] {
-        let _ = std::fs::remove_file(cfg.out.join(stale));
+    // interrupted: the folder is marked in progress, then they (the report included) are
+    // removed before the first worker starts.
+    if let Err(e) = crate::run_folder::begin(&cfg.out, "run") {
+        eprintln!("pmfarm: cannot clear the earlier outputs in {}: {e}", crate::display::path(&cfg.out));
+        return code::USAGE;
     }
     let mut journal = match Journal::create(&cfg.out) {
         Ok(j) => j,
@@ -136,10 +162,21 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
 
 /// Completes the run recorded in `cfg.out/journal.jsonl`.
 pub fn resume(cfg: &RunConfig) -> i32 {
+    let _lock = match cfg.out.is_dir().then(|| crate::lock::RunLock::acquire(&cfg.out)) {
+        Some(Err(e)) => {
+            eprintln!("pmfarm: {}", crate::display::escape_controls(&e.to_string()));
+            return code::USAGE;
+        }
+        held => held,
+    };
     let replay = match journal::replay(&cfg.out) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("pmfarm: --resume: cannot read {}: {e}", cfg.out.join(journal::JOURNAL).display());
+            eprintln!(
+                "pmfarm: --resume: cannot read {}: {}",
+                crate::display::path(&cfg.out.join(journal::JOURNAL)),
+                crate::display::escape_controls(&e.to_string())
+            );
             return code::USAGE;
         }
     };
@@ -164,6 +201,10 @@ pub fn resume(cfg: &RunConfig) -> i32 {
     let root = PathBuf::from(&corpus_root);
     let corpus =
         Corpus { items: files.iter().map(|rel| Item { abs: root.join(rel), rel: rel.clone() }).collect(), root };
+    if let Err(e) = crate::run_folder::begin(&cfg.out, "resume") {
+        eprintln!("pmfarm: --resume: cannot clear the earlier outputs: {e}");
+        return code::USAGE;
+    }
     let mut journal = match Journal::reopen(&cfg.out) {
         Ok(j) => j,
         Err(e) => {
@@ -172,13 +213,19 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         }
     };
     let enumerated: BTreeSet<&String> = files.iter().collect();
-    let done: BTreeMap<String, FileResult> =
-        replay.results.into_iter().filter(|(p, _)| enumerated.contains(p)).collect();
+    // An infra error says nothing about the file (the farm could not run it): a resumption
+    // runs it again unless told to keep it.
+    let (done, retried): (BTreeMap<String, FileResult>, BTreeMap<String, FileResult>) = replay
+        .results
+        .into_iter()
+        .filter(|(p, _)| enumerated.contains(p))
+        .partition(|(_, r)| r.status != Status::InfraError || !cfg.retry_infra_errors);
     eprintln!(
-        "pmfarm: resuming {}: {} of {} files already done{}",
-        cfg.out.display(),
+        "pmfarm: resuming {}: {} of {} files already done{}{}",
+        crate::display::path(&cfg.out),
         done.len(),
         files.len(),
+        if retried.is_empty() { String::new() } else { format!(", {} infra error(s) run again", retried.len()) },
         if replay.torn_lines > 0 { " (torn last line ignored)" } else { "" }
     );
     let record = JournalRecord::Run {
@@ -243,7 +290,7 @@ fn execute(
         let by_rel: BTreeMap<&str, &Item> = corpus.items.iter().map(|i| (i.rel.as_str(), i)).collect();
         let d = crate::baseline::compare(name, &base, &mut results, |r| {
             let item = by_rel.get(r.path.as_str())?;
-            eprintln!("pmfarm: re-running {} alone ({})", r.path, r.status);
+            eprintln!("pmfarm: re-running {} alone ({})", crate::display::escape_controls(&r.path), r.status);
             let alone = RunConfig { limits: Limits { jobs: 1, ..cfg.limits.clone() }, ..cfg.clone() };
             let mut again = run_one_blocking(item, &alone)?;
             again.buckets = crate::buckets::buckets_of(&again);
@@ -255,19 +302,45 @@ fn execute(
     let gate_outcomes = crate::gates::evaluate(gates, &results, diff.as_ref().map(|d| d.files.as_slice()));
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
     if let Err(e) = write_outputs(&cfg.out, &results, &summary, diff.as_ref()) {
-        eprintln!("pmfarm: cannot write outputs in {}: {e}", cfg.out.display());
+        eprintln!("pmfarm: cannot write outputs in {}: {e}", crate::display::path(&cfg.out));
         return code::USAGE;
     }
     if let Ok(mut j) = journal.lock() {
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
     print_summary(&summary, &cfg.out);
-    if cfg.report {
-        render_report(cfg);
+    // The history line is appended before the report, which draws it.
+    let mut history_failed = false;
+    if let Some(h) = &cfg.history {
+        match crate::history::record(&cfg.out, h) {
+            Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
+            Err(e) => {
+                eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
+                history_failed = true;
+            }
+        }
+    }
+    let report_written = !cfg.report || render_report(cfg);
+    // The results are complete (and stay, whatever happened to the report).
+    if let Err(e) = crate::run_folder::finish(&cfg.out) {
+        eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", crate::display::path(&cfg.out));
+        return code::USAGE;
+    }
+    if history_failed {
+        return code::USAGE;
+    }
+    if !report_written {
+        eprintln!(
+            "pmfarm: FAILED: the report was not written; the results are complete in {} \
+             (render it again with `pmfarm report`)",
+            crate::display::path(&cfg.out)
+        );
+        return code::USAGE;
     }
 
     if !missing.is_empty() {
-        eprintln!("pmfarm: FAILED: {} file(s) ended without a status: {}", missing.len(), missing.join(", "));
+        let shown: Vec<String> = missing.iter().map(|m| crate::display::escape_controls(m).into_owned()).collect();
+        eprintln!("pmfarm: FAILED: {} file(s) ended without a status: {}", missing.len(), shown.join(", "));
         return code::GATE_FAILED;
     }
     let runnable = results.iter().filter(|r| r.status != Status::Skip).count();
@@ -288,7 +361,11 @@ fn execute(
                 g.metric,
                 trim_float(g.value),
                 trim_float(g.threshold),
-                if g.detail.is_empty() { String::new() } else { format!(" — {}", g.detail) }
+                if g.detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", crate::display::escape_controls(&g.detail))
+                }
             );
         }
         code::GATE_FAILED
@@ -308,7 +385,7 @@ fn skip_reasons(results: &[FileResult]) -> String {
     for r in results {
         *reasons.entry(r.reason.clone().unwrap_or_else(|| "skip".into())).or_default() += 1;
     }
-    reasons.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", ")
+    reasons.iter().map(|(k, v)| format!("{v} {}", crate::display::escape_controls(k))).collect::<Vec<_>>().join(", ")
 }
 
 fn record_result(
@@ -346,18 +423,34 @@ fn run_isolated(
     progress: &Arc<Mutex<Progress>>,
 ) -> std::io::Result<Vec<FileResult>> {
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() });
+    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() });
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
-        let slots = Arc::new(tokio::sync::Semaphore::new(cfg.limits.jobs.max(1)));
+        let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         for item in pending.iter().cloned() {
             let (slots, cmd, limits, journal, progress) =
                 (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone());
             tasks.spawn(async move {
-                let _permit = slots.acquire_owned().await.expect("semaphore is never closed");
+                let mut permit = slots.acquire().await;
                 record_start(&item.rel, &journal);
-                let raw = run_worker(&cmd, &item.abs, &limits).await;
+                let mut attempt = 1;
+                let mut raw = run_worker(&cmd, &item.abs, &limits).await;
+                // The coordinator ran short (descriptors, processes, memory): that says
+                // nothing about the file. Fewer workers at once, a pause, and again.
+                while raw.exhausted && attempt < SPAWN_ATTEMPTS {
+                    permit = slots.lower(permit, attempt, raw.spawn_error.as_deref().unwrap_or_default()).await;
+                    attempt += 1;
+                    raw = run_worker(&cmd, &item.abs, &limits).await;
+                }
+                drop(permit);
+                if raw.exhausted {
+                    let why = raw.spawn_error.take().unwrap_or_default();
+                    raw.spawn_error = Some(format!(
+                        "{why} (coordinator out of resources after {attempt} attempts, {} worker(s) at once)",
+                        slots.current()
+                    ));
+                }
                 let r = crate::outcome::from_run(&item.rel, raw, &limits);
                 record_result(r, &journal, &progress)
             });
@@ -374,13 +467,61 @@ fn run_isolated(
     })
 }
 
+/// Starts of one file tried before a shortage of coordinator resources becomes its
+/// `infra-error` (with pauses of 50 ms, 100 ms, … up to 1.6 s between them: ~6 s in all).
+pub const SPAWN_ATTEMPTS: u32 = 8;
+
+/// The number of workers at once: a semaphore that can shrink (never below one) when the
+/// coordinator runs out of descriptors, processes or memory starting them.
+struct Concurrency {
+    slots: Arc<tokio::sync::Semaphore>,
+    current: std::sync::atomic::AtomicUsize,
+}
+
+impl Concurrency {
+    fn new(jobs: usize) -> Concurrency {
+        Concurrency { slots: Arc::new(tokio::sync::Semaphore::new(jobs)), current: jobs.into() }
+    }
+
+    async fn acquire(&self) -> tokio::sync::OwnedSemaphorePermit {
+        self.slots.clone().acquire_owned().await.expect("semaphore is never closed")
+    }
+
+    fn current(&self) -> usize {
+        self.current.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Gives up `permit` for good when more than one worker may run (one fewer at once
+    /// from now on), pauses (50 ms after the first attempt, doubling up to 1.6 s), and
+    /// waits for a slot again.
+    async fn lower(
+        &self,
+        permit: tokio::sync::OwnedSemaphorePermit,
+        attempt: u32,
+        why: &str,
+    ) -> tokio::sync::OwnedSemaphorePermit {
+        use std::sync::atomic::Ordering;
+        let lowered = self.current.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| (c > 1).then(|| c - 1));
+        match lowered {
+            Ok(was) => {
+                permit.forget();
+                eprintln!("pmfarm: {why}: {} worker(s) at once from now on", was - 1);
+            }
+            Err(_) => drop(permit),
+        }
+        let pause = (50u64 << attempt.saturating_sub(1).min(5)).min(1600);
+        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+        self.acquire().await
+    }
+}
+
 /// Runs one file alone (baseline re-runs of timeouts and infra errors).
 fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
     if cfg.work.in_process {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.work.worker_args() };
+    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() };
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }
@@ -474,7 +615,12 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
-        timing: serde_json::json!({ "wall_ms": wall_ms, "bytes": bytes }),
+        timing: serde_json::json!({
+            "wall_ms": wall_ms,
+            "bytes": bytes,
+            "run_id": crate::run_folder::new_run_id(),
+            "finished": crate::history::utc_now(),
+        }),
     }
 }
 
@@ -507,8 +653,11 @@ fn write_outputs(
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(tmp, path)
+    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp); // no half-written temporary left behind
+    }
+    written
 }
 
 fn print_summary(s: &Summary, out: &Path) {
@@ -521,16 +670,23 @@ fn print_summary(s: &Summary, out: &Path) {
     }
     let failed = s.gates.iter().filter(|g| !g.passed).count();
     println!("pmfarm: gates: {} checked, {} failed", s.gates.len(), failed);
-    println!("pmfarm: results in {}", out.join("results.jsonl").display());
+    println!("pmfarm: results in {}", crate::display::path(&out.join("results.jsonl")));
 }
 
-/// Renders the report (the reports module owns its content); a rendering failure is
-/// reported but never changes the run's verdict.
-fn render_report(cfg: &RunConfig) {
+/// Renders the report (the reports module owns its content); false when it could not be
+/// written (the run then exits non-zero, its results kept).
+fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts = crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file };
+    let opts =
+        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
     match crate::report::render(&cfg.out, &opts) {
-        Ok(index) => println!("pmfarm: report: {}", index.index_html().display()),
-        Err(e) => eprintln!("pmfarm: report not written: {e}"),
+        Ok(index) => {
+            println!("pmfarm: report: {}", crate::display::path(&index.index_html()));
+            true
+        }
+        Err(e) => {
+            eprintln!("pmfarm: report not written: {}", crate::display::escape_controls(&e.to_string()));
+            false
+        }
     }
 }

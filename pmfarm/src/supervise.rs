@@ -58,31 +58,55 @@ pub struct RawRun {
     pub wall_ms: u64,
     /// Set when the worker could not be started.
     pub spawn_error: Option<String>,
+    /// The start failed for want of a coordinator resource (descriptors, processes,
+    /// memory: EMFILE, ENFILE, EAGAIN, ENOMEM), not because of the file: worth a retry
+    /// at a lower concurrency.
+    pub exhausted: bool,
     /// Last breadcrumb from the worker's breadcrumb slot (exact, including the Scene
     /// object ones that do not go to stdout), when the slot holds a complete one.
     pub slot_breadcrumb: Option<pmworker::events::Breadcrumb>,
 }
 
-/// A one-page breadcrumb slot for one worker (`pmworker::slot`). Written out in full, not
-/// sparse, so a full temporary disk fails here (and the worker falls back to stdout
-/// breadcrumbs) instead of raising SIGBUS in the worker.
+/// A one-page breadcrumb slot for one worker (`pmworker::slot`). The file never has a name:
+/// it is created unlinked (`O_TMPFILE`) and handed to the worker as an inherited descriptor
+/// (`/proc/self/fd/N`), so no `pmfarm-slot-*` file can be left in `$TMPDIR` whoever is
+/// killed when. Written out in full, not sparse, so a full temporary disk fails here (and
+/// the worker falls back to stdout breadcrumbs) instead of raising SIGBUS in the worker.
 struct BreadcrumbSlot {
-    file: tempfile::NamedTempFile,
+    file: std::fs::File,
 }
 
 impl BreadcrumbSlot {
-    fn create() -> Option<Self> {
+    fn create() -> std::io::Result<Self> {
         use std::io::Write;
-        let mut file = tempfile::Builder::new().prefix("pmfarm-slot-").tempfile().ok()?;
+        let mut file = tempfile::tempfile()?;
         // Written out (not sparse) so the blocks exist; no sync: a shared mapping of the
         // page cache needs none.
-        file.write_all(&[0u8; pmworker::slot::SLOT_BYTES]).ok()?;
-        Some(BreadcrumbSlot { file })
+        file.write_all(&[0u8; pmworker::slot::SLOT_BYTES])?;
+        Ok(BreadcrumbSlot { file })
+    }
+
+    fn fd(&self) -> i32 {
+        use std::os::unix::io::AsRawFd;
+        self.file.as_raw_fd()
     }
 
     fn read(&self) -> Vec<u8> {
-        std::fs::read(self.file.path()).unwrap_or_default()
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; pmworker::slot::SLOT_BYTES];
+        match self.file.read_at(&mut buf, 0) {
+            Ok(n) => {
+                buf.truncate(n);
+                buf
+            }
+            Err(_) => Vec::new(),
+        }
     }
+}
+
+/// Errors that say the coordinator ran short of a resource rather than anything about the file.
+pub fn is_exhaustion(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM))
 }
 
 /// Runs the worker on `file` and watches it until it ends or is killed.
@@ -92,12 +116,23 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.process_group(0).kill_on_drop(true);
     route_fault(&mut command, file);
-    let slot = BreadcrumbSlot::create();
-    if let Some(slot) = &slot {
-        command.env(pmworker::slot::SLOT_VAR, slot.file.path());
+    let mut run = RawRun::default();
+    let slot = match BreadcrumbSlot::create() {
+        Ok(slot) => Some(slot),
+        Err(e) if is_exhaustion(&e) => {
+            run.spawn_error = Some(format!("cannot create the breadcrumb slot: {e}"));
+            run.exhausted = true;
+            return run;
+        }
+        Err(_) => None, // e.g. a full $TMPDIR: the worker falls back to stdout breadcrumbs
+    };
+    let slot_fd = slot.as_ref().map(BreadcrumbSlot::fd);
+    if let Some(fd) = slot_fd {
+        command.env(pmworker::slot::SLOT_VAR, format!("/proc/self/fd/{fd}"));
     }
     let mut slot_seq = None;
     let memory = limits.memory_bytes;
+    let coordinator = std::process::id() as libc::pid_t;
     // SAFETY: only async-signal-safe libc calls between fork and exec.
     unsafe {
         command.pre_exec(move || {
@@ -108,14 +143,27 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                 }
             }
             // Die with the coordinator, even when it is SIGKILLed: no orphans keep running.
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // A coordinator that died between fork and the prctl sends no signal: the child
+            // has been re-parented already, so it goes now instead of running unsupervised.
+            if libc::getppid() != coordinator {
+                libc::_exit(125);
+            }
+            // The slot (close-on-exec in the coordinator) is inherited by this worker only.
+            if let Some(fd) = slot_fd {
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
             Ok(())
         });
     }
-    let mut run = RawRun::default();
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
+            run.exhausted = is_exhaustion(&e);
             run.spawn_error = Some(format!("cannot start {}: {e}", cmd.exe.display()));
             return run;
         }

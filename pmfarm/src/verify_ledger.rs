@@ -93,6 +93,8 @@ fn parse_journal(bytes: &[u8], problems: &mut Vec<String>) -> ParsedJournal {
     // Complete lines: everything up to the last newline, that newline dropped.
     let body = &bytes[..complete.saturating_sub(1)];
     let lines: Vec<&[u8]> = if complete == 0 { Vec::new() } else { body.split(|b| *b == b'\n').collect() };
+    let count = lines.len();
+    let mut torn_bytes = torn_bytes;
     for (n, line) in lines.into_iter().enumerate() {
         let line_no = n + 1;
         match std::str::from_utf8(line)
@@ -100,6 +102,8 @@ fn parse_journal(bytes: &[u8], problems: &mut Vec<String>) -> ParsedJournal {
             .and_then(|l| serde_json::from_str::<JournalRecord>(l).map_err(|e| e.to_string()))
         {
             Ok(r) => records.push((line_no, r)),
+            // A garbled last line is what a kill inside a write can leave: `--resume` cuts it.
+            Err(_) if line_no == count && torn_bytes == 0 => torn_bytes = line.len() as u64 + 1,
             Err(e) => problems.push(format!("{JOURNAL}:{line_no}: not a journal record ({e})")),
         }
     }
@@ -124,10 +128,23 @@ pub fn verify(out: &Path, opts: VerifyOptions) -> Result<LedgerReport, VerifyErr
     rep.torn_bytes = journal.torn_bytes;
     if journal.torn_bytes > 0 {
         rep.notes.push(format!(
-            "{JOURNAL}: torn last line ({} bytes without a newline), ignored as --resume ignores it",
+            "{JOURNAL}: torn last line ({} bytes cut short or garbled), ignored as --resume ignores it",
             journal.torn_bytes
         ));
     }
+    let in_progress = crate::run_folder::in_progress(out);
+    if in_progress {
+        let line = format!(
+            "`{}` is present: a run is writing this folder or was interrupted (complete it with `pmfarm run --resume OUT`)",
+            crate::run_folder::IN_PROGRESS
+        );
+        if opts.partial {
+            rep.notes.push(line);
+        } else {
+            rep.problems.push(line);
+        }
+    }
+    check_report(out, &mut rep);
     let Some(replayed) = replay(&journal.records, &mut rep) else { return Ok(rep) };
 
     let results_path = out.join("results.jsonl");
@@ -183,6 +200,7 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
     rep.files = enumerated.len() as u64;
     rep.segments = 1;
     let mut results: BTreeMap<String, FileResult> = BTreeMap::new();
+    let mut result_segment: BTreeMap<String, u64> = BTreeMap::new();
     let mut running: BTreeSet<String> = BTreeSet::new(); // started in this segment, no result yet
     let mut finished_at: Option<usize> = None;
     for (line, record) in &records[1..] {
@@ -208,6 +226,14 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
                 }
             }
             JournalRecord::Started { path } => {
+                // A resumption runs an earlier segment's infra error again (the farm could
+                // not run the file then); the new result replaces it.
+                let retried = results.get(path).is_some_and(|r| r.status == Status::InfraError)
+                    && result_segment.get(path).is_some_and(|s| *s < rep.segments);
+                if retried {
+                    results.remove(path);
+                    rep.notes.push(format!("{JOURNAL}:{line}: `{path}` (infra-error) run again by a resumption"));
+                }
                 if !enumerated.contains(path) {
                     rep.problems.push(format!("{JOURNAL}:{line}: `{path}` started but was never enumerated"));
                 } else if results.contains_key(path) {
@@ -229,6 +255,7 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
                         rep.problems.push(format!("{JOURNAL}:{line}: `{}` is a pass, yet {why}", r.path));
                     }
                     results.insert(r.path.clone(), (**r).clone());
+                    result_segment.insert(r.path.clone(), rep.segments);
                 }
             }
             JournalRecord::Finished { files: n } => {
@@ -423,9 +450,45 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
     }
 }
 
+/// The report belongs to the results: `report/index.json` carries the run id of
+/// `summary.json` (`stamp.timing.run_id` = `timing.run_id`); a report without results, or from another output set, is stale.
+fn check_report(out: &Path, rep: &mut LedgerReport) {
+    let leftovers: Vec<String> = std::fs::read_dir(out)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(crate::run_folder::REPORT_TMP_PREFIX))
+        .collect();
+    if !leftovers.is_empty() {
+        rep.notes.push(format!("unfinished report render(s) left: {}", leftovers.join(", ")));
+    }
+    let report = out.join(crate::run_folder::REPORT_DIR);
+    if !report.exists() {
+        return;
+    }
+    let summary_id = std::fs::read_to_string(out.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Summary>(&t).ok())
+        .map(|s| s.run_id().to_string());
+    let index = std::fs::read_to_string(report.join("index.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    // A report written before run ids existed has none, like its summary.
+    let report_id = index.map(|v| v["stamp"]["timing"]["run_id"].as_str().unwrap_or_default().to_string());
+    match (summary_id, report_id) {
+        (None, _) => rep.problems.push("report/ is present without summary.json: a stale report".into()),
+        (Some(_), None) => rep.problems.push("report/index.json is missing or unreadable: a torn report".into()),
+        (Some(s), Some(r)) if s != r => rep.problems.push(format!(
+            "report/ belongs to run {r}, the results to run {s}: a stale report (re-render it with `pmfarm report OUT`)"
+        )),
+        _ => {}
+    }
+}
+
 /// Human-readable lines for the terminal.
 pub fn render(rep: &LedgerReport) -> String {
-    let mut s = format!("pmfarm: verify-ledger {}\n", rep.out.display());
+    let mut s = format!("pmfarm: verify-ledger {}\n", crate::display::path(&rep.out));
     s.push_str(&format!(
         "  journal: {} records in {} segment(s) ({} resumption(s)), {}, torn last line: {}\n",
         rep.records,
@@ -443,11 +506,12 @@ pub fn render(rep: &LedgerReport) -> String {
         counts.join(", "),
         rep.missing.len()
     ));
+    use crate::display::escape_controls as esc;
     for n in &rep.notes {
-        s.push_str(&format!("  note: {n}\n"));
+        s.push_str(&format!("  note: {}\n", esc(n)));
     }
     for p in &rep.problems {
-        s.push_str(&format!("  INCONSISTENT: {p}\n"));
+        s.push_str(&format!("  INCONSISTENT: {}\n", esc(p)));
     }
     if rep.consistent() {
         s.push_str("pmfarm: ledger consistent\n");
@@ -577,18 +641,22 @@ mod tests {
     #[test]
     fn an_unparsable_line_inside_the_journal_is_a_problem() {
         let (records, results) = complete_run();
-        let dir = run_dir(&records[..2], None);
-        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join(JOURNAL)).unwrap();
-        f.write_all(b"{\"record\":\"res\n").unwrap();
-        drop(f);
-        let mut j = Journal::reopen(dir.path()).unwrap();
-        for r in &records[2..] {
-            j.append(r).unwrap();
-        }
-        std::fs::copy(run_dir(&records, Some(&results)).path().join("results.jsonl"), dir.path().join("results.jsonl"))
-            .unwrap();
+        let dir = run_dir(&records, Some(&results));
+        // Line 3 garbled after the fact (reopen would cut it only as the last line).
+        let path = dir.path().join(JOURNAL);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.insert(2, "{\"record\":\"res");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
         let rep = check(&dir, false);
         assert!(rep.problems.iter().any(|p| p.contains(":3: not a journal record")), "{}", render(&rep));
+        // The same garbling on the last line is a torn write, tolerated as `--resume` tolerates it.
+        lines.remove(2);
+        lines.push("{\"record\":\"res");
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let rep = check(&dir, false);
+        assert!(rep.consistent(), "{}", render(&rep));
+        assert_eq!(rep.torn_bytes, 15);
     }
 
     #[test]

@@ -41,7 +41,12 @@ fn print_level(chunks: &[Chunk<'_>], level: usize, max: usize, out: &mut dyn Wri
     }
     for (i, c) in chunks.iter().enumerate() {
         let indent = "  ".repeat(level);
-        let width = if c.width == pmcore::chunk::HeaderWidth::Long { " (14-byte)" } else { "" };
+        let width = match c.width {
+            pmcore::chunk::HeaderWidth::Short => "",
+            pmcore::chunk::HeaderWidth::Long => " (14-byte)",
+            pmcore::chunk::HeaderWidth::ShortToEnd => " (6-byte, to end of stream)",
+            pmcore::chunk::HeaderWidth::LongToEnd => " (14-byte, to end of stream)",
+        };
         match c.payload() {
             Some(p) => {
                 let preview: String = p.iter().take(24).map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");

@@ -34,6 +34,15 @@ pub fn return_freed_memory_at_once() {
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
 }
 
+/// This process's address-space cap (`RLIMIT_AS` soft limit, which the farm sets from
+/// `--memory`), `None` when unlimited: the inflation budget is derived from it.
+pub fn address_space_cap() -> Option<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes one rlimit struct we own.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } == 0;
+    (ok && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur as u64)
+}
+
 /// Current purge delay in milliseconds (for tests and diagnostics).
 pub fn purge_delay_ms() -> c_long {
     // SAFETY: reading an option has no preconditions.

@@ -25,11 +25,34 @@ pub struct Options {
     /// Called once the file is open, with its decoded stream bytes: the worker binary tunes
     /// its allocator there (a gzip file's decoded size is known only now). `None` in process.
     pub on_decoded: Option<fn(u64)>,
+    /// True in a worker process: an allocation failure while inflating ends the process the
+    /// way any failed allocation does (`memory allocation of N bytes failed`, abort), so the
+    /// farm records `oom` rather than a verdict on the file. False in process.
+    pub abort_on_oom: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { tiers: vec![Tier::T1, Tier::T2], exports: Vec::new(), reference: None, out: None, on_decoded: None }
+        Options {
+            tiers: vec![Tier::T1, Tier::T2],
+            exports: Vec::new(),
+            reference: None,
+            out: None,
+            on_decoded: None,
+            abort_on_oom: false,
+        }
+    }
+}
+
+/// Ends the process like a failed allocation when a stream could not be inflated for
+/// lack of memory under the budget: that is the process's condition, not the file's.
+fn abort_if_out_of_memory(file: &MaxFile) {
+    for s in &file.streams {
+        if let Some(pmcore::compression::DecompressError::OutOfMemory { bytes, .. }) = s.decompress_error() {
+            let size = usize::try_from(*bytes).unwrap_or(usize::MAX).max(1);
+            let layout = std::alloc::Layout::from_size_align(size, 1).unwrap_or(std::alloc::Layout::new::<u8>());
+            std::alloc::handle_alloc_error(layout);
+        }
     }
 }
 
@@ -100,10 +123,11 @@ fn run_input(
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "open".into(), stream: "@container".into(), ..Default::default() });
     let input = classify(&bytes);
+    let budget = pmcore::compression::file_budget(bytes.len() as u64, crate::memory::address_space_cap());
     drop(bytes);
     let mut facts = Facts { input: input.class_name().to_string(), ..Default::default() };
     let file = match input {
-        Input::Ole(ole) => MaxFile::new(ole),
+        Input::Ole(ole) => MaxFile::with_budget(ole, pmcore::compression::Budget::new(budget)),
         Input::LfsPointer(p) => {
             facts.lfs = Some(p);
             return finish_skip(sink, facts, "lfs-pointer", timing);
@@ -125,6 +149,9 @@ fn run_input(
             return EndStatus::Fail;
         }
     };
+    if opts.abort_on_oom {
+        abort_if_out_of_memory(&file);
+    }
     if let Some(hook) = opts.on_decoded {
         hook(file.decoded_bytes());
     }

@@ -5,6 +5,8 @@
 //! with a clear message; with `PMFARM_REQUIRE_SHARED=1` (set by `.ci/run`) its absence
 //! fails the test instead. Tests never write into it.
 
+pub mod browser;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -20,29 +22,38 @@ fn required(var: &str) -> bool {
 /// `../shared/corpus/public`, or `None` after printing why the caller skips.
 /// Panics (fails the test) when `PMFARM_REQUIRE_SHARED=1` and the folder is missing.
 pub fn public_corpus() -> Option<PathBuf> {
-    let dir = workspace_root().join("../shared/corpus/public");
+    shared_corpus("public")
+}
+
+/// `../shared/corpus/<name>` (`public`, `wild`, `pairs`), or `None` after telling why the
+/// caller skips. Panics (fails the test) when `PMFARM_REQUIRE_SHARED=1` and it is missing.
+pub fn shared_corpus(name: &str) -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared/corpus").join(name);
     if dir.is_dir() {
         return Some(dir);
     }
     if required("PMFARM_REQUIRE_SHARED") {
         panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
     }
-    eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
+    notice(&format!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display()));
     None
 }
 
-/// `../shared/corpus/nel` (real NeL files), or `None` after printing why the caller
-/// skips. Panics when `PMFARM_REQUIRE_SHARED=1` and the folder is missing.
+/// `../shared/corpus/nel` (real NeL files), or `None` after telling why the caller skips.
 pub fn nel_corpus() -> Option<PathBuf> {
-    let dir = workspace_root().join("../shared/corpus/nel");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if required("PMFARM_REQUIRE_SHARED") {
-        panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
-    }
-    eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
-    None
+    shared_corpus("nel")
+}
+
+/// Writes a line straight to the process's stderr: libtest captures `println!` and
+/// `eprintln!` of passing tests, so a skip said that way would never be seen.
+pub fn notice(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// True when `PMFARM_LONG_TESTS=1` (set by `.ci/run`): long sweeps run in full.
+pub fn long_tests() -> bool {
+    required("PMFARM_LONG_TESTS")
 }
 
 /// Path to a system tool, or `None` after printing why the caller skips. Panics when

@@ -32,6 +32,9 @@ fn reference(
     (stable_results(&out), std::fs::metadata(out.join("journal.jsonl")).unwrap().len())
 }
 
+/// What `pmfarm.lock` and `in-progress` take on a tmpfs while a run writes: a page each.
+const RUN_FOLDER_PAGES: u64 = 2 * 4096;
+
 fn started_after_last_run_record(out: &Path) -> Vec<String> {
     let records = journal_records(out);
     let at = records.iter().rposition(|r| r["record"] == "run").unwrap();
@@ -41,12 +44,15 @@ fn started_after_last_run_record(out: &Path) -> Vec<String> {
 #[test]
 fn a_full_output_disk_mid_journal_stops_cleanly_and_resume_completes() {
     let t = tempfile::tempdir().unwrap();
-    let Some(fs) = TinyFs::mount(&t.path().join("disk"), 256 << 10) else { return };
+    // Big enough for the whole report once the filler is gone (a report that does not fit
+    // fails the run), small enough to fill in an instant.
+    let Some(fs) = TinyFs::mount(&t.path().join("disk"), 2 << 20) else { return };
     let corpus = demo_corpus(t.path());
     let gates = gates_dir(t.path(), "");
     let (expected, journal_bytes) = reference(t.path(), &corpus, &gates, &[]);
-    // Room for about half the journal: the run must stop part-way through.
-    let filler = fs.fill_leaving(journal_bytes / 2);
+    // Room for about half the journal (beside the one-page lock file and in-progress mark
+    // every run folder holds while a run writes it): the run must stop part-way through.
+    let filler = fs.fill_leaving(journal_bytes / 2 + RUN_FOLDER_PAGES);
     let out = fs.dir.join("out");
     let full = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "-j", "2"]).output();
     assert_exit(&full, 2);
@@ -90,12 +96,15 @@ fn a_full_output_disk_mid_journal_stops_cleanly_and_resume_completes() {
 #[test]
 fn a_full_output_disk_at_the_outputs_keeps_every_result_and_resume_runs_nothing() {
     let t = tempfile::tempdir().unwrap();
-    let Some(fs) = TinyFs::mount(&t.path().join("disk"), 256 << 10) else { return };
+    // Big enough for the whole report once the filler is gone (a report that does not fit
+    // fails the run), small enough to fill in an instant.
+    let Some(fs) = TinyFs::mount(&t.path().join("disk"), 2 << 20) else { return };
     let corpus = demo_corpus(t.path());
     let gates = gates_dir(t.path(), "");
     let (expected, journal_bytes) = reference(t.path(), &corpus, &gates, &[]);
-    // Room for the whole journal (page slack included), not for results.jsonl beside it.
-    let filler = fs.fill_leaving(journal_bytes + 8192);
+    // Room for the whole journal (page slack included) and the lock file and in-progress
+    // mark, not for results.jsonl beside them.
+    let filler = fs.fill_leaving(journal_bytes + 8192 + RUN_FOLDER_PAGES);
     let out = fs.dir.join("out");
     let full = Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "-j", "2"]).output();
     assert_exit(&full, 2);

@@ -14,69 +14,8 @@ mod report_support;
 use pmfarm::report::{self, ReportOptions};
 use report_support as fx;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// Seconds before a stuck Chromium is killed (a hang fails the test instead of blocking CI).
-const CHROMIUM_TIMEOUT_S: &str = "90";
-
-struct Browser {
-    chromium: PathBuf,
-    profile: tempfile::TempDir,
-}
-
-/// What one headless run printed.
-struct Run {
-    dom: String,
-    console: Vec<String>,
-}
-
-impl Browser {
-    fn new() -> Option<Browser> {
-        let chromium = pmtests::system_tool("chromium")?;
-        Some(Browser { chromium, profile: tempfile::tempdir().unwrap() })
-    }
-
-    fn command(&self, extra: &[String], url: &str) -> std::process::Output {
-        let mut cmd = Command::new("timeout");
-        cmd.arg(CHROMIUM_TIMEOUT_S).arg(&self.chromium);
-        cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            // Containers often give /dev/shm only 64 MB; Chromium then crashes on large pages.
-            "--disable-dev-shm-usage",
-            "--enable-logging=stderr",
-            "--v=0",
-        ]);
-        cmd.arg(format!("--user-data-dir={}", self.profile.path().display()));
-        cmd.args(extra).arg(url);
-        let out = cmd.output().expect("chromium runs");
-        assert!(
-            out.status.success(),
-            "chromium failed on {url}: {}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    /// Loads `url`, returns the DOM after scripts ran and every console message.
-    fn dump(&self, url: &str, extra: &[&str]) -> Run {
-        let mut args: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
-        args.push("--dump-dom".into());
-        let out = self.command(&args, url);
-        let console = String::from_utf8_lossy(&out.stderr)
-            .lines()
-            .filter(|l| l.contains(":CONSOLE"))
-            .map(str::to_string)
-            .collect();
-        Run { dom: String::from_utf8_lossy(&out.stdout).into_owned(), console }
-    }
-}
+use pmtests::browser::Browser;
 
 fn url(page: &Path, query: &str) -> String {
     format!("file://{}{query}", page.display())
@@ -87,7 +26,7 @@ fn rendered() -> (tempfile::TempDir, report::ReportIndex) {
     let fixture = fx::write(tmp.path(), true);
     let index = report::render(
         &fixture.out,
-        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false },
+        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false, history: None },
     )
     .unwrap();
     (tmp, index)

@@ -22,7 +22,8 @@ fn json(path: &Path) -> Value {
 fn render(with_diff: bool, baseline: bool) -> (tempfile::TempDir, fx::Fixture, report::ReportIndex) {
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), with_diff);
-    let opts = ReportOptions { baseline: baseline.then(|| fixture.baseline.clone()), junit_per_file: false };
+    let opts =
+        ReportOptions { baseline: baseline.then(|| fixture.baseline.clone()), junit_per_file: false, history: None };
     let index = report::render(&fixture.out, &opts).expect("report renders");
     (tmp, fixture, index)
 }
@@ -250,7 +251,7 @@ fn a_run_without_baseline_says_so() {
 fn a_named_baseline_that_does_not_exist_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), true);
-    let opts = ReportOptions { baseline: Some("no-such-baseline".into()), junit_per_file: false };
+    let opts = ReportOptions { baseline: Some("no-such-baseline".into()), junit_per_file: false, history: None };
     let err = report::render(&fixture.out, &opts).unwrap_err().to_string();
     assert!(err.contains("no-such-baseline"), "{err}");
 }
@@ -357,7 +358,8 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
 
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), true);
-    let index = report::render(&fixture.out, &ReportOptions { baseline: None, junit_per_file: true }).unwrap();
+    let index =
+        report::render(&fixture.out, &ReportOptions { baseline: None, junit_per_file: true, history: None }).unwrap();
     let xml = read(&index.dir.join("junit.xml"));
     assert_eq!(xml.matches("<testcase ").count(), fixture.results.len() + 2);
     assert_eq!(xml.matches("<failure ").count(), 2, "the T1 failure and the broken gate");
@@ -376,8 +378,12 @@ fn markdown_summary_stays_within_sixty_lines_and_says_what_it_cut() {
     let md = read(&index.dir.join("summary.md"));
     assert!(md.lines().count() <= markdown::MAX_LINES, "{md}");
     assert!(md.contains("## pmfarm report — 137 files"));
-    assert!(md.contains("**Gates:** 1 of 2 rules hold."));
-    assert!(md.contains("regressed `scenes/broken_scene.max`"), "{md}");
+    assert!(md.contains("**Verdict:** ❌ gates broken — 1 cause:"), "{md}");
+    assert!(md.contains("- `default/t1 (min_pass_rate)`: min\\_pass\\_rate = 0.9851 (threshold 1) on `all`"), "{md}");
+    assert!(
+        md.contains("regressed `scenes/broken_scene.max` (fail): pass → fail; t1:Scene pass → fail — t1 Scene: "),
+        "{md}"
+    );
     assert!(md.contains("MapExt 2 hits, flare 1, era-mismatch 1, LFS pointers 1, degraded classes 1"), "{md}");
 
     // Make every file fail: long sections are cut with an explicit count, and the whole stays ≤ 60 lines.

@@ -1,7 +1,10 @@
-//! Compression on files the test builds by hand (no real zstd sample exists): a chunk
-//! stream stored as `FF FF` + zstd frame under `Scene_Compressed`, one as a bare zstd frame,
-//! and one as a gzip member. The kind and scheme are recognised by content, T1 compares
-//! the decompressed content, and the rewritten envelope keeps the stored compressed bytes.
+//! Compression variants no real file shows, on files the test builds by hand: a
+//! `Scene_Compressed` stream of `FF FF` + zstd frame whose Scene root has an *ordinary*
+//! 6-byte header (the real Max 2024 files use the run-to-end form, checked on the real files
+//! in `real_corpus_wild_pairs.rs`), a `Config` stored as a bare zstd frame (no `FF FF`; no
+//! real file has one), and a gzip `Scene` (the Max 8/9 form, real ones are in the public
+//! corpus). The kind and scheme are recognised by content, T1 compares the decompressed
+//! content, and the rewritten envelope keeps the stored compressed bytes.
 
 use pmcore::compression::{compress, Compression};
 use pmcore::verify::{t1, Verdict};

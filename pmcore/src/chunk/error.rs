@@ -56,4 +56,8 @@ pub enum WriteError {
     /// Content past 2^63 bytes cannot be written at all.
     #[error("{path}: size {size} does not fit a 14-byte header")]
     LongHeaderOverflow { path: ChunkPath, size: u64 },
+    /// A run-to-end header form on a chunk that is not the last top-level container of
+    /// its stream: read back, it would swallow what follows it.
+    #[error("{path}: a run-to-end header must be the last top-level container of its stream")]
+    MisplacedToEnd { path: ChunkPath },
 }

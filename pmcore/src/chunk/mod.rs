@@ -5,6 +5,13 @@
 //! chunk header is either 6 bytes (`u16 id`, `u32 size`) or 14 bytes (`u16 id`,
 //! `u32 0`, `u64 size`); the size counts header plus payload and its top bit marks a
 //! container. Real files mix both widths among siblings, so the width is kept per chunk.
+//!
+//! Max 2024+ "Compressed" files (zstd, written by a streaming writer that cannot seek back)
+//! add two forms whose length is unknown, both measured on real files and both kept per
+//! chunk: the Scene root as `u16 id`, `u32 1`, `u64 0xFFFF_FFFF_FFFF_FFFF`, and an extra
+//! root chunk around every other stream as `u16 id`, `u32 0xFFFF_FFFF`. Such a container
+//! runs to the end of its stream; the parser accepts the forms only at the top level,
+//! where nothing follows them.
 
 mod error;
 mod parse;
@@ -25,23 +32,66 @@ use std::borrow::Cow;
 /// recursion bounded on hostile input.
 pub const MAX_DEPTH: usize = 64;
 
-/// Header form of one chunk; kept per chunk because files mix both widths.
+/// Header form of one chunk; kept per chunk because files mix both widths (and Max 2024+
+/// zstd streams add the two run-to-end forms).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum HeaderWidth {
     /// `u16 id`, `u32 size` (bit 31 = container).
     Short,
     /// `u16 id`, `u32 0`, `u64 size` (bit 63 = container).
     Long,
+    /// `u16 id`, `u32 0xFFFF_FFFF`: a top-level container running to the end of the stream
+    /// (the extra root of every non-Scene stream of a Max 2024+ zstd file).
+    ShortToEnd,
+    /// `u16 id`, `u32 1`, `u64 0xFFFF_FFFF_FFFF_FFFF`: a top-level container running to the
+    /// end of the stream (the Scene root of a Max 2024+ zstd file).
+    LongToEnd,
 }
 
 impl HeaderWidth {
     /// Number of header bytes this form occupies.
     pub const fn bytes(self) -> u64 {
         match self {
-            HeaderWidth::Short => 6,
-            HeaderWidth::Long => 14,
+            HeaderWidth::Short | HeaderWidth::ShortToEnd => 6,
+            HeaderWidth::Long | HeaderWidth::LongToEnd => 14,
         }
     }
+
+    /// True for the forms whose size field says "to the end of the stream".
+    pub const fn runs_to_end(self) -> bool {
+        matches!(self, HeaderWidth::ShortToEnd | HeaderWidth::LongToEnd)
+    }
+}
+
+/// Wrapper root ids of the non-Scene streams of Max 2024+ zstd files, as measured on the
+/// real files (`../shared/corpus/wild/README.md`), with the stream each wraps.
+pub const WRAPPER_ROOTS: &[(u16, &str)] = &[
+    (0x2201, "ScriptedCustAttribDefs"),
+    (0x2203, "DllDirectory"),
+    (0x2204, "ClassDirectory3"),
+    (0x2205, "ClassData"),
+    (0x2206, "Config"),
+    (0x2208, "VideoPostQueue"),
+];
+
+/// The content of a stream's top-level run: the children of a sole run-to-end 6-byte
+/// wrapper root (Max 2024+ zstd streams), else the run itself. Readers of directories,
+/// classes and typed models look here; T1 keeps the whole tree.
+pub fn content<'c, 'a>(run: &'c [Chunk<'a>]) -> &'c [Chunk<'a>] {
+    match run {
+        [only] if only.width == HeaderWidth::ShortToEnd => only.children(),
+        _ => run,
+    }
+}
+
+/// Owned version of [`content`]: unwraps a sole run-to-end wrapper root.
+pub fn into_content(mut run: Vec<Chunk<'_>>) -> Vec<Chunk<'_>> {
+    if run.len() == 1 && run[0].width == HeaderWidth::ShortToEnd {
+        if let Some(Chunk { body: Body::Container(children), .. }) = run.pop() {
+            return children;
+        }
+    }
+    run
 }
 
 /// What a chunk carries: opaque payload bytes (container bit clear) or child chunks

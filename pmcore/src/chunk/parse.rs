@@ -6,6 +6,12 @@ use std::borrow::Cow;
 
 const CONTAINER_BIT_32: u32 = 0x8000_0000;
 const CONTAINER_BIT_64: u64 = 0x8000_0000_0000_0000;
+/// Size field of a 6-byte run-to-end header.
+pub(crate) const TO_END_32: u32 = 0xFFFF_FFFF;
+/// 32-bit field of a 14-byte run-to-end header (an ordinary 14-byte header has 0 there).
+pub(crate) const TO_END_LONG_MARK: u32 = 1;
+/// 64-bit size field of a 14-byte run-to-end header.
+pub(crate) const TO_END_64: u64 = u64::MAX;
 
 /// Parses a whole stream as a run of top-level chunks. Succeeds only when every byte
 /// belongs to some chunk; the tree then writes back to exactly `data`.
@@ -39,6 +45,20 @@ impl<'a> Parser<'_, 'a> {
         u64::from_le_bytes(self.data[p..p + 8].try_into().expect("8 bytes"))
     }
 
+    /// The run-to-end form of the header at `pos`, if it is one: only at the top level
+    /// (where the parent's end is the stream's end), only the exact bit patterns the real
+    /// files show (`u32 0xFFFF_FFFF`, or `u32 1` + `u64 0xFFFF_FFFF_FFFF_FFFF`).
+    fn to_end_form(&self, pos: u64, depth: usize, short: u32, available: u64) -> Option<HeaderWidth> {
+        if depth != 1 {
+            return None;
+        }
+        if short == TO_END_32 {
+            return Some(HeaderWidth::ShortToEnd);
+        }
+        (short == TO_END_LONG_MARK && available >= 14 && self.u64_at(pos + 6) == TO_END_64)
+            .then_some(HeaderWidth::LongToEnd)
+    }
+
     /// Parses the run of chunks in `[start, end)`; `depth` is the level of those chunks
     /// (top level = 1). `steps` holds the locator of the parent.
     fn children(
@@ -58,7 +78,10 @@ impl<'a> Parser<'_, 'a> {
             let id = self.u16_at(pos);
             steps.push((out.len(), id));
             let short = self.u32_at(pos + 2);
-            let (width, size, container) = if short == 0 {
+            let (width, size, container) = if let Some(width) = self.to_end_form(pos, depth, short, available) {
+                // Unknown length (Max 2024+ zstd streams): the container runs to the stream's end.
+                (width, available, true)
+            } else if short == 0 {
                 if available < 14 {
                     return Err(self.error(steps, pos, ChunkErrorKind::TruncatedHeader { needed: 14, available }));
                 }
@@ -224,5 +247,58 @@ mod tests {
         }
         let tree = parse_stream("Config", &data).unwrap();
         assert_eq!(crate::chunk::TreeStats::of(&tree).max_depth, MAX_DEPTH);
+    }
+
+    /// The Scene root of a Max 2024 zstd file after inflation: id 0x2029, `u32 1`,
+    /// `u64 0xFFFF_FFFF_FFFF_FFFF` (bytes as measured, wild/README.md).
+    fn scene_root_to_end() -> Vec<u8> {
+        let mut v = vec![0x29, 0x20, 0x01, 0x00, 0x00, 0x00];
+        v.extend_from_slice(&[0xFF; 8]);
+        v
+    }
+
+    #[test]
+    fn run_to_end_roots_of_zstd_streams_parse_and_write_back() {
+        let mut scene = scene_root_to_end();
+        scene.extend(short(0x0005, 8, false));
+        scene.extend_from_slice(&[1, 2]);
+        scene.extend(long(0x0006, 14, true));
+        let tree = parse_stream("Scene_Compressed", &scene).unwrap();
+        assert_eq!(tree.len(), 1);
+        assert_eq!((tree[0].id, tree[0].width), (0x2029, HeaderWidth::LongToEnd));
+        assert_eq!(tree[0].children().len(), 2);
+        assert_eq!(super::super::write_stream(&tree).unwrap(), scene);
+
+        // ClassDirectory3 wrapper: 0x2204 with a 6-byte header of size 0xFFFF_FFFF.
+        let mut classes = vec![0x04, 0x22, 0xFF, 0xFF, 0xFF, 0xFF];
+        classes.extend(short(0x2040, 6, true));
+        let tree = parse_stream("ClassDirectory3_Compressed", &classes).unwrap();
+        assert_eq!((tree[0].id, tree[0].width), (0x2204, HeaderWidth::ShortToEnd));
+        assert_eq!(crate::chunk::content(&tree).len(), 1);
+        assert_eq!(crate::chunk::content(&tree)[0].id, 0x2040);
+        assert_eq!(super::super::write_stream(&tree).unwrap(), classes);
+        assert_eq!(crate::chunk::TreeStats::of(&tree).headers_to_end, 1);
+
+        // An empty wrapper (nothing after the header) is still the form.
+        let tree = parse_stream("Config_Compressed", &[0x06, 0x22, 0xFF, 0xFF, 0xFF, 0xFF]).unwrap();
+        assert!(tree[0].is_container() && tree[0].children().is_empty());
+    }
+
+    #[test]
+    fn run_to_end_forms_are_refused_below_the_top_level_and_in_near_misses() {
+        // Below the top level a size of 0xFFFF_FFFF is an ordinary (too large) size.
+        let mut data = short(0x2012, 12, true);
+        data.extend_from_slice(&[0x01, 0x00, 0xFF, 0xFF, 0xFF, 0xFF]);
+        let err = parse_stream("Scene", &data).unwrap_err();
+        assert!(matches!(err.kind, ChunkErrorKind::SizePastParentEnd { .. }), "{err}");
+        // `u32 1` without the all-ones 64-bit size is a 1-byte size, as before.
+        let mut near = vec![0x29, 0x20, 0x01, 0x00, 0x00, 0x00];
+        near.extend_from_slice(&[0xFF; 7]);
+        near.push(0x7F);
+        let err = parse_stream("Scene", &near).unwrap_err();
+        assert_eq!(err.kind, ChunkErrorKind::SizeSmallerThanHeader { size: 1, header: 6 });
+        // The long form cut short is not the form either.
+        let err = parse_stream("Scene", &scene_root_to_end()[..10]).unwrap_err();
+        assert_eq!(err.kind, ChunkErrorKind::SizeSmallerThanHeader { size: 1, header: 6 });
     }
 }

@@ -10,6 +10,9 @@ pub struct TreeStats {
     pub headers_6: u64,
     /// Chunks with a 14-byte header.
     pub headers_14: u64,
+    /// Of those, run-to-end headers (Max 2024+ zstd streams; counted in their width too).
+    #[serde(default)]
+    pub headers_to_end: u64,
     /// Deepest level (top-level chunks are level 1; an empty run is 0).
     pub max_depth: usize,
     /// Containers holding direct children of both header widths.
@@ -32,14 +35,17 @@ impl TreeStats {
         for c in chunks {
             self.max_depth = self.max_depth.max(depth);
             match c.width {
-                HeaderWidth::Short => {
+                HeaderWidth::Short | HeaderWidth::ShortToEnd => {
                     self.headers_6 += 1;
                     short = true;
                 }
-                HeaderWidth::Long => {
+                HeaderWidth::Long | HeaderWidth::LongToEnd => {
                     self.headers_14 += 1;
                     long = true;
                 }
+            }
+            if c.width.runs_to_end() {
+                self.headers_to_end += 1;
             }
             if c.is_container() {
                 self.visit(c.children(), depth + 1);
@@ -54,6 +60,7 @@ impl TreeStats {
     pub fn merge(&mut self, other: &TreeStats) {
         self.headers_6 += other.headers_6;
         self.headers_14 += other.headers_14;
+        self.headers_to_end += other.headers_to_end;
         self.max_depth = self.max_depth.max(other.max_depth);
         self.mixed_containers += other.mixed_containers;
         self.max_children = self.max_children.max(other.max_children);

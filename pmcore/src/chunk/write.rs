@@ -1,6 +1,7 @@
 //! Writer: sizes are computed from content in one measuring pass, then bytes are
 //! appended to a `Vec<u8>` — no placeholders, no seek-back, no temp files.
 
+use super::parse::{TO_END_32, TO_END_64, TO_END_LONG_MARK};
 use super::{Body, Chunk, ChunkPath, HeaderWidth, WriteError};
 
 const SHORT_MAX: u64 = 0x7FFF_FFFF;
@@ -28,7 +29,8 @@ pub fn write_stream(chunks: &[Chunk<'_>]) -> Result<Vec<u8>, WriteError> {
     let mut cursor = 0usize;
     let mut steps = Vec::new();
     for (pos, chunk) in chunks.iter().enumerate() {
-        emit(chunk, pos, &sizes, &mut cursor, &mut steps, "", &mut out)?;
+        let last = pos + 1 == chunks.len();
+        emit(chunk, pos, last, &sizes, &mut cursor, &mut steps, "", &mut out)?;
     }
     Ok(out)
 }
@@ -41,7 +43,8 @@ pub fn write_stream_into(stream: &str, chunks: &[Chunk<'_>], out: &mut Vec<u8>) 
     let mut cursor = 0usize;
     let mut steps = Vec::new();
     for (pos, chunk) in chunks.iter().enumerate() {
-        emit(chunk, pos, &sizes, &mut cursor, &mut steps, stream, out)?;
+        let last = pos + 1 == chunks.len();
+        emit(chunk, pos, last, &sizes, &mut cursor, &mut steps, stream, out)?;
     }
     Ok(())
 }
@@ -58,7 +61,8 @@ pub fn compare_stream(stream: &str, chunks: &[Chunk<'_>], expected: &[u8]) -> Re
     let mut cursor = 0usize;
     let mut steps = Vec::new();
     for (pos, chunk) in chunks.iter().enumerate() {
-        emit(chunk, pos, &sizes, &mut cursor, &mut steps, stream, &mut out)?;
+        let last = pos + 1 == chunks.len();
+        emit(chunk, pos, last, &sizes, &mut cursor, &mut steps, stream, &mut out)?;
     }
     Ok(out.first_diff.or_else(|| (total != expected.len() as u64).then(|| total.min(expected.len() as u64))))
 }
@@ -115,9 +119,13 @@ fn measure(chunk: &Chunk<'_>, sizes: &mut Vec<u64>) -> u64 {
     size
 }
 
+/// Writes one chunk. `last_at_top` is true for the last chunk of the top-level run: the
+/// only place a run-to-end form reads back as itself.
+#[allow(clippy::too_many_arguments)]
 fn emit<O: Out>(
     chunk: &Chunk<'_>,
     pos: usize,
+    last_at_top: bool,
     sizes: &[u64],
     cursor: &mut usize,
     steps: &mut Vec<(usize, u16)>,
@@ -127,9 +135,17 @@ fn emit<O: Out>(
     let size = sizes[*cursor];
     *cursor += 1;
     steps.push((pos, chunk.id));
-    out.put(&chunk.id.to_le_bytes());
     let container = chunk.is_container();
+    if chunk.width.runs_to_end() && !(last_at_top && container && steps.len() == 1) {
+        return Err(WriteError::MisplacedToEnd { path: ChunkPath::from_steps(stream, steps) });
+    }
+    out.put(&chunk.id.to_le_bytes());
     match chunk.width {
+        HeaderWidth::ShortToEnd => out.put(&TO_END_32.to_le_bytes()),
+        HeaderWidth::LongToEnd => {
+            out.put(&TO_END_LONG_MARK.to_le_bytes());
+            out.put(&TO_END_64.to_le_bytes());
+        }
         HeaderWidth::Short => {
             if size > SHORT_MAX {
                 return Err(WriteError::ShortHeaderOverflow { path: ChunkPath::from_steps(stream, steps), size });
@@ -150,7 +166,7 @@ fn emit<O: Out>(
         Body::Leaf(p) => out.put(p),
         Body::Container(children) => {
             for (i, c) in children.iter().enumerate() {
-                emit(c, i, sizes, cursor, steps, stream, out)?;
+                emit(c, i, false, sizes, cursor, steps, stream, out)?;
             }
         }
     }
@@ -183,7 +199,53 @@ mod tests {
         }
     }
 
+    /// A run of ordinary chunks, optionally closed by a run-to-end container (the Max 2024+
+    /// zstd forms), as the real streams have it.
+    fn arb_stream() -> impl Strategy<Value = Vec<Chunk<'static>>> {
+        let to_end = prop_oneof![Just(None), Just(Some(HeaderWidth::ShortToEnd)), Just(Some(HeaderWidth::LongToEnd))];
+        (
+            proptest::collection::vec(arb_chunk(), 0..4),
+            to_end,
+            any::<u16>(),
+            proptest::collection::vec(arb_chunk(), 0..6),
+        )
+            .prop_map(|(mut run, form, id, kids)| {
+                if let Some(width) = form {
+                    run.push(Chunk::container(id, kids).with_width(width));
+                }
+                run
+            })
+    }
+
     proptest! {
+        #[test]
+        fn header_forms_round_trip(tree in arb_stream()) {
+            let bytes = write_stream(&tree).unwrap();
+            let mut parsed = parse_stream("P", &bytes).unwrap();
+            prop_assert_eq!(write_stream(&parsed).unwrap(), bytes.clone());
+            prop_assert_eq!(compare_stream("P", &parsed, &bytes).unwrap(), None);
+            strip_offsets(&mut parsed);
+            prop_assert_eq!(parsed, tree);
+        }
+
+        #[test]
+        fn parse_never_panics_behind_a_run_to_end_header(
+            long in any::<bool>(),
+            rest in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut data = vec![0x29, 0x20];
+            if long {
+                data.extend_from_slice(&1u32.to_le_bytes());
+                data.extend_from_slice(&u64::MAX.to_le_bytes());
+            } else {
+                data.extend_from_slice(&u32::MAX.to_le_bytes());
+            }
+            data.extend_from_slice(&rest);
+            if let Ok(tree) = parse_stream("P", &data) {
+                prop_assert_eq!(write_stream(&tree).unwrap(), data);
+            }
+        }
+
         #[test]
         fn write_parse_write_is_identity(tree in proptest::collection::vec(arb_chunk(), 0..6)) {
             let bytes = write_stream(&tree).unwrap();
@@ -202,6 +264,19 @@ mod tests {
             strip_offsets(&mut parsed);
             prop_assert_eq!(parsed, tree);
         }
+    }
+
+    #[test]
+    fn misplaced_run_to_end_forms_are_write_errors() {
+        // Not last at the top level: read back, it would swallow its sibling.
+        let tree = vec![Chunk::container(0x2204, vec![]).with_width(HeaderWidth::ShortToEnd), Chunk::leaf(1, vec![])];
+        assert!(matches!(write_stream(&tree), Err(WriteError::MisplacedToEnd { .. })));
+        // Nested.
+        let inner = Chunk::container(2, vec![]).with_width(HeaderWidth::LongToEnd);
+        assert!(matches!(write_stream(&[Chunk::container(1, vec![inner])]), Err(WriteError::MisplacedToEnd { .. })));
+        // A leaf cannot carry the form (its size field has the container bit).
+        let leaf = Chunk::leaf(1, vec![1]).with_width(HeaderWidth::ShortToEnd);
+        assert!(matches!(write_stream(&[leaf]), Err(WriteError::MisplacedToEnd { .. })));
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The Max format version named by the Scene root chunk id. One table, one place; ids the
 //! public corpus does not hold are tentative, and unknown ids are printed raw.
 
-/// (root chunk id, release name). Verified on real files: 0x2004, 0x200B, 0x200E, 0x2011,
-/// 0x2012, 0x2020–0x2023, 0x2025, 0x2027, 0x2028; the rest are tentative.
+/// (root chunk id, release name). Verified on real files (`../shared/corpus/{public,wild,pairs}`,
+/// against the release in each file's property set): 0x2004, 0x2009, 0x200A, 0x200B, 0x200E,
+/// 0x2011–0x2014, 0x2017, 0x2019, 0x2020–0x2023, 0x2025–0x2029, 0x2031; the rest
+/// (0x2006, 0x2008, 0x200F) are tentative. One id can cover two releases (0x2023, 0x2029).
 pub const VERSIONS: &[(u16, &str)] = &[
     (0x2004, "Max 3"),
     (0x2006, "Max 4"),
@@ -14,6 +16,7 @@ pub const VERSIONS: &[(u16, &str)] = &[
     (0x200F, "Max 2008"),
     (0x2011, "Max 2009"),
     (0x2012, "Max 2010"),
+    (0x2013, "Max 2011"),
     (0x2014, "Max 2012"),
     (0x2017, "Max 2013"),
     (0x2019, "Max 2014"),
@@ -22,6 +25,7 @@ pub const VERSIONS: &[(u16, &str)] = &[
     (0x2022, "Max 2017"),
     (0x2023, "Max 2018/2019"),
     (0x2025, "Max 2020"),
+    (0x2026, "Max 2021"),
     (0x2027, "Max 2022"),
     (0x2028, "Max 2023"),
     (0x2029, "Max 2024/2025"),
@@ -59,5 +63,15 @@ mod tests {
         assert_eq!(version_slug(Some(0x2023)), "max-2018-2019");
         assert_eq!(version_slug(Some(0x2A01)), "max-unknown-0x2a01");
         assert_eq!(version_slug(Some(0x2004)), "max-3");
+    }
+
+    #[test]
+    fn ids_seen_in_real_files_have_names() {
+        // 0x2013: pairs/Daminvar__Armagine/{arm,cell,hallway1}.max, property set
+        // "3ds Max Version: 13.00" (Max 2011); 0x2026: pairs/MichaelDonalGallagher__3D-Modelling/
+        // Battery.max, "23.00" (Max 2021).
+        assert_eq!(max_version(0x2013), "Max 2011");
+        assert_eq!(max_version(0x2026), "Max 2021");
+        assert_eq!(version_slug(Some(0x2026)), "max-2021");
     }
 }

@@ -7,7 +7,7 @@
 use super::part::{child_spans, typed_container, typed_leaf, Ctx, Part, Span, Surprise, TypedContainer};
 use super::value::Kind;
 use super::writer::{BuildError, Writer};
-use crate::chunk::Chunk;
+use crate::chunk::{Chunk, HeaderWidth};
 
 /// Which decoder a stream gets, by its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,9 +27,9 @@ pub enum StreamType {
 }
 
 impl StreamType {
-    /// Decoder for a stream name.
+    /// Decoder for a stream name (stored or logical: `ClassData_Compressed` is `ClassData`).
     pub fn of(name: &str) -> StreamType {
-        match name {
+        match crate::maxfile::logical_name(name) {
             "Scene" => StreamType::Scene,
             "DllDirectory" => StreamType::DllDirectory,
             "ClassDirectory3" | "ClassDirectory2" | "ClassDirectory" => StreamType::ClassDirectory,
@@ -62,33 +62,67 @@ pub struct RunModel {
 pub const DLL_HEADER: u16 = 0x21C0;
 
 impl RunModel {
-    /// Decodes a top-level run with the decoder of `kind` (not `Scene`).
+    /// Decodes a top-level run with the decoder of `kind` (not `Scene`). A sole run-to-end
+    /// wrapper root (Max 2024+ zstd streams) becomes a typed container whose children are
+    /// decoded as the stream's entries.
     pub fn decode(kind: StreamType, tree: &[Chunk<'_>], stream_len: u64, ctx: &mut Ctx<'_>) -> RunModel {
         let mut model = RunModel { parts: Vec::with_capacity(tree.len()), degraded: Vec::new() };
-        for (i, c, span) in child_spans(tree, stream_len) {
-            let decoded = ctx.at(i, c.id, |ctx| top_level(kind, c, span, ctx, &mut model.degraded));
-            let part = match decoded {
-                None => Part::Raw(span),
-                Some((_, Ok(p))) => p,
-                Some((name, Err(surprise))) => {
-                    model.degraded.push(DegradedEntry { name, surprise });
-                    Part::Raw(span)
-                }
-            };
-            model.parts.push(part);
+        if let [wrapper] = tree {
+            if wrapper.width == HeaderWidth::ShortToEnd {
+                let span = Span { start: wrapper.offset.unwrap_or(0), end: stream_len };
+                let parts = ctx.at(0, wrapper.id, |ctx| {
+                    decode_run(kind, wrapper.children(), stream_len, ctx, &mut model.degraded)
+                });
+                ctx.claims.header(span, wrapper.width);
+                model.parts.push(Part::Container(TypedContainer { id: wrapper.id, width: wrapper.width, parts }));
+                return model;
+            }
         }
+        model.parts = decode_run(kind, tree, stream_len, ctx, &mut model.degraded);
         model
     }
 
-    /// Number of typed entries with chunk id `id` at the top level.
+    /// The stream's entry parts: below a run-to-end wrapper root, else the top level.
+    pub fn entries(&self) -> &[Part] {
+        match self.parts.as_slice() {
+            [Part::Container(c)] if c.width == HeaderWidth::ShortToEnd => &c.parts,
+            parts => parts,
+        }
+    }
+
+    /// Number of typed entries with chunk id `id` (at the top level, or below a wrapper root).
     pub fn typed_count(&self, id: u16) -> usize {
-        self.parts.iter().filter(|p| p.id() == Some(id)).count()
+        self.entries().iter().filter(|p| p.id() == Some(id)).count()
     }
 
     /// Writes the stream.
     pub fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
         super::part::build_parts(&self.parts, source, w)
     }
+}
+
+/// Decodes a run of entries ending at `end`, each with the decoder of `kind`.
+fn decode_run(
+    kind: StreamType,
+    run: &[Chunk<'_>],
+    end: u64,
+    ctx: &mut Ctx<'_>,
+    degraded: &mut Vec<DegradedEntry>,
+) -> Vec<Part> {
+    let mut parts = Vec::with_capacity(run.len());
+    for (i, c, span) in child_spans(run, end) {
+        let decoded = ctx.at(i, c.id, |ctx| top_level(kind, c, span, ctx, degraded));
+        let part = match decoded {
+            None => Part::Raw(span),
+            Some((_, Ok(p))) => p,
+            Some((name, Err(surprise))) => {
+                degraded.push(DegradedEntry { name, surprise });
+                Part::Raw(span)
+            }
+        };
+        parts.push(part);
+    }
+    parts
 }
 
 type Decoded = Option<(&'static str, Result<Part, Surprise>)>;

@@ -87,9 +87,14 @@ impl<'o> Writer<'o> {
         let start = self.out.len();
         self.out.extend_from_slice(&id.to_le_bytes());
         match width {
-            HeaderWidth::Short => self.out.extend_from_slice(&[0xFF; 4]),
+            // Run-to-end forms carry no size: written as read, never patched.
+            HeaderWidth::Short | HeaderWidth::ShortToEnd => self.out.extend_from_slice(&[0xFF; 4]),
             HeaderWidth::Long => {
                 self.out.extend_from_slice(&[0; 4]);
+                self.out.extend_from_slice(&[0xFF; 8]);
+            }
+            HeaderWidth::LongToEnd => {
+                self.out.extend_from_slice(&1u32.to_le_bytes());
                 self.out.extend_from_slice(&[0xFF; 8]);
             }
         }
@@ -100,6 +105,7 @@ impl<'o> Writer<'o> {
     pub fn close(&mut self, open: Open) -> Result<(), BuildError> {
         let size = (self.out.len() - open.start) as u64;
         match open.width {
+            HeaderWidth::ShortToEnd | HeaderWidth::LongToEnd => {}
             HeaderWidth::Short => {
                 if size > SHORT_MAX {
                     return Err(BuildError::ShortHeaderOverflow {
@@ -179,5 +185,21 @@ mod tests {
         let mut out = Vec::new();
         let mut w = Writer::new("S", &mut out);
         assert!(matches!(w.raw(&[1, 2, 3], 2, 9), Err(BuildError::SpanOutsideSource { .. })));
+    }
+
+    #[test]
+    fn run_to_end_forms_are_written_as_read() {
+        // Bytes as the Max 2024 zstd files store them (wild/README.md): no size to patch.
+        let mut out = Vec::new();
+        let mut w = Writer::new("S", &mut out);
+        let outer = w.open(0x2204, HeaderWidth::ShortToEnd, true);
+        w.leaf_with(0x0001, HeaderWidth::Short, |o| o.push(7)).unwrap();
+        w.close(outer).unwrap();
+        assert_eq!(out, [0x04, 0x22, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00, 7, 0, 0, 0, 7]);
+        let mut out = Vec::new();
+        let mut w = Writer::new("S", &mut out);
+        let root = w.open(0x2029, HeaderWidth::LongToEnd, true);
+        w.close(root).unwrap();
+        assert_eq!(out, [0x29, 0x20, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
     }
 }

@@ -44,7 +44,7 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> Verdict {
         Ok(d) => d,
         Err(e) => {
             return Verdict::Fail(Mismatch {
-                kind: "decompress".into(),
+                kind: e.kind().into(),
                 chunk_path: s.name.clone(),
                 message: format!("{}: {e}", s.name),
                 ..Default::default()

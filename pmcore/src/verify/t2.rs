@@ -131,8 +131,11 @@ pub fn typed_counts(typed: &TypedFile) -> TypedCounts {
 }
 
 fn verify_stream(file: &MaxFile, s: &TypedStream, opts: Options) -> Verdict {
-    let Ok(data) = file.data(s.index) else {
-        return Verdict::Fail(Mismatch { kind: "decompress".into(), chunk_path: s.name.clone(), ..Default::default() });
+    let data = match file.data(s.index) {
+        Ok(data) => data,
+        Err(e) => {
+            return Verdict::Fail(Mismatch { kind: e.kind().into(), chunk_path: s.name.clone(), ..Default::default() })
+        }
     };
     let scribbled;
     let source: &[u8] = if opts.regeneration_proof {

@@ -21,6 +21,8 @@ pub struct RunData {
     pub diff: Option<BaselineDiff>,
     /// The baseline entries by path and where they came from, when the file was found.
     pub baseline: Option<(String, BTreeMap<String, BaselineEntry>)>,
+    /// Entries of the history file, oldest first (empty without `--history`).
+    pub history: Vec<crate::history::HistoryEntry>,
 }
 
 /// Display name of a file's version: the Max version, else what the input is.
@@ -71,6 +73,109 @@ fn home_bucket(r: &FileResult) -> String {
         .unwrap_or_else(|| "all".to_string())
 }
 
+/// Why a file ended as it did, in words, most telling first: the panic message (with its
+/// location), the killing signal with the farm's reason, the first mismatch, the reason.
+pub fn message_of(r: &FileResult) -> Option<String> {
+    if let Some(p) = &r.panic {
+        // The panic's location is in the locator, shown beside the message.
+        return Some(format!("panic: {}", p.message));
+    }
+    if let Some(sig) = &r.signal {
+        return Some(match &r.reason {
+            Some(reason) if !reason.contains(sig.as_str()) => format!("{sig}: {reason}"),
+            Some(reason) => reason.clone(),
+            None => sig.clone(),
+        });
+    }
+    let first_fail = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some(format!("{} {}: {}", t.tier.name(), t.stream, m.message)),
+        _ => None,
+    });
+    first_fail.or_else(|| r.reason.clone())
+}
+
+/// What went wrong in a file, without naming the file, so files that failed the same way
+/// share one cause: the panic message, the signal, the first failing verdict's tier, stream
+/// and kind, else the reason.
+pub fn cause_of(r: &FileResult) -> String {
+    if let Some(p) = &r.panic {
+        return format!("panic: {}", p.message);
+    }
+    if let Some(sig) = &r.signal {
+        return format!("killed by {sig}");
+    }
+    if let Some((t, m)) = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some((t, m)),
+        _ => None,
+    }) {
+        return format!("{} {}: {}", t.tier.name(), t.stream, m.kind);
+    }
+    r.reason.clone().unwrap_or_else(|| r.status.name().to_string())
+}
+
+/// The changes of one file in words. A file that stopped early (a crash, or an input that
+/// could not be opened) loses every verdict after the point it reached; those
+/// `tier:stream → absent` lines say one thing, so they are folded into one line per tier.
+fn change_lines(changes: &[crate::results::Change], status: Option<Status>) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut folded: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in changes {
+        if c.after == "absent" && c.tier != "file" && status.is_some() {
+            *folded.entry(c.tier.as_str()).or_default() += 1;
+            continue;
+        }
+        if c.tier == "file" {
+            lines.push(format!("{} → {}", c.before, c.after));
+        } else {
+            lines.push(format!("{}:{} {} → {}", c.tier, c.stream, c.before, c.after));
+        }
+    }
+    let stopped = match status.map(|s| s.name()) {
+        Some("crash") => "worker crashed",
+        Some("timeout") => "worker timed out",
+        Some("oom") => "worker ran out of memory",
+        Some("infra-error") => "worker could not run",
+        _ => "file stopped",
+    };
+    if !folded.is_empty() {
+        let n: usize = folded.values().sum();
+        let tiers: Vec<&str> = folded.keys().copied().collect();
+        lines.push(format!("{stopped}: {n} {} verdict{} absent", tiers.join("+"), if n == 1 { "" } else { "s" }));
+    }
+    lines
+}
+
+/// Where a file went wrong, in one line: the first failing verdict's locator, else (for a
+/// worker that ended abnormally) its last breadcrumb and panic location.
+pub fn locator_of(r: &FileResult) -> Option<String> {
+    if let Some((t, m)) = r.results.iter().find_map(|t| match &t.verdict {
+        Verdict::Fail(m) => Some((t, m)),
+        _ => None,
+    }) {
+        return Some(format!("{} {} {} @ {:#x}", t.tier.name(), t.stream, m.chunk_path, m.offset));
+    }
+    if !r.status.is_abnormal() {
+        return None;
+    }
+    let crumb = r.last_breadcrumb.as_ref().map(|b| {
+        let mut s = format!("{} {}", b.tier, b.stream);
+        if let Some(p) = &b.chunk_path {
+            s.push_str(&format!(" {p}"));
+        }
+        if let Some(c) = &b.class {
+            s.push_str(&format!(" ({c})"));
+        }
+        s
+    });
+    let panic = r.panic.as_ref().and_then(|p| p.location.clone());
+    match (crumb, panic) {
+        (Some(c), Some(p)) => Some(format!("after {c}; panic at {p}")),
+        (Some(c), None) => Some(format!("after {c}")),
+        (None, Some(p)) => Some(format!("panic at {p}")),
+        (None, None) => None,
+    }
+}
+
 impl RunData {
     /// The report model.
     pub fn build(&self) -> Report {
@@ -96,8 +201,10 @@ impl RunData {
             files: self.results.len() as u64,
             totals,
             pass_rates: self.pass_rates(),
+            history: crate::history::newest(&self.history, crate::history::TREND_RUNS).to_vec(),
             baseline: self.baseline_view(),
             gates: summary.gates.clone(),
+            causes: self.causes(),
             slowest: self.ranked(|r| r.timing.wall_ms),
             largest_rss: self.ranked(|r| r.timing.peak_rss_bytes),
             lists: self.lists(),
@@ -142,10 +249,37 @@ impl RunData {
         rates
     }
 
+    /// Files that did not pass, grouped by status and what went wrong (see [`cause_of`]).
+    fn causes(&self) -> Vec<Cause> {
+        let regressed: BTreeSet<&str> = self
+            .diff
+            .iter()
+            .flat_map(|d| d.files.iter())
+            .filter(|f| f.class == DiffClass::Regressed)
+            .map(|f| f.path.as_str())
+            .collect();
+        let mut by_cause: BTreeMap<(String, String), Cause> = BTreeMap::new();
+        for r in self.results.iter().filter(|r| !matches!(r.status, Status::Pass | Status::Skip)) {
+            let what = cause_of(r);
+            let c = by_cause.entry((r.status.name().to_string(), what.clone())).or_insert_with(|| Cause {
+                status: r.status.name().to_string(),
+                what,
+                ..Default::default()
+            });
+            c.files.push(r.path.clone());
+            c.homes.push(home_bucket(r));
+            c.regressed += u64::from(regressed.contains(r.path.as_str()));
+        }
+        let mut causes: Vec<Cause> = by_cause.into_values().collect();
+        causes.sort_by(|a, b| {
+            b.files.len().cmp(&a.files.len()).then_with(|| (&a.status, &a.what).cmp(&(&b.status, &b.what)))
+        });
+        causes
+    }
+
     fn baseline_view(&self) -> Option<BaselineView> {
         let diff = self.diff.as_ref()?;
-        let buckets: BTreeMap<&str, &Vec<String>> =
-            self.results.iter().map(|r| (r.path.as_str(), &r.buckets)).collect();
+        let by_path: BTreeMap<&str, &FileResult> = self.results.iter().map(|r| (r.path.as_str(), r)).collect();
         let mut counts: BTreeMap<String, u64> = DiffClass::ALL.iter().map(|c| (c.name().to_string(), 0)).collect();
         for f in &diff.files {
             *counts.entry(f.class.name().to_string()).or_default() += 1;
@@ -154,11 +288,18 @@ impl RunData {
             .files
             .iter()
             .filter(|f| f.class != DiffClass::Same)
-            .map(|f| ChangedFile {
-                path: f.path.clone(),
-                class: f.class,
-                buckets: buckets.get(f.path.as_str()).map(|b| (*b).clone()).unwrap_or_default(),
-                changes: f.changes.clone(),
+            .map(|f| {
+                let r = by_path.get(f.path.as_str()).copied();
+                ChangedFile {
+                    path: f.path.clone(),
+                    class: f.class,
+                    buckets: r.map(|r| r.buckets.clone()).unwrap_or_default(),
+                    changes: f.changes.clone(),
+                    status: r.map(|r| r.status.name().to_string()).unwrap_or_else(|| "absent".into()),
+                    summary: change_lines(&f.changes, r.map(|r| r.status)),
+                    locator: r.and_then(locator_of),
+                    message: r.and_then(message_of),
+                }
             })
             .collect();
         changed.sort_by(|a, b| (a.class, &a.path).cmp(&(b.class, &b.path)));
@@ -352,29 +493,7 @@ impl RunData {
             actual_hex: m.actual_hex.clone(),
             message: m.message.clone(),
         });
-        let locator = if let Some(m) = &mismatch {
-            Some(format!("{} {} {} @ {:#x}", m.tier, m.stream, m.chunk_path, m.offset))
-        } else if r.status.is_abnormal() {
-            let crumb = r.last_breadcrumb.as_ref().map(|b| {
-                let mut s = format!("{} {}", b.tier, b.stream);
-                if let Some(p) = &b.chunk_path {
-                    s.push_str(&format!(" {p}"));
-                }
-                if let Some(c) = &b.class {
-                    s.push_str(&format!(" ({c})"));
-                }
-                s
-            });
-            let panic = r.panic.as_ref().and_then(|p| p.location.clone());
-            match (crumb, panic) {
-                (Some(c), Some(p)) => Some(format!("after {c}; panic at {p}")),
-                (Some(c), None) => Some(format!("after {c}")),
-                (None, Some(p)) => Some(format!("panic at {p}")),
-                (None, None) => None,
-            }
-        } else {
-            None
-        };
+        let locator = locator_of(r);
         let verdict_diff = diff.filter(|d| d.class != DiffClass::Same).map(|d| {
             let (before, after) = match self.baseline.as_ref().and_then(|(_, b)| b.get(&r.path)) {
                 Some(entry) => (verdict_lines_of_entry(entry), verdict_lines(r)),
@@ -389,6 +508,7 @@ impl RunData {
             max_version: r.max_version.clone(),
             signatures: r.signatures.clone(),
             locator,
+            message: message_of(r),
             mismatch,
             diff_class: diff.map(|d| d.class),
             verdict_diff,

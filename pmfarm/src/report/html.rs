@@ -8,6 +8,7 @@ use super::escape::escape;
 use super::model::*;
 use super::svg;
 use super::{Artifact, Exporter, ReportError};
+use crate::results::GateOutcome;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -78,6 +79,16 @@ fn human_bytes(n: u64) -> String {
         format!("{n} B")
     } else {
         format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// A worker that died before its `end` event reported no peak RSS: say so rather than
+/// showing `0 B`.
+fn rss_shown(n: u64) -> String {
+    if n == 0 {
+        "not measured".to_string()
+    } else {
+        human_bytes(n)
     }
 }
 
@@ -159,6 +170,45 @@ fn section(out: &mut String, id: &str, title: &str, note: &str) {
     }
 }
 
+/// Trend charts of the newest runs of the history file (`--history`).
+fn history_section(b: &mut String, history: &[crate::history::HistoryEntry]) {
+    if history.is_empty() {
+        section(b, "history", "History", "");
+        b.push_str(r#"<p class="empty">No history file: run with <code>--history FILE</code> to keep one line of headline numbers per night and see trends here.</p>"#);
+        return;
+    }
+    section(
+        b,
+        "history",
+        &format!("History: the last {} run(s)", history.len()),
+        "One point per run, oldest left; hover a point for its date and value.",
+    );
+    let pct = |v: f64| format!("{:.1}%", v * 100.0);
+    let secs = |v: f64| format!("{:.1} s", v / 1000.0);
+    let count = |v: f64| format!("{v:.0}");
+    let series = |f: &dyn Fn(&crate::history::HistoryEntry) -> Option<f64>| -> Vec<svg::TrendPoint> {
+        history.iter().map(|e| svg::TrendPoint { label: e.date.clone(), value: f(e) }).collect()
+    };
+    b.push_str(r#"<div class="trends">"#);
+    b.push_str(&svg::trend_chart("trend-pass-rate", "Pass rate", &series(&|e| Some(e.pass_rate)), &pct));
+    b.push_str(&svg::trend_chart("trend-typed-coverage", "T2 typed coverage", &series(&|e| e.typed_coverage), &pct));
+    b.push_str(&svg::trend_chart(
+        "trend-t3-summary",
+        "T3 summary agreement",
+        &series(&|e| e.t3_summary_agreement),
+        &pct,
+    ));
+    b.push_str(&svg::trend_chart(
+        "trend-regressions",
+        "Regressions",
+        &series(&|e| e.regressions.map(|n| n as f64)),
+        &count,
+    ));
+    b.push_str(&svg::trend_chart("trend-wall", "Sweep wall time", &series(&|e| Some(e.wall_ms as f64)), &secs));
+    b.push_str(&svg::trend_chart("trend-files", "Files", &series(&|e| Some(e.files as f64)), &count));
+    b.push_str("</div>\n");
+}
+
 fn none(out: &mut String, what: &str) {
     let _ = write!(out, r#"<p class="empty">None in this run: 0 {}.</p>"#, escape(what));
 }
@@ -221,11 +271,13 @@ fn page(title: &str, nav: &str, body: &str, report: &Report) -> String {
     )
 }
 
-const INDEX_SECTIONS: [(&str, &str); 17] = [
+const INDEX_SECTIONS: [(&str, &str); 19] = [
     ("stamp", "Run"),
+    ("verdict", "Verdict"),
+    ("baseline", "Changes"),
     ("totals", "Totals"),
     ("pass-rate", "Pass rate"),
-    ("baseline", "Baseline"),
+    ("history", "History"),
     ("gates", "Gates"),
     ("slowest", "Slowest"),
     ("rss", "Peak RSS"),
@@ -263,14 +315,149 @@ fn json_inline(v: &serde_json::Value) -> String {
     format!("<code>{}</code>", escape(&v.to_string()))
 }
 
+/// The run in one sentence: files, bytes, corpus, duration, when, tool, baseline.
+fn stamp_sentence(r: &Report) -> String {
+    let timing = &r.stamp.timing;
+    let bytes = timing.get("bytes").and_then(|v| v.as_u64()).unwrap_or(0);
+    let wall = timing.get("wall_ms").and_then(|v| v.as_u64()).map(|ms| format!("{:.1} s", ms as f64 / 1000.0));
+    let finished = timing.get("finished").and_then(|v| v.as_str());
+    let baseline = match &r.baseline {
+        Some(base) => format!("compared with baseline <code>{}</code>", escape(&base.name)),
+        None => "not compared with a baseline".to_string(),
+    };
+    format!(
+        "{} files ({}) under <code>{}</code>{}{}, checked by {}; {baseline}.",
+        r.files,
+        human_bytes(bytes),
+        escape(&r.stamp.corpus_root),
+        wall.map(|w| format!(" in {w}")).unwrap_or_default(),
+        finished.map(|f| format!(", finished {}", escape(f))).unwrap_or_default(),
+        escape(&r.stamp.tool),
+    )
+}
+
+/// How many file names a cause line shows before "and N more".
+const CAUSE_FILES: usize = 4;
+
+fn verdict_section(b: &mut String, pages: &Pages, r: &Report) {
+    section(b, "verdict", "Verdict", "");
+    let broken: Vec<&GateOutcome> = r.gates.iter().filter(|g| !g.passed).collect();
+    if r.gates.is_empty() {
+        b.push_str(r#"<p class="verdict none"><strong>No gate rule was evaluated.</strong> This run checks nothing by itself.</p>"#);
+    } else if broken.is_empty() {
+        let _ = write!(b, r#"<p class="verdict held">{} Gates held: all {} rules.</p>"#, badge("held"), r.gates.len());
+    } else {
+        let mut rules: Vec<&str> = broken.iter().map(|g| g.name.as_str()).collect();
+        rules.dedup();
+        let _ = write!(
+            b,
+            r#"<p class="verdict broken">{} Gates broken: {} of {} rules ({}).</p>"#,
+            badge("broken"),
+            broken.len(),
+            r.gates.len(),
+            escape(&rules.join(", "))
+        );
+    }
+    if !r.causes.is_empty() {
+        let _ = write!(
+            b,
+            r#"<p class="causes-head">{} cause{} of files not passing:</p><ul class="causes">"#,
+            r.causes.len(),
+            if r.causes.len() == 1 { "" } else { "s" }
+        );
+        for c in &r.causes {
+            let shown: Vec<String> = c
+                .files
+                .iter()
+                .zip(&c.homes)
+                .take(CAUSE_FILES)
+                .map(|(f, home)| match pages.file(home, f) {
+                    Some(link) => format!(r#"<a href="{}">{}</a>"#, escape(&link), escape(f)),
+                    None => escape(f),
+                })
+                .collect();
+            let more = c.files.len().saturating_sub(CAUSE_FILES);
+            let _ = write!(
+                b,
+                "<li>{} <strong>{} file{}</strong>{}: <span class=\"message\">{}</span> — {}{}</li>",
+                badge(&c.status),
+                c.files.len(),
+                if c.files.len() == 1 { "" } else { "s" },
+                if c.regressed > 0 { format!(" ({} regressed)", c.regressed) } else { String::new() },
+                escape(&c.what),
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() }
+            );
+        }
+        b.push_str("</ul>");
+    }
+}
+
+fn changes_section(b: &mut String, pages: &Pages, r: &Report) {
+    section(b, "baseline", "What changed since the baseline", "");
+    let Some(base) = &r.baseline else {
+        b.push_str(r#"<p class="empty">This run was not compared with a baseline (run with <code>--baseline NAME</code>).</p>"#);
+        return;
+    };
+    let counts: Vec<String> = base.counts.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
+    let _ = write!(
+        b,
+        r#"<p>Baseline <code>{}</code>{}: {}</p>"#,
+        escape(&base.name),
+        base.source.as_ref().map(|s| format!(" (read from <code>{}</code>)", escape(s))).unwrap_or_default(),
+        counts.join(" · ")
+    );
+    if base.changed.is_empty() {
+        none(b, "changed files");
+        return;
+    }
+    let rows = base
+        .changed
+        .iter()
+        .map(|c| {
+            (
+                None,
+                vec![
+                    Cell { html: badge(c.class.name()), sort: Some(c.class.name().into()), class: "" },
+                    Cell::path(&c.path, pages.file_home(&c.buckets, &c.path)),
+                    Cell { html: badge(&c.status), sort: Some(c.status.clone()), class: "" },
+                    Cell::html(c.summary.iter().map(|l| escape(l)).collect::<Vec<_>>().join("<br>")),
+                    Cell::text(c.locator.as_deref().unwrap_or("")),
+                    Cell::html(format!(
+                        r#"<span class="message">{}</span>"#,
+                        escape(c.message.as_deref().unwrap_or(""))
+                    )),
+                ],
+            )
+        })
+        .collect();
+    table(
+        b,
+        "changed",
+        "Files whose result changed, regressions first",
+        &[
+            ("class", "Change", "text"),
+            ("path", "File", "text"),
+            ("status", "Now", "text"),
+            ("what", "What changed", "text"),
+            ("where", "Where", "text"),
+            ("message", "Message", "text"),
+        ],
+        rows,
+    );
+}
+
 fn index_page(r: &Report) -> String {
     let pages = Pages::new(r);
     let mut b = String::new();
 
-    section(&mut b, "stamp", "Run stamp", "");
+    // First screen: what ran, whether the gates held (one line per cause), and what
+    // changed since the baseline with the message behind each change.
+    section(&mut b, "stamp", "Run", "");
+    let _ = write!(b, r#"<p class="stamp-line">{}</p>"#, stamp_sentence(r));
     let _ = write!(
         b,
-        r#"<dl class="stamp"><dt>Tool</dt><dd>{}</dd><dt>Report</dt><dd>{}</dd><dt>Results schema</dt><dd>{}</dd><dt>Corpus root</dt><dd><code>{}</code></dd><dt>Corpus manifest SHA-256</dt><dd><code>{}</code></dd><dt>Files</dt><dd>{}</dd><dt>Options</dt><dd>{}</dd><dt>Limits</dt><dd>{}</dd><dt>Run timing</dt><dd>{}</dd></dl>"#,
+        r#"<details class="stamp"><summary>Options, limits and corpus hash</summary><dl class="stamp"><dt>Tool</dt><dd>{}</dd><dt>Report</dt><dd>{}</dd><dt>Results schema</dt><dd>{}</dd><dt>Corpus root</dt><dd><code>{}</code></dd><dt>Corpus manifest SHA-256</dt><dd><code>{}</code></dd><dt>Files</dt><dd>{}</dd><dt>Options</dt><dd>{}</dd><dt>Limits</dt><dd>{}</dd><dt>Run timing</dt><dd>{}</dd></dl></details>"#,
         escape(&r.stamp.tool),
         escape(&r.stamp.report_tool),
         r.stamp.results_schema,
@@ -281,6 +468,9 @@ fn index_page(r: &Report) -> String {
         json_inline(&r.stamp.limits),
         json_inline(&r.stamp.timing),
     );
+
+    verdict_section(&mut b, &pages, r);
+    changes_section(&mut b, &pages, r);
 
     section(&mut b, "totals", "Totals per status", "Every enumerated file has exactly one status.");
     b.push_str(r#"<div class="cards" id="totals-cards">"#);
@@ -309,6 +499,7 @@ fn index_page(r: &Report) -> String {
         none(&mut b, "version × tier rows");
     } else {
         b.push_str(&svg::pass_rate_chart(&r.pass_rates));
+        b.push_str("<details><summary>The same numbers as a table</summary>");
         let rows = r
             .pass_rates
             .iter()
@@ -338,48 +529,12 @@ fn index_page(r: &Report) -> String {
             ],
             rows,
         );
+        b.push_str("</details>");
     }
 
-    section(&mut b, "baseline", "Regressions and fixes against the baseline", "");
-    match &r.baseline {
-        None => b.push_str(r#"<p class="empty">This run was not compared with a baseline (run with <code>--baseline NAME</code>).</p>"#),
-        Some(base) => {
-            let counts: Vec<String> = base.counts.iter().map(|(c, n)| format!("{} {n}", badge(c))).collect();
-            let _ = write!(
-                b,
-                r#"<p>Baseline <code>{}</code>{}: {}</p>"#,
-                escape(&base.name),
-                base.source.as_ref().map(|s| format!(" (read from <code>{}</code>)", escape(s))).unwrap_or_default(),
-                counts.join(" · ")
-            );
-            if base.changed.is_empty() {
-                none(&mut b, "changed files");
-            } else {
-                let rows = base
-                    .changed
-                    .iter()
-                    .map(|c| {
-                        let changes: Vec<String> = c
-                            .changes
-                            .iter()
-                            .map(|ch| {
-                                let unit = if ch.stream.is_empty() { ch.tier.clone() } else { format!("{}:{}", ch.tier, ch.stream) };
-                                format!("{} {} → {}", escape(&unit), escape(&ch.before), escape(&ch.after))
-                            })
-                            .collect();
-                        (None, vec![
-                            Cell { html: badge(c.class.name()), sort: Some(c.class.name().into()), class: "" },
-                            Cell::path(&c.path, pages.file_home(&c.buckets, &c.path)),
-                            Cell::html(changes.join("<br>")),
-                        ])
-                    })
-                    .collect();
-                table(&mut b, "changed", "Files whose result changed", &[("class", "Change", "text"), ("path", "File", "text"), ("what", "What changed", "text")], rows);
-            }
-        }
-    }
+    history_section(&mut b, &r.history);
 
-    section(&mut b, "gates", "Gate verdicts", "");
+    section(&mut b, "gates", "Gate rules", "Every evaluated rule with its numbers.");
     if r.gates.is_empty() {
         none(&mut b, "gate rules evaluated");
     } else {
@@ -427,12 +582,13 @@ fn index_page(r: &Report) -> String {
     }
 
     ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
-    ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", human_bytes);
+    ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", rss_shown);
 
-    section(&mut b, "buckets", "Buckets", "Each file belongs to several buckets (its version, input class, tiers, triage classes, non-pass status, and their combinations).");
+    section(&mut b, "buckets", "Buckets", "Each file belongs to several buckets (its version, input class, tiers, triage classes, non-pass status, and their combinations). Buckets holding exactly the same files are one row, listing the other names.");
     let bucket_rows = r
         .buckets
         .iter()
+        .filter(|bk| bk.same_as.is_none()) // shown once, under the first name, with its aliases
         .map(|bk| {
             let mut cells = vec![
                 Cell { html: pages.bucket_link(&bk.slug), sort: Some(bk.slug.clone()), class: "" },
@@ -443,8 +599,7 @@ fn index_page(r: &Report) -> String {
             }
             let changed: Vec<String> = bk.changes.iter().map(|(c, n)| format!("{n} {c}")).collect();
             cells.push(Cell::text(&changed.join(", ")));
-            cells
-                .push(Cell::text(bk.same_as.as_deref().map(|o| format!("same files as {o}")).as_deref().unwrap_or("")));
+            cells.push(Cell::text(&bk.aliases.join(", ")));
             (None, cells)
         })
         .collect();
@@ -452,7 +607,7 @@ fn index_page(r: &Report) -> String {
     let mut columns: Vec<Column> = vec![("bucket", "Bucket", "text"), ("files", "Files", "num")];
     columns.extend(status_names.iter().map(|s| (*s, *s, "num")));
     columns.push(("changes", "Changes vs baseline", "text"));
-    columns.push(("page", "Shown on", "text"));
+    columns.push(("aliases", "Same files as", "text"));
     table(&mut b, "bucket-table", "Buckets", &columns, bucket_rows);
 
     lists(&mut b, &pages, r);
@@ -926,7 +1081,7 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
                 });
             }
             cells.push(Cell::num(e.wall_ms));
-            cells.push(Cell::num_shown(e.peak_rss_bytes as f64, human_bytes(e.peak_rss_bytes)));
+            cells.push(Cell::num_shown(e.peak_rss_bytes as f64, rss_shown(e.peak_rss_bytes)));
             (Some(file_anchor(&e.path)), cells)
         })
         .collect();

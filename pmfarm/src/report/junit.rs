@@ -1,5 +1,6 @@
-//! `junit.xml` for CI dashboards: one test case per bucket by default (a bucket fails when
-//! any file in it did not pass or skip), one per file with `--junit-per-file`, plus one
+//! `junit.xml` for CI dashboards: one test case per file by default (a file with several
+//! failing tiers is one failure listing every signature), one per bucket with
+//! `--junit-per-bucket` (a bucket fails when any file in it did not pass or skip), plus one
 //! test case per gate rule. Jenkins-flavoured JUnit, the shape nextest writes.
 
 use super::escape::escape;

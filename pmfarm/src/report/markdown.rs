@@ -14,9 +14,11 @@ const SECTION_ROWS: usize = 10;
 pub struct MarkdownExporter;
 
 /// Text for inside a code span or table cell: a backtick would end the span, so it becomes
-/// `'`; pipes are escaped for tables; newlines flattened. Markup inside code spans is inert.
+/// `'`; pipes are escaped for tables; newlines flattened; other control characters (an
+/// escape sequence in a file name) written as visible escapes. Markup inside code spans is inert.
 fn md(text: &str) -> String {
-    text.replace('`', "'").replace('|', "\\|").replace(['\n', '\r'], " ")
+    let flat = text.replace('`', "'").replace('|', "\\|").replace(['\n', '\r'], " ");
+    crate::display::escape_controls(&flat).into_owned()
 }
 
 /// Plain Markdown text from a run: also neutralises inline HTML and emphasis.
@@ -33,44 +35,110 @@ fn capped(out: &mut Vec<String>, rows: Vec<String>, rest_hint: &str) {
     }
 }
 
-/// The summary's lines (before the cap).
+/// The summary's lines (before the cap). The first screen is the HTML index's: the run in
+/// words, the gate verdict one line per cause, what changed since the baseline with the
+/// message behind each change; then the counts.
 fn lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     out.push(format!("## pmfarm report — {} files ({})", r.files, md_text(&r.stamp.tool)));
     out.push(String::new());
+    let timing = &r.stamp.timing;
+    let wall = timing.get("wall_ms").and_then(|v| v.as_u64()).map(|ms| format!(" in {:.1} s", ms as f64 / 1000.0));
+    let finished = timing.get("finished").and_then(|v| v.as_str()).map(|f| format!(", finished {}", md_text(f)));
     let sha = &r.stamp.corpus_manifest_sha256;
+    let run = match r.stamp.timing.get("run_id").and_then(serde_json::Value::as_str) {
+        Some(id) => format!(", run `{}`", md(id)),
+        None => String::new(),
+    };
     out.push(format!(
-        "Corpus manifest `{}`, rendered by {}.",
+        "Corpus `{}` (manifest `{}`){}{}; {}. Rendered by {}{run}.",
+        md(&r.stamp.corpus_root),
         md(&sha.chars().take(16).collect::<String>()),
+        wall.unwrap_or_default(),
+        finished.unwrap_or_default(),
+        match &r.baseline {
+            Some(b) => format!("baseline `{}`", md(&b.name)),
+            None => "no baseline".to_string(),
+        },
         md_text(&r.stamp.report_tool)
     ));
     out.push(String::new());
+
+    // Verdict: one line per cause (a rule failing on several buckets is one cause).
+    let mut causes: Vec<(String, Vec<&crate::results::GateOutcome>)> = Vec::new();
+    for g in r.gates.iter().filter(|g| !g.passed) {
+        let key = format!("{} ({})", g.name, g.metric);
+        match causes.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, gs)) => gs.push(g),
+            None => causes.push((key, vec![g])),
+        }
+    }
+    if r.gates.is_empty() {
+        out.push("**Verdict:** no gate rule was evaluated — this run checks nothing by itself.".into());
+    } else if causes.is_empty() {
+        out.push(format!("**Verdict:** ✅ gates held (all {} rules).", r.gates.len()));
+    } else {
+        out.push(format!(
+            "**Verdict:** ❌ gates broken — {} cause{}:",
+            causes.len(),
+            if causes.len() == 1 { "" } else { "s" }
+        ));
+        capped(
+            &mut out,
+            causes
+                .iter()
+                .map(|(cause, gates)| {
+                    let g = gates[0];
+                    let buckets: Vec<String> = gates.iter().map(|g| format!("`{}`", md(&g.bucket))).collect();
+                    format!(
+                        "- `{}`: {} = {} (threshold {}) on {}",
+                        md(cause),
+                        md_text(&g.metric),
+                        g.value,
+                        g.threshold,
+                        buckets.join(", ")
+                    )
+                })
+                .collect(),
+            "causes",
+        );
+    }
+    out.push(String::new());
+
+    if let Some(b) = &r.baseline {
+        let counts: Vec<String> = b.counts.iter().filter(|(_, n)| **n > 0).map(|(c, n)| format!("{n} {c}")).collect();
+        out.push(format!(
+            "**Since baseline `{}`:** {}.",
+            md(&b.name),
+            if counts.is_empty() { "no files".into() } else { counts.join(", ") }
+        ));
+        capped(
+            &mut out,
+            b.changed
+                .iter()
+                .map(|c| {
+                    let mut line = format!(
+                        "- {} `{}` ({}): {}",
+                        c.class.name(),
+                        md(&c.path),
+                        md_text(&c.status),
+                        md_text(&c.summary.join("; "))
+                    );
+                    if let Some(m) = &c.message {
+                        line.push_str(&format!(" — {}", md_text(m)));
+                    }
+                    line
+                })
+                .collect(),
+            "changed files",
+        );
+        out.push(String::new());
+    }
+
     let statuses = super::model::status_order(&r.totals);
     out.push(format!("| {} |", statuses.iter().map(|(s, _)| md_text(s)).collect::<Vec<_>>().join(" | ")));
     out.push(format!("|{}", "---:|".repeat(statuses.len())));
     out.push(format!("| {} |", statuses.iter().map(|(_, n)| n.to_string()).collect::<Vec<_>>().join(" | ")));
-    out.push(String::new());
-
-    let failed: Vec<_> = r.gates.iter().filter(|g| !g.passed).collect();
-    out.push(format!("**Gates:** {} of {} rules hold.", r.gates.len() - failed.len(), r.gates.len()));
-    capped(
-        &mut out,
-        failed
-            .iter()
-            .map(|g| {
-                format!(
-                    "- ❌ `{}` on `{}` {}: {} = {} (threshold {})",
-                    md(&g.name),
-                    md(&g.bucket),
-                    md_text(&g.tier),
-                    md_text(&g.metric),
-                    g.value,
-                    g.threshold
-                )
-            })
-            .collect(),
-        "failing gates",
-    );
     out.push(String::new());
 
     out.push("**Pass rate** (passed/files per Max version × tier):".into());
@@ -94,39 +162,6 @@ fn lines(r: &Report) -> Vec<String> {
         "Max versions",
     );
     out.push(String::new());
-
-    if let Some(b) = &r.baseline {
-        let counts: Vec<String> = b.counts.iter().filter(|(_, n)| **n > 0).map(|(c, n)| format!("{n} {c}")).collect();
-        out.push(format!(
-            "**Baseline `{}`:** {}.",
-            md(&b.name),
-            if counts.is_empty() { "no files".into() } else { counts.join(", ") }
-        ));
-        capped(
-            &mut out,
-            b.changed
-                .iter()
-                .map(|c| {
-                    let what: Vec<String> = c
-                        .changes
-                        .iter()
-                        .map(|ch| {
-                            format!(
-                                "{}{} {}→{}",
-                                ch.tier,
-                                if ch.stream.is_empty() { String::new() } else { format!(":{}", ch.stream) },
-                                ch.before,
-                                ch.after
-                            )
-                        })
-                        .collect();
-                    format!("- {} `{}` {}", c.class.name(), md(&c.path), md_text(&what.join(", ")))
-                })
-                .collect(),
-            "changed files",
-        );
-        out.push(String::new());
-    }
 
     let l = &r.lists;
     out.push(format!(

@@ -34,6 +34,8 @@ pub struct ReportOptions {
     pub baseline: Option<PathBuf>,
     /// One JUnit test case per file instead of one per bucket.
     pub junit_per_file: bool,
+    /// History file (`--history`) whose newest runs the index draws as trend charts.
+    pub history: Option<PathBuf>,
 }
 
 /// What [`render`] wrote.
@@ -88,6 +90,9 @@ pub enum ReportError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The history file is damaged or unreadable.
+    #[error(transparent)]
+    History(#[from] crate::history::HistoryError),
     /// A model value could not be serialized (not expected; reported rather than panicking).
     #[error("cannot serialize {what}: {source}")]
     Serialize {
@@ -127,18 +132,34 @@ pub fn exporters(opts: &ReportOptions) -> Vec<Box<dyn Exporter>> {
 }
 
 /// Reads `results.jsonl`, `summary.json` and, when present, `baseline-diff.json` (and the
-/// baseline it names) from `out_dir`, and writes `out_dir/report/`. Bucket pages left by an
-/// earlier render are removed first so the folder never shows a bucket this run lacks.
+/// baseline it names) from `out_dir`, and writes `out_dir/report/`. The report is written
+/// into a temporary folder and swapped in whole (`crate::run_folder::swap_in_report`), so a
+/// reader sees the old report or the new one, never a torn page or a bucket this run lacks;
+/// on any error the temporary folder is removed and the error returned.
 pub fn render(out_dir: &Path, opts: &ReportOptions) -> Result<ReportIndex, ReportError> {
     let data = load(out_dir, opts)?;
     let report = data.build();
-    let dir = out_dir.join("report");
-    std::fs::create_dir_all(&dir).map_err(|source| ReportError::Write { path: dir.clone(), source })?;
-    remove_stale_buckets(&dir)?;
-    let mut index = ReportIndex { dir: dir.clone(), buckets: report.buckets.len(), ..Default::default() };
+    let dir = out_dir.join(crate::run_folder::REPORT_DIR);
+    let tmp = crate::run_folder::report_tmp(out_dir);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let written = write_into(&tmp, &report, opts).and_then(|mut index| {
+        crate::run_folder::swap_in_report(out_dir, &tmp)
+            .map_err(|source| ReportError::Write { path: dir.clone(), source })?;
+        index.dir = dir.clone();
+        Ok(index)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    written
+}
+
+fn write_into(tmp: &Path, report: &Report, opts: &ReportOptions) -> Result<ReportIndex, ReportError> {
+    std::fs::create_dir_all(tmp).map_err(|source| ReportError::Write { path: tmp.to_path_buf(), source })?;
+    let mut index = ReportIndex { dir: tmp.to_path_buf(), buckets: report.buckets.len(), ..Default::default() };
     for exporter in exporters(opts) {
-        for artifact in exporter.export(&report)? {
-            let path = dir.join(&artifact.name);
+        for artifact in exporter.export(report)? {
+            let path = tmp.join(&artifact.name);
             std::fs::write(&path, artifact.contents.as_bytes())
                 .map_err(|source| ReportError::Write { path, source })?;
             index.bytes += artifact.contents.len() as u64;
@@ -146,18 +167,6 @@ pub fn render(out_dir: &Path, opts: &ReportOptions) -> Result<ReportIndex, Repor
         }
     }
     Ok(index)
-}
-
-fn remove_stale_buckets(dir: &Path) -> Result<(), ReportError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ReportError::Read { path: dir.to_path_buf(), source })?;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("bucket-") && (name.ends_with(".html") || name.ends_with(".json")) {
-            let path = entry.path();
-            std::fs::remove_file(&path).map_err(|source| ReportError::Write { path, source })?;
-        }
-    }
-    Ok(())
 }
 
 fn read_text(path: &Path) -> Result<String, ReportError> {
@@ -208,7 +217,11 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
         }
         None => None,
     };
-    Ok(RunData { summary, results, diff, baseline })
+    let history = match &opts.history {
+        Some(path) => crate::history::read(path)?,
+        None => Vec::new(),
+    };
+    Ok(RunData { summary, results, diff, baseline, history })
 }
 
 /// A baseline file from a path or a bare name (`baselines/<name>.jsonl`).

@@ -36,10 +36,19 @@ pub struct Report {
     pub totals: StatusCounts,
     /// Pass rate per Max version × tier.
     pub pass_rates: Vec<PassRate>,
+    /// The newest runs of the history file (`--history`), oldest first, at most
+    /// [`crate::history::TREND_RUNS`]; empty without one.
+    #[serde(default)]
+    pub history: Vec<crate::history::HistoryEntry>,
     /// Comparison with the baseline, when the run had one.
     pub baseline: Option<BaselineView>,
     /// Every evaluated gate rule, with its numbers.
     pub gates: Vec<GateOutcome>,
+    /// Why files did not pass, one entry per cause (status and what went wrong), most files
+    /// first: the verdict's lines. Three workers that panicked the same way are one cause,
+    /// however many gate rules and tiers they break.
+    #[serde(default)]
+    pub causes: Vec<Cause>,
     /// The slowest files by farm wall time, longest first ([`RANKED_ROWS`] of them at most).
     pub slowest: Vec<FileMetric>,
     /// The files with the largest peak RSS, largest first ([`RANKED_ROWS`] at most).
@@ -67,7 +76,8 @@ pub struct RunStamp {
     pub options: serde_json::Value,
     /// Limits applied to every worker.
     pub limits: serde_json::Value,
-    /// Run-level timing from `summary.json` (informational).
+    /// Run-level timing from `summary.json` (informational), with its `run_id`: the report
+    /// belongs to the results with the same id.
     pub timing: serde_json::Value,
 }
 
@@ -95,6 +105,22 @@ impl PassRate {
     }
 }
 
+/// Files that did not pass for one reason.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cause {
+    /// Their status (`crash`, `fail`, `timeout`, …).
+    pub status: String,
+    /// What went wrong, without the file: the panic message, the signal, the first failing
+    /// tier, stream and failure kind, the reason.
+    pub what: String,
+    /// The files, sorted.
+    pub files: Vec<String>,
+    /// Each file's home bucket (where its details are shown), in the order of `files`.
+    pub homes: Vec<String>,
+    /// How many of them regressed against the baseline.
+    pub regressed: u64,
+}
+
 /// This run against the baseline.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BaselineView {
@@ -120,6 +146,20 @@ pub struct ChangedFile {
     pub buckets: Vec<String>,
     /// What changed.
     pub changes: Vec<Change>,
+    /// Status now (`absent` for a removed file).
+    #[serde(default)]
+    pub status: String,
+    /// The changes in words, one line each, with every `tier:stream → absent` of a worker
+    /// that ended abnormally folded into one line per tier ("worker crashed before t2").
+    #[serde(default)]
+    pub summary: Vec<String>,
+    /// Where it went wrong: first failing verdict, or the crash breadcrumb.
+    #[serde(default)]
+    pub locator: Option<String>,
+    /// Why, in the worker's or the farm's words: panic message, signal, first mismatch,
+    /// skip reason.
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// One ranked measurement of one file.
@@ -280,6 +320,10 @@ pub struct FileEntry {
     pub signatures: Vec<String>,
     /// Where it went wrong, in one line: first failing verdict, or crash breadcrumb.
     pub locator: Option<String>,
+    /// Why, in words: the panic message, the killing signal, the first mismatch, the skip
+    /// or failure reason (see [`crate::report::build::message_of`]).
+    #[serde(default)]
+    pub message: Option<String>,
     /// The first failing verdict's hex window.
     pub mismatch: Option<MismatchView>,
     /// Class against the baseline, when there is one.

@@ -133,6 +133,86 @@ pub fn histogram(title: &str, bins: &[(String, u64)]) -> String {
     s
 }
 
+/// One point of a trend chart: its label (the run date) and value.
+pub struct TrendPoint {
+    /// Shown in the point's tooltip.
+    pub label: String,
+    /// The value; `None` draws no point (the run did not measure it).
+    pub value: Option<f64>,
+}
+
+/// A small line chart of one headline number across runs, oldest left. `shown` formats a
+/// value for the tooltips and the min/max labels. Points without a value leave a gap.
+pub fn trend_chart(id: &str, title: &str, points: &[TrendPoint], shown: &dyn Fn(f64) -> String) -> String {
+    const W: u32 = 300;
+    const H: u32 = 90;
+    const PAD: u32 = 14;
+    let values: Vec<f64> = points.iter().filter_map(|p| p.value).filter(|v| v.is_finite()).collect();
+    let (lo, hi) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let step = if points.len() > 1 { f64::from(W - 2 * PAD) / (points.len() - 1) as f64 } else { 0.0 };
+    let xy = |i: usize, v: f64| {
+        let x = f64::from(PAD) + step * i as f64;
+        let y = f64::from(H - PAD) - (v - if hi > lo { lo } else { v - 0.5 }) / span * f64::from(H - 2 * PAD);
+        (x, y)
+    };
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart trend" id="{}" xmlns="http://www.w3.org/2000/svg" width="{W}" height="{}" viewBox="0 0 {W} {}" role="img"><title>{}</title><text x="2" y="11" class="label">{}</text>"#,
+        escape(id),
+        H + 14,
+        H + 14,
+        escape(title),
+        escape(title)
+    );
+    let mut segment: Vec<String> = Vec::new();
+    let flush = |segment: &mut Vec<String>, s: &mut String| {
+        if segment.len() > 1 {
+            let _ = write!(
+                s,
+                r##"<polyline fill="none" stroke="#1f6fb2" stroke-width="1.5" points="{}"/>"##,
+                segment.join(" ")
+            );
+        }
+        segment.clear();
+    };
+    for (i, p) in points.iter().enumerate() {
+        match p.value.filter(|v| v.is_finite()) {
+            Some(v) => segment.push({
+                let (x, y) = xy(i, v);
+                format!("{x:.1},{y:.1}")
+            }),
+            None => flush(&mut segment, &mut s),
+        }
+    }
+    flush(&mut segment, &mut s);
+    for (i, p) in points.iter().enumerate() {
+        if let Some(v) = p.value.filter(|v| v.is_finite()) {
+            let (x, y) = xy(i, v);
+            let _ = write!(
+                s,
+                r##"<circle class="point" cx="{x:.1}" cy="{y:.1}" r="2.5" fill="#1f6fb2"><title>{}: {}</title></circle>"##,
+                escape(&p.label),
+                escape(&shown(v))
+            );
+        }
+    }
+    if !values.is_empty() {
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="{}" class="axis" text-anchor="end">min {} · max {} · last {}</text>"#,
+            W - 2,
+            H + 10,
+            escape(&shown(lo)),
+            escape(&shown(hi)),
+            escape(&shown(*values.last().unwrap_or(&lo)))
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,5 +235,18 @@ mod tests {
     fn histogram_scales_to_the_largest_bin() {
         let svg = histogram("ULP", &[("0".into(), 10), ("1".into(), 5)]);
         assert!(svg.contains("height=\"90\"") && svg.contains("height=\"45\""), "{svg}");
+    }
+
+    #[test]
+    fn a_trend_has_one_point_per_measured_run_and_a_gap_for_the_others() {
+        let points: Vec<TrendPoint> = [Some(0.5), None, Some(0.75), Some(1.0)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| TrendPoint { label: format!("run {i}"), value })
+            .collect();
+        let svg = trend_chart("t", "Pass rate", &points, &|v| format!("{:.0}%", v * 100.0));
+        assert_eq!(svg.matches("<circle").count(), 3, "{svg}");
+        assert_eq!(svg.matches("<polyline").count(), 1, "the first point stands alone: {svg}");
+        assert!(svg.contains("run 2: 75%") && svg.contains("last 100%"), "{svg}");
     }
 }

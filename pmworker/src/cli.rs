@@ -1,0 +1,118 @@
+//! The worker's command line, shared by the `pmworker` binary and `pmfarm worker`: the
+//! farm re-executes its own binary as the worker, so one built binary is always complete
+//! (a `cargo run -p pmfarm` builds no `pmworker` executable). Like a `main.rs`, this is
+//! the one place of the worker that prints and picks exit codes.
+
+use crate::emit::{last_breadcrumb, Sink, StdoutSink};
+use crate::events::{exit, EndStatus, Event, PanicReport, Tier};
+use crate::pipeline::{run_path, Options};
+use clap::Parser;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Check one .max file: T1 (chunk round trip), T2 (typed model), T3 (exports vs references).
+#[derive(Parser, Debug)]
+#[command(name = "pmworker", version, about, long_about = None)]
+struct Cli {
+    /// The .max file (or NeL .skel/.anim/.shape/.ig file) to check.
+    file: PathBuf,
+    /// Tiers to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
+    tiers: Vec<Tier>,
+    /// Exporters to run inside this process (obj, skel), comma-separated.
+    #[arg(long = "export", value_delimiter = ',')]
+    exports: Vec<String>,
+    /// Folder of reference outputs for T3, matched by relative name.
+    #[arg(long)]
+    reference: Option<PathBuf>,
+    /// Folder for export outputs (default: a temporary folder per exporter).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print a human-readable chunk tree instead of events (diagnostics only).
+    #[arg(long)]
+    dump: bool,
+    /// With --dump: only this stream.
+    #[arg(long, requires = "dump")]
+    stream: Option<String>,
+    /// With --dump: deepest level printed.
+    #[arg(long, requires = "dump", default_value_t = 64)]
+    depth: usize,
+}
+
+fn parse_tier(s: &str) -> Result<Tier, String> {
+    match s.trim() {
+        "t1" => Ok(Tier::T1),
+        "t2" => Ok(Tier::T2),
+        "t3" => Ok(Tier::T3),
+        other => Err(format!("unknown tier `{other}` (expected t1, t2 or t3)")),
+    }
+}
+
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        if pmcore::guard::is_containing() {
+            return; // contained at a library boundary and reported as a typed error
+        }
+        let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
+            (*s).to_string()
+        } else if let Some(s) = info.payload().downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "panic".to_string()
+        };
+        let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        eprintln!("pmworker: panic: {message} at {}", location.as_deref().unwrap_or("?"));
+        StdoutSink.emit(Event::Panic(PanicReport { message, location, last_breadcrumb: last_breadcrumb() }));
+    }));
+}
+
+/// Runs the worker on `args` (program name first, as `std::env::args_os` gives them) and
+/// returns the process exit code (see `docs/events.md`). Installs the worker's panic hook.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    install_panic_hook();
+    if cli.dump {
+        return match crate::dump::dump_path(&cli.file, cli.stream.as_deref(), cli.depth, &mut std::io::stdout().lock())
+        {
+            Ok(()) => exit::OK,
+            Err(e) => {
+                eprintln!("pmworker: {}: {e}", cli.file.display());
+                exit::USAGE
+            }
+        };
+    }
+    for e in &cli.exports {
+        if !["obj", "skel"].contains(&e.as_str()) {
+            eprintln!("pmworker: unknown exporter `{e}` (expected obj or skel)");
+            return exit::USAGE;
+        }
+    }
+    crate::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
+    let opts = Options {
+        tiers: cli.tiers,
+        exports: cli.exports,
+        reference: cli.reference,
+        out: cli.out,
+        on_decoded: Some(crate::memory::configure_for_input),
+        abort_on_oom: true,
+    };
+    match run_path(&cli.file, &opts, &mut StdoutSink) {
+        Ok(EndStatus::Pass | EndStatus::Skip) => exit::OK,
+        Ok(EndStatus::Fail) => exit::FAIL,
+        Err(e) => {
+            eprintln!("pmworker: cannot read {}: {e}", cli.file.display());
+            exit::USAGE
+        }
+    }
+}
