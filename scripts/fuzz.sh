@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
@@ -31,6 +31,22 @@ if [ -d "$pairs" ]; then
   done
   find "$pairs" -iname '*.x' -size -400k | while read -r f; do
     { printf '\x02'; tail -c +17 "$f"; } > "fuzz/corpus/reference_readers/x-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+fi
+# NeL targets get the real NeL files without the head their body prepends (tag, pointer
+# id, class name), so every seed starts at the first serialised field.
+nel=../shared/corpus/nel
+mkdir -p fuzz/corpus/nel_skel fuzz/corpus/nel_mesh fuzz/corpus/nel_mesh_mrm_skinned fuzz/corpus/nel_anim fuzz/corpus/nel_ig
+if [ -d "$nel" ]; then
+  for f in "$nel"/skel/*.skel; do tail -c +31 "$f" >"fuzz/corpus/nel_skel/$(basename "$f")"; done
+  for f in "$nel"/anim/*.anim; do tail -c +9 "$f" >"fuzz/corpus/nel_anim/$(basename "$f")"; done
+  for f in "$nel"/ig/*.ig; do tail -c +5 "$f" >"fuzz/corpus/nel_ig/$(basename "$f")"; done
+  for f in $(find "$nel/shape" -name '*.shape' -size -400k); do
+    if head -c 40 "$f" | grep -q CMeshMRMSkinned; then
+      tail -c +32 "$f" >"fuzz/corpus/nel_mesh_mrm_skinned/$(basename "$f")"
+    else
+      tail -c +22 "$f" >"fuzz/corpus/nel_mesh/$(basename "$f")"
+    fi
   done
 fi
 

@@ -14,6 +14,7 @@ pub mod guard;
 pub mod input;
 pub mod maxfile;
 pub mod model;
+pub mod nel;
 pub mod synth;
 pub mod triage;
 pub mod verify;

@@ -43,8 +43,12 @@ pub fn buckets_of(r: &FileResult) -> Vec<String> {
 }
 
 /// `max-2016`, `max-2019` (0x2023 saved as 21.00: the worker's label follows `Saved As
-/// Version`), `max-unknown-0x2a01`, or `max-none` when the worker never said.
+/// Version`), `max-unknown-0x2a01`, `max-none` when the worker never said, or `nel` for a
+/// NeL file (its format and class are triage classes: `nel-skel`, `nel-cmesh`).
 pub fn version_bucket(r: &FileResult) -> String {
+    if r.input.as_deref() == Some("nel") {
+        return "nel".into();
+    }
     let root = r.root_id.as_deref().and_then(|s| s.strip_prefix("0x")).and_then(|h| u16::from_str_radix(h, 16).ok());
     match (root, r.max_version.as_deref()) {
         (Some(_), Some(label)) if label.starts_with("Max ") => slug(label),

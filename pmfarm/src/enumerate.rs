@@ -101,6 +101,12 @@ pub fn is_max(path: &Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("max"))
 }
 
+/// True for a name the farm checks: `*.max`, or a NeL file (`*.skel`, `*.anim`,
+/// `*.shape`, `*.ig`) whose T1 is the NeL round trip.
+pub fn is_checked(path: &Path) -> bool {
+    is_max(path) || path.file_name().is_some_and(|n| pmcore::nel::is_nel_name(&n.to_string_lossy()))
+}
+
 /// Absolute, lexically normalised form of `p` (no symlink resolution).
 pub fn absolute(p: &Path) -> PathBuf {
     let joined = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
@@ -197,7 +203,7 @@ fn walk(dir: &Path, seen: &mut BTreeSet<(u64, u64)>, out: &mut Vec<Found>) {
         };
         let p = e.path();
         let Ok(t) = e.file_type() else {
-            if is_max(&p) {
+            if is_checked(&p) {
                 out.push(examine_max(&p));
             }
             continue;
@@ -208,7 +214,7 @@ fn walk(dir: &Path, seen: &mut BTreeSet<(u64, u64)>, out: &mut Vec<Found>) {
                 Ok(m) if !seen.insert((m.dev(), m.ino())) => {} // walked already: followed once
                 _ => walk(&p, seen, out),
             }
-        } else if is_max(&p) {
+        } else if is_checked(&p) {
             out.push(examine_max(&p));
         }
     }
@@ -384,6 +390,17 @@ pub fn from_workspace(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nel_files_are_enumerated_beside_max_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["a.max", "b.SKEL", "c.anim", "d.shape", "e.ig", "f.tga"] {
+            std::fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        let c = from_paths(&[dir.path().to_path_buf()]).unwrap();
+        let rels: Vec<_> = c.items.iter().map(|i| i.rel.as_str()).collect();
+        assert_eq!(rels, vec!["a.max", "b.SKEL", "c.anim", "d.shape", "e.ig"]);
+    }
 
     #[test]
     fn directories_recurse_and_paths_are_relative() {

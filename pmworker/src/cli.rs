@@ -14,7 +14,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(name = "pmworker", version, about, long_about = None)]
 struct Cli {
-    /// The .max file to check.
+    /// The .max file (or NeL .skel/.anim/.shape/.ig file) to check.
     file: PathBuf,
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]

@@ -92,6 +92,22 @@ pub struct Facts {
     /// For `corrupt-ole`: what is broken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// For `nel`: format, class and how many bytes were typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nel: Option<NelFacts>,
+}
+
+/// `facts.nel`: what a NeL file is and how much of it the reader typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NelFacts {
+    /// `skel`, `anim`, `shape` or `ig`.
+    pub format: String,
+    /// NeL class of the top object (`CMesh`, `CAnimation`, …).
+    pub class: String,
+    /// Bytes read as typed fields.
+    pub typed_bytes: u64,
+    /// Bytes kept as opaque runs (still re-written in place).
+    pub opaque_bytes: u64,
 }
 
 fn is_not_ole(_: &Option<String>) -> bool {

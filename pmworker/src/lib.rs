@@ -1,4 +1,4 @@
-//! pmworker: checks one `.max` file per process and streams JSON Lines events.
+//! pmworker: checks one `.max` (or NeL) file per process and streams JSON Lines events.
 //!
 //! The library half holds the event contract ([`events`]), shared with `pmfarm`, and the
 //! per-file pipeline ([`pipeline`]) that both the binary and the farm's in-process mode run.
@@ -10,6 +10,7 @@ pub mod events;
 pub mod export;
 pub mod fault;
 pub mod memory;
+pub mod nel;
 pub mod pairs;
 pub mod pipeline;
 pub mod slot;

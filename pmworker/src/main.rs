@@ -1,4 +1,5 @@
-//! `pmworker <file.max>`: checks one file and streams JSON Lines events on stdout.
+//! `pmworker <file.max>` (or a NeL `.skel`/`.anim`/`.shape`/`.ig`): checks one file and streams JSON
+//! Lines events on stdout.
 //! Exit codes: 0 pass or skip, 1 fail, 2 usage error or unreadable path, 101 panic;
 //! any signal is the farm's to read (crash, timeout, oom). See `docs/events.md`.
 //! The command line lives in [`pmworker::cli`] so `pmfarm worker` runs the same thing.

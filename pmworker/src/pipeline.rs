@@ -117,6 +117,9 @@ fn run_input(
         sha256: hex(&Sha256::digest(&bytes)),
         tool: tool_name(),
     }));
+    if pmcore::nel::is_nel_name(display_path) {
+        return crate::nel::run(&bytes, opts, sink, timing);
+    }
     let mut tally = Tally::default();
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "open".into(), stream: "@container".into(), ..Default::default() });
@@ -239,7 +242,8 @@ fn finish_skip(sink: &mut dyn Sink, facts: Facts, reason: &str, timing: Timing) 
     EndStatus::Skip
 }
 
-fn finish_timing(mut timing: Timing) -> Timing {
+/// Adds the peak RSS to the phase durations.
+pub fn finish_timing(mut timing: Timing) -> Timing {
     timing.peak_rss_bytes = peak_rss_bytes();
     timing
 }

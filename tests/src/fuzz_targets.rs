@@ -164,6 +164,56 @@ pub fn reference_readers(data: &[u8]) {
     }
 }
 
+/// NeL reader on `data` after `head`: never panics; whatever it reads (typed fields plus
+/// opaque runs) writes back to exactly the same bytes.
+fn nel_round_trip(head: &[u8], data: &[u8]) {
+    let mut bytes = head.to_vec();
+    bytes.extend_from_slice(data);
+    if let Ok(parsed) = pmcore::nel::read(&bytes) {
+        assert_eq!(pmcore::nel::write(&parsed.file), bytes, "NeL read → write is not the identity");
+    }
+}
+
+/// A shape-stream head: `SHAP`, poly-pointer id 1, class name.
+fn shape_head(class: &str) -> Vec<u8> {
+    let mut head = b"SHAP".to_vec();
+    head.extend_from_slice(&1u64.to_le_bytes());
+    head.extend_from_slice(&(class.len() as u32).to_le_bytes());
+    head.extend_from_slice(class.as_bytes());
+    head
+}
+
+/// `CSkeletonShape` reader (and the strict `.skel` reader T3 uses).
+pub fn nel_skel(data: &[u8]) {
+    let head = shape_head("CSkeletonShape");
+    nel_round_trip(&head, data);
+    let mut bytes = head;
+    bytes.extend_from_slice(data);
+    if let Ok(s) = pmcore::nel::skel::read(&bytes) {
+        assert_eq!(pmcore::nel::skel::write(&s), bytes, "strict skel read → write is not the identity");
+    }
+}
+
+/// `CMesh` reader.
+pub fn nel_mesh(data: &[u8]) {
+    nel_round_trip(&shape_head("CMesh"), data);
+}
+
+/// `CMeshMRMSkinned` reader.
+pub fn nel_mesh_mrm_skinned(data: &[u8]) {
+    nel_round_trip(&shape_head("CMeshMRMSkinned"), data);
+}
+
+/// `CAnimation` reader.
+pub fn nel_anim(data: &[u8]) {
+    nel_round_trip(&pmcore::nel::anim::MAGIC, data);
+}
+
+/// `CInstanceGroup` reader.
+pub fn nel_ig(data: &[u8]) {
+    nel_round_trip(&pmcore::nel::ig::MAGIC, data);
+}
+
 /// A fuzz target body.
 pub type Body = fn(&[u8]);
 
@@ -176,4 +226,9 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("param_block", param_block),
     ("property_set", property_set),
     ("reference_readers", reference_readers),
+    ("nel_skel", nel_skel),
+    ("nel_mesh", nel_mesh),
+    ("nel_mesh_mrm_skinned", nel_mesh_mrm_skinned),
+    ("nel_anim", nel_anim),
+    ("nel_ig", nel_ig),
 ];

@@ -39,6 +39,11 @@ pub fn shared_corpus(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// `../shared/corpus/nel` (real NeL files), or `None` after telling why the caller skips.
+pub fn nel_corpus() -> Option<PathBuf> {
+    shared_corpus("nel")
+}
+
 /// Writes a line straight to the process's stderr: libtest captures `println!` and
 /// `eprintln!` of passing tests, so a skip said that way would never be seen.
 pub fn notice(line: &str) {

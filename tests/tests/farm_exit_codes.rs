@@ -19,7 +19,7 @@ fn exit_0_when_every_gate_passes_and_the_default_run_reports_where_it_wrote() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("results in"), "{stdout}");
     let summary = summary(&out_dir);
-    assert_eq!(summary["files"], 13);
+    assert_eq!(summary["files"], 14);
     assert!(!summary["gates"].as_array().unwrap().is_empty(), "the default gates were evaluated");
     assert!(summary["gates"].as_array().unwrap().iter().all(|g| g["passed"] == true));
     let st = statuses(&out_dir);

@@ -28,8 +28,8 @@ fn run_with_fault(action: &str) -> (serde_json::Value, Statuses, Statuses) {
     // No gates are configured here: the run itself completes with exit 0 and one status per file.
     assert_exit(&faulty, 0);
     let results = results(&out);
-    assert_eq!(results.len(), 13, "every demo file has exactly one result");
-    assert_eq!(summary(&out)["files"], 13);
+    assert_eq!(results.len(), 14, "every demo file has exactly one result");
+    assert_eq!(summary(&out)["files"], 14);
     let victim = results[VICTIM].clone();
     let others =
         |m: std::collections::BTreeMap<String, String>| m.into_iter().filter(|(k, _)| k != VICTIM).collect::<Vec<_>>();

@@ -17,7 +17,7 @@ fn in_process_mode_matches_the_isolated_run() {
     assert_exit(&Farm::new(&["run", s(&corpus), "--out", s(&in_process), "--in-process"]).args(common).output(), 0);
     let a = results(&isolated);
     let b = results(&in_process);
-    assert_eq!(a.len(), 13);
+    assert_eq!(a.len(), 14);
     assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
     for (path, x) in &a {
         let y = &b[path];
@@ -26,5 +26,5 @@ fn in_process_mode_matches_the_isolated_run() {
         }
     }
     let journaled = journal(&in_process).iter().filter(|r| r["record"] == "result").count();
-    assert_eq!(journaled, 13);
+    assert_eq!(journaled, 14);
 }

@@ -15,7 +15,7 @@ use farm_support::{assert_exit, demo_corpus, gates_dir, s, Farm};
 use reliability_support::*;
 use std::path::Path;
 
-const DEMO_FILES: u64 = 13;
+const DEMO_FILES: u64 = 14;
 
 /// A clean run of the demo corpus: its stable results and journal size.
 fn reference(

@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-const DEMO_FILES: u64 = 13;
+const DEMO_FILES: u64 = 14;
 const LIMITS: [&str; 8] = ["--timeout", "20", "--idle-timeout", "2", "--grace", "1", "--memory", "512M"];
 
 /// What one faulty run left behind.

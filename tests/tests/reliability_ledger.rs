@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const DEMO_FILES: u64 = 13;
+const DEMO_FILES: u64 = 14;
 
 /// A finished demo run, copied per test so each can tamper with its own.
 fn finished_run(dir: &Path) -> PathBuf {
@@ -40,7 +40,7 @@ fn a_clean_run_is_consistent_and_prints_a_readable_summary() {
     let o = Farm::new(&["verify-ledger", s(&out)]).output();
     assert_exit(&o, 0);
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("13 enumerated, 13 with exactly one result") && text.contains("ledger consistent"), "{text}");
+    assert!(text.contains("14 enumerated, 14 with exactly one result") && text.contains("ledger consistent"), "{text}");
 }
 
 #[test]

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const DEMO_FILES: u64 = 13;
+const DEMO_FILES: u64 = 14;
 
 /// splitmix64: a seeded, dependency-free source of kill points.
 struct Rng(u64);
@@ -121,7 +121,7 @@ fn kill_and_resume(seed: u64) {
     assert_exit(&Farm::new(&run_args(&corpus, s(&reference_out), &gates)).args(["--no-report"]).output(), 0);
     let reference_wall = clock.elapsed();
     let expected = stable_results(&reference_out);
-    let records = journal_lines(&reference_out); // 1 run + 13 started + 13 results + 1 finished
+    let records = journal_lines(&reference_out); // 1 run + 14 started + 14 results + 1 finished
 
     let out = t.path().join("out");
     let kills = 1 + rng.below(2);

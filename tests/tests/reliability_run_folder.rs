@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const DEMO_FILES: u64 = 13;
+const DEMO_FILES: u64 = 14;
 
 /// One test's scratch space: corpus, gates, outputs and its own `$TMPDIR`.
 struct Scratch {
@@ -526,7 +526,7 @@ fn slot_files_never_reach_tmpdir_even_when_workers_are_killed() {
     let x = Scratch::new();
     let out = x.path("out");
     let mut farm = x
-        .run(&x.corpus, &out, &["-j", "13", "--no-report"])
+        .run(&x.corpus, &out, &["-j", "14", "--no-report"])
         .env("PMWORKER_FAULT", "sleep")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -534,7 +534,7 @@ fn slot_files_never_reach_tmpdir_even_when_workers_are_killed() {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     while workers_mentioning(&x.scope()).len() < DEMO_FILES as usize {
-        assert!(Instant::now() < deadline, "13 workers not started in 60 s");
+        assert!(Instant::now() < deadline, "14 workers not started in 60 s");
         std::thread::sleep(Duration::from_millis(5));
     }
     // Every worker is running with its slot: none of them is a file in $TMPDIR.

@@ -18,7 +18,7 @@ fn junit_has_one_case_per_file_by_default_and_per_bucket_with_the_flag() {
     let out = t.path().join("out");
     assert_exit(&Farm::new(&["run", s(&corpus), "--out", s(&out), "--gates", s(&gates), "-j", "2"]).output(), 0);
     let files: Vec<String> = results(&out).into_keys().collect();
-    assert_eq!(files.len(), 13);
+    assert_eq!(files.len(), 14);
 
     let per_file = testcases(&std::fs::read_to_string(out.join("report/junit.xml")).unwrap());
     for f in &files {

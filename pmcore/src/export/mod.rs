@@ -6,6 +6,7 @@
 
 pub mod obj;
 pub mod rig;
-pub mod skel;
+/// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
+pub use crate::nel::skel;
 pub mod summary;
 pub mod t3;

@@ -1,7 +1,8 @@
 //! The embedded demo corpus: a dozen small files, generated on demand, that exercise
 //! every farm path a real sweep meets — several Max versions, 64-bit headers, a gzip
 //! file, an LFS pointer, an empty and a corrupt file, and each Ryzom triage class (Map
-//! Extender, NeL flare, biped with legacy and fresh figure era). Used by `pmfarm run`
+//! Extender, NeL flare, biped with legacy and fresh figure era) — and a NeL `.skel` whose
+//! T1 is the NeL round trip. Used by `pmfarm run`
 //! without paths, so a fresh checkout has something real to check and report on.
 
 use super::{SceneBuilder, SynthError};
@@ -129,9 +130,36 @@ pub fn demo_corpus() -> Result<Vec<DemoFile>, SynthError> {
         },
         DemoFile { name: "empty.max", bytes: Vec::new(), purpose: "empty file (skip)" },
         DemoFile { name: "corrupt.max", bytes: corrupt()?, purpose: "OLE file cut short (fail, corrupt-input)" },
+        DemoFile {
+            name: "nel_rig.skel",
+            bytes: crate::nel::skel::write(&demo_rig()),
+            purpose: "NeL skeleton written by the skel serializer from a hand-built rig (NeL round trip as T1)",
+        },
     ];
     files.sort_by_key(|f| f.name);
     Ok(files)
+}
+
+/// A three-bone rig built by hand (root at the origin, pelvis 1 unit up, spine 0.5 above
+/// it, spine LOD-disabled from 20 units), as the skel exporter would build it.
+fn demo_rig() -> crate::nel::skel::Skeleton {
+    use crate::nel::skel::{Bone, NelMatrix, Skeleton};
+    let mut world = glam::Mat4::IDENTITY;
+    let mut bones = Vec::new();
+    for (i, (name, up, lod)) in
+        [("Bip01", 0.0f32, 0.0f32), ("Bip01 Pelvis", 1.0, 0.0), ("Bip01 Spine", 0.5, 20.0)].into_iter().enumerate()
+    {
+        world *= glam::Mat4::from_translation(glam::Vec3::new(0.0, 0.0, up));
+        bones.push(Bone {
+            father_id: i as i32 - 1,
+            unherit_scale: false,
+            lod_disable_distance: lod,
+            default_pos: [0.0, 0.0, up],
+            inv_bind_pos: NelMatrix::from_affine(world.inverse()),
+            ..Bone::new(name)
+        });
+    }
+    Skeleton::build(bones)
 }
 
 /// A real compound file truncated inside its sector chain: OLE magic, broken structure.
@@ -156,9 +184,15 @@ mod tests {
                 "lfs_pointer.max" => "lfs-pointer",
                 "empty.max" => "empty",
                 "corrupt.max" => "corrupt-ole",
+                "nel_rig.skel" => "not-ole",
                 _ => "ole",
             };
             assert_eq!(input.class_name(), expected, "{}", f.name);
+            if crate::nel::is_nel_name(f.name) {
+                let (_, v) = crate::nel::t1::run(&f.bytes);
+                assert_eq!(v.verdict, crate::verify::Verdict::pass(), "{}", f.name);
+                continue;
+            }
             let Input::Ole(ole) = input else { continue };
             let file = MaxFile::new(ole);
             for v in crate::verify::t1::run(&file, |_| {}) {

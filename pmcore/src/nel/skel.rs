@@ -1,12 +1,15 @@
-//! NeL `.skel` files (digest §7.1): the in-memory [`Skeleton`], its byte writer and a
-//! bounded reader, plus the derived data `CSkeletonShape::build` computes (LOD distance
-//! inheritance, BoneMap, LOD list). The reader exists so T3 can compare a produced file
-//! with a reference field by field.
+//! NeL `.skel` files (`CSkeletonShape`, digest §7.1): the in-memory [`Skeleton`], its byte
+//! writer and a bounded reader, plus the derived data `CSkeletonShape::build` computes
+//! (LOD distance inheritance, BoneMap, LOD list). One serializer: the skel exporter writes
+//! with it, the NeL round trip of real `.skel` files proves it, and T3 reads references
+//! with it.
 //!
 //! Layout: `"SHAP"`, `u64` poly-pointer id 1, string `"CSkeletonShape"`, `u8` version 1,
 //! `s32` bone count + bones, `s32` BoneMap count + (string, `u32`) sorted by name, `s32` LOD
 //! count + LODs. Strings are `u32` length + bytes; versions one `u8` (`0xFF` + `u32` from
 //! 255); all numbers little-endian.
+
+use super::stream::{NelError, Reader, Writer};
 
 /// `NELID("PAHS")` as stored.
 pub const MAGIC: [u8; 4] = *b"SHAP";
@@ -141,6 +144,9 @@ pub struct Lod {
 /// A `CSkeletonShape`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Skeleton {
+    /// Poly-pointer id of the shape in its stream: 1 from this writer and current NeL;
+    /// older NeL wrote the object's memory address (a real Ryzom `.skel` holds one).
+    pub ptr_id: u64,
     /// Shape serial version (1 adds the LOD list).
     pub version: u8,
     /// Bones in id order.
@@ -183,26 +189,30 @@ impl Skeleton {
                 .collect();
             lods.push(Lod { distance: d, active_bones });
         }
-        Skeleton { version: 1, bones, bone_map, lods }
+        Skeleton { ptr_id: 1, version: 1, bones, bone_map, lods }
     }
 }
 
-/// Serialises a skeleton to `.skel` bytes.
+/// Serialises a skeleton to `.skel` bytes: the shape-stream head, then the body.
 pub fn write(s: &Skeleton) -> Vec<u8> {
-    let mut w = Writer(Vec::new());
-    w.0.extend_from_slice(&MAGIC);
-    w.0.extend_from_slice(&1u64.to_le_bytes());
-    w.string(CLASS_NAME);
+    let mut w = Writer::default();
+    w.bytes(&MAGIC);
+    w.poly_ptr_head(&Some((s.ptr_id, Some(CLASS_NAME.to_string()))));
+    write_body(&mut w, s);
+    w.0
+}
+
+/// Writes the `CSkeletonShape::serial` part (after the class name).
+pub fn write_body(w: &mut Writer, s: &Skeleton) {
     w.version(s.version as u32);
-    w.i32(s.bones.len() as i32);
-    for b in &s.bones {
+    w.vec(&s.bones, |w, b| {
         w.version(b.version as u32);
         w.string(&b.name);
-        w.matrix(&b.inv_bind_pos);
+        write_matrix(w, &b.inv_bind_pos);
         w.i32(b.father_id);
-        w.0.push(b.unherit_scale as u8);
+        w.u8(b.unherit_scale as u8);
         if b.version >= 1 {
-            w.f32s(&[b.lod_disable_distance]);
+            w.f32(b.lod_disable_distance);
         }
         for v in [&b.default_pos, &b.default_rot_euler] {
             w.version(0);
@@ -217,222 +227,123 @@ pub fn write(s: &Skeleton) -> Vec<u8> {
         if b.version >= 2 {
             w.f32s(&b.skin_scale);
         }
-    }
-    w.i32(s.bone_map.len() as i32);
-    for (name, id) in &s.bone_map {
+    });
+    w.vec(&s.bone_map, |w, (name, id)| {
         w.string(name);
-        w.0.extend_from_slice(&id.to_le_bytes());
-    }
+        w.u32(*id);
+    });
     if s.version >= 1 {
-        w.i32(s.lods.len() as i32);
-        for lod in &s.lods {
+        w.vec(&s.lods, |w, lod| {
             w.version(0);
-            w.f32s(&[lod.distance]);
-            w.i32(lod.active_bones.len() as i32);
-            w.0.extend_from_slice(&lod.active_bones);
-        }
-    }
-    w.0
-}
-
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn version(&mut self, v: u32) {
-        if v < 0xFF {
-            self.0.push(v as u8);
-        } else {
-            self.0.push(0xFF);
-            self.0.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    fn i32(&mut self, v: i32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn f32s(&mut self, v: &[f32]) {
-        for x in v {
-            self.0.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-    fn string(&mut self, s: &str) {
-        self.0.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn matrix(&mut self, m: &NelMatrix) {
-        self.version(0);
-        self.0.extend_from_slice(&m.state_bit.to_le_bytes());
-        self.f32s(&[m.scale33]);
-        if m.has_rot() {
-            for r in &m.rows {
-                self.f32s(&r[..3]);
-            }
-        }
-        if m.state_bit & MAT_TRANS != 0 {
-            self.f32s(&[m.rows[0][3], m.rows[1][3], m.rows[2][3]]);
-        }
-        if m.state_bit & MAT_PROJ != 0 {
-            self.f32s(&m.proj);
-        }
+            w.f32(lod.distance);
+            w.count(lod.active_bones.len());
+            w.bytes(&lod.active_bones);
+        });
     }
 }
 
-/// Why bytes are not a readable `.skel`; `offset` is the byte where reading stopped.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("skel byte {offset}: {what}")]
-pub struct SkelError {
-    /// Byte offset in the file.
-    pub offset: usize,
-    /// What was wrong.
-    pub what: String,
+/// Writes a `CMatrix` (`serialVersion(0)`, state bits, scale, then the stored parts).
+pub fn write_matrix(w: &mut Writer, m: &NelMatrix) {
+    w.version(0);
+    w.u32(m.state_bit);
+    w.f32(m.scale33);
+    if m.has_rot() {
+        for r in &m.rows {
+            w.f32s(&r[..3]);
+        }
+    }
+    if m.state_bit & MAT_TRANS != 0 {
+        w.f32s(&[m.rows[0][3], m.rows[1][3], m.rows[2][3]]);
+    }
+    if m.state_bit & MAT_PROJ != 0 {
+        w.f32s(&m.proj);
+    }
 }
 
-/// Reads `.skel` bytes. Counts are checked against the bytes left before anything is
-/// allocated; unknown versions are refused rather than guessed at.
+/// Why bytes are not a readable `.skel`.
+pub type SkelError = NelError;
+
+/// Reads `.skel` bytes strictly (T3 compares fields, so nothing may be left opaque).
+/// Counts are checked against the bytes left before anything is allocated; unknown
+/// versions are refused rather than guessed at.
 pub fn read(bytes: &[u8]) -> Result<Skeleton, SkelError> {
-    let mut r = Reader { data: bytes, pos: 0 };
-    if r.take(4)? != MAGIC {
-        return Err(r.error_at(0, "magic is not SHAP"));
-    }
-    let ptr = u64::from_le_bytes(r.take(8)?.try_into().expect("8 bytes"));
-    if ptr != 1 {
-        return Err(r.error_at(4, format!("poly-pointer id {ptr}, expected 1")));
-    }
-    let class = r.string()?;
-    if class != CLASS_NAME {
-        return Err(r.error(format!("class {class:?}, expected {CLASS_NAME}")));
-    }
-    let version = r.version(1)?;
-    let n = r.count(88)?;
-    let mut bones = Vec::with_capacity(n);
-    for _ in 0..n {
-        let bone_version = r.version(2)?;
+    let mut r = Reader::new(bytes);
+    r.check(&MAGIC)?;
+    let ptr_id = match r.poly_ptr_head()? {
+        Some((id, Some(class))) if class == CLASS_NAME => id,
+        other => return Err(r.error_at(4, format!("shape head {other:?}, expected {CLASS_NAME}"))),
+    };
+    let s = Skeleton { ptr_id, ..r.within(CLASS_NAME, read_body)? };
+    r.finish()?;
+    Ok(s)
+}
+
+/// Reads the `CSkeletonShape::serial` part (after the class name).
+pub fn read_body(r: &mut Reader) -> Result<Skeleton, NelError> {
+    let version = r.version(1)? as u8;
+    let bones = r.vec(88, |r| {
+        let bone_version = r.version(2)? as u8;
         let mut b = Bone::new(r.string()?);
         b.version = bone_version;
-        b.inv_bind_pos = r.matrix()?;
+        b.inv_bind_pos = read_matrix(r)?;
         b.father_id = r.i32()?;
         b.unherit_scale = match r.u8()? {
             0 => false,
             1 => true,
             other => return Err(r.error(format!("bool byte {other}"))),
         };
-        b.lod_disable_distance = if bone_version >= 1 { r.f32s::<1>()?[0] } else { 0.0 };
-        b.default_pos = r.track()?;
-        b.default_rot_euler = r.track()?;
+        b.lod_disable_distance = if bone_version >= 1 { r.f32()? } else { 0.0 };
+        b.default_pos = track(r)?;
+        b.default_rot_euler = track(r)?;
         r.version(0)?;
         b.default_rot_quat = r.f32s::<4>()?;
-        b.default_scale = r.track()?;
-        b.default_pivot = r.track()?;
+        b.default_scale = track(r)?;
+        b.default_pivot = track(r)?;
         b.skin_scale = if bone_version >= 2 { r.f32s::<3>()? } else { [1.0; 3] };
-        bones.push(b);
-    }
-    let m = r.count(8)?;
-    let mut bone_map = Vec::with_capacity(m);
-    for _ in 0..m {
+        Ok(b)
+    })?;
+    let bone_map = r.vec(8, |r| {
         let name = r.string()?;
-        bone_map.push((name, r.u32()?));
-    }
+        Ok((name, r.u32()?))
+    })?;
     let mut lods = Vec::new();
     if version >= 1 {
-        let l = r.count(9)?;
-        for _ in 0..l {
+        lods = r.vec(9, |r| {
             r.version(0)?;
-            let distance = r.f32s::<1>()?[0];
+            let distance = r.f32()?;
             let k = r.count(1)?;
-            lods.push(Lod { distance, active_bones: r.take(k)?.to_vec() });
-        }
+            Ok(Lod { distance, active_bones: r.take(k)?.to_vec() })
+        })?;
     }
-    if r.pos != bytes.len() {
-        return Err(r.error(format!("{} trailing bytes", bytes.len() - r.pos)));
-    }
-    Ok(Skeleton { version, bones, bone_map, lods })
+    Ok(Skeleton { ptr_id: 1, version, bones, bone_map, lods })
 }
 
-struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+fn track(r: &mut Reader) -> Result<[f32; 3], NelError> {
+    r.version(0)?;
+    r.f32s::<3>()
 }
 
-impl<'a> Reader<'a> {
-    fn error(&self, what: impl Into<String>) -> SkelError {
-        SkelError { offset: self.pos, what: what.into() }
-    }
-    fn error_at(&self, offset: usize, what: impl Into<String>) -> SkelError {
-        SkelError { offset, what: what.into() }
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], SkelError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
-        let end = end.ok_or_else(|| self.error(format!("needs {n} bytes, {} left", self.data.len() - self.pos)))?;
-        let out = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-    fn u8(&mut self) -> Result<u8, SkelError> {
-        Ok(self.take(1)?[0])
-    }
-    fn u32(&mut self) -> Result<u32, SkelError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
-    }
-    fn i32(&mut self) -> Result<i32, SkelError> {
-        Ok(self.u32()? as i32)
-    }
-    fn f32s<const N: usize>(&mut self) -> Result<[f32; N], SkelError> {
-        let mut out = [0.0; N];
-        for v in &mut out {
-            *v = f32::from_bits(self.u32()?);
+/// Reads a `CMatrix`.
+pub fn read_matrix(r: &mut Reader) -> Result<NelMatrix, NelError> {
+    r.version(0)?;
+    let mut m = NelMatrix::IDENTITY;
+    m.state_bit = r.u32()?;
+    m.scale33 = r.f32()?;
+    if m.has_rot() {
+        for row in &mut m.rows {
+            row[..3].copy_from_slice(&r.f32s::<3>()?);
         }
-        Ok(out)
     }
-    fn version(&mut self, max: u32) -> Result<u8, SkelError> {
-        let start = self.pos;
-        let mut v = self.u8()? as u32;
-        if v == 0xFF {
-            v = self.u32()?;
+    if m.state_bit & MAT_TRANS != 0 {
+        let t = r.f32s::<3>()?;
+        for (row, x) in m.rows.iter_mut().zip(t) {
+            row[3] = x;
         }
-        if v > max {
-            return Err(self.error_at(start, format!("version {v}, at most {max} is known")));
-        }
-        Ok(v as u8)
     }
-    /// Element count that must fit in the bytes left at `min_size` bytes each.
-    fn count(&mut self, min_size: usize) -> Result<usize, SkelError> {
-        let start = self.pos;
-        let n = self.i32()?;
-        let left = self.data.len() - self.pos;
-        if n < 0 || (n as usize).saturating_mul(min_size) > left {
-            return Err(self.error_at(start, format!("count {n} does not fit in {left} bytes")));
-        }
-        Ok(n as usize)
+    if m.state_bit & MAT_PROJ != 0 {
+        m.proj = r.f32s::<4>()?;
     }
-    fn string(&mut self) -> Result<String, SkelError> {
-        let n = self.count(1)?;
-        let bytes = self.take(n)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| self.error("string is not UTF-8"))
-    }
-    fn track(&mut self) -> Result<[f32; 3], SkelError> {
-        self.version(0)?;
-        self.f32s::<3>()
-    }
-    fn matrix(&mut self) -> Result<NelMatrix, SkelError> {
-        self.version(0)?;
-        let mut m = NelMatrix::IDENTITY;
-        m.state_bit = self.u32()?;
-        m.scale33 = self.f32s::<1>()?[0];
-        if m.has_rot() {
-            for row in &mut m.rows {
-                row[..3].copy_from_slice(&self.f32s::<3>()?);
-            }
-        }
-        if m.state_bit & MAT_TRANS != 0 {
-            let t = self.f32s::<3>()?;
-            for (row, x) in m.rows.iter_mut().zip(t) {
-                row[3] = x;
-            }
-        }
-        if m.state_bit & MAT_PROJ != 0 {
-            m.proj = self.f32s::<4>()?;
-        }
-        Ok(m)
-    }
+    Ok(m)
 }
 
 #[cfg(test)]
@@ -468,6 +379,18 @@ mod tests {
         for cut in 0..write(&s).len() {
             assert!(read(&write(&s)[..cut]).is_err());
         }
+    }
+
+    #[test]
+    fn an_old_exporter_pointer_id_is_kept() {
+        // A real Ryzom `.skel` stores the shape's memory address (0x119d7850) as its pointer id.
+        let s = Skeleton { ptr_id: 0x119d_7850, ..Skeleton::build(vec![bone("root", -1, 0.0)]) };
+        let bytes = write(&s);
+        assert_eq!(bytes[4..12], 0x119d_7850u64.to_le_bytes());
+        assert_eq!(read(&bytes).unwrap(), s);
+        let mut null = bytes.clone();
+        null[4..12].fill(0);
+        assert!(read(&null).is_err());
     }
 
     fn arb_f32() -> impl Strategy<Value = f32> {

@@ -1,0 +1,3 @@
+#![no_main]
+//! Fuzz target `nel_mesh_mrm_skinned`: body in `pmtests::fuzz_targets::nel_mesh_mrm_skinned` (replayed in CI on stable).
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pmtests::fuzz_targets::nel_mesh_mrm_skinned(data));
