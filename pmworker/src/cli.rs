@@ -97,7 +97,10 @@ where
     }
     for e in &cli.exports {
         if !crate::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            eprintln!("pmworker: unknown exporter `{e}` (expected one of {})", crate::export::KNOWN_EXPORTERS.join(", "));
+            eprintln!(
+                "pmworker: unknown exporter `{e}` (expected one of {})",
+                crate::export::KNOWN_EXPORTERS.join(", ")
+            );
             return exit::USAGE;
         }
     }

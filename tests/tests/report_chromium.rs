@@ -13,7 +13,7 @@ mod report_support;
 
 use pmfarm::report::{self, ReportOptions};
 use report_support as fx;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pmtests::browser::Browser;
 
