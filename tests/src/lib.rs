@@ -99,6 +99,20 @@ pub fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Every file of `corpus` (not recursive) that `pmfarm run` checks: `*.max` and NeL files.
+pub fn farm_checked_files(corpus: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
+        .expect("corpus is readable")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e.eq_ignore_ascii_case("max"))
+                || p.file_name().is_some_and(|n| pmcore::nel::is_nel_name(&n.to_string_lossy()))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// Path of a binary built in this workspace (`pmworker`, `pmfarm`).
 pub fn binary(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");

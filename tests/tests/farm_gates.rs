@@ -89,8 +89,10 @@ fn a_bucket_glob_matching_nothing_fails_naming_the_closest_buckets() {
 #[test]
 fn a_gated_run_that_checked_nothing_is_an_error() {
     let t = tempfile::tempdir().unwrap();
-    // A T3 rule on a run that did not request T3: not applicable, so nothing was checked.
-    let (o, out) = run_with_gates(t.path(), "[[gate]]\nname = \"t3\"\ntier = \"t3\"\nmin_ran = 1\n", &[]);
+    // A T3 rule on a run that did not request T3 (T3 is a default tier: ask for T1 and T2
+    // only): not applicable, so nothing was checked.
+    let (o, out) =
+        run_with_gates(t.path(), "[[gate]]\nname = \"t3\"\ntier = \"t3\"\nmin_ran = 1\n", &["--tiers", "t1,t2"]);
     assert_exit(&o, 1);
     assert!(stderr(&o).contains("GATES CHECKED NOTHING"), "{}", stderr(&o));
     assert!(stdout(&o).contains("0 checked, 1 not checked"), "{}", stdout(&o));

@@ -81,9 +81,18 @@ fn synth_is_deterministic_follows_the_layout_and_passes_the_farm() {
         let r = &got[path];
         assert_eq!(r["status"], *status, "{path}: {r}");
         if *status == "pass" {
-            let verdicts: Vec<&str> =
-                r["results"].as_array().unwrap().iter().map(|v| v["verdict"].as_str().unwrap()).collect();
-            assert!(verdicts.iter().all(|v| *v == "pass"), "{path}: {verdicts:?}");
+            // T1 and T2 pass; the default T3 (`summary`) skips: a synthetic file carries no
+            // document summary written by Max, so every section is absent-in-file.
+            let verdicts: Vec<(&str, &str)> = r["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| (v["tier"].as_str().unwrap(), v["verdict"].as_str().unwrap()))
+                .collect();
+            assert!(
+                verdicts.iter().all(|(tier, v)| if *tier == "t3" { *v == "skip" } else { *v == "pass" }),
+                "{path}: {verdicts:?}"
+            );
             let tiers: Vec<&str> =
                 r["results"].as_array().unwrap().iter().map(|v| v["tier"].as_str().unwrap()).collect();
             assert!(tiers.contains(&"t1") && tiers.contains(&"t2"), "{path}: {tiers:?}");

@@ -111,7 +111,9 @@ fn public_corpus_report_agrees_with_the_run_and_shows_the_baseline() {
         index["baseline"]["source"].as_str().is_some_and(|p| p.ends_with("public.jsonl")),
         "read the baseline file"
     );
-    assert!(std::fs::read_to_string(second.join("report/summary.md")).unwrap().contains("**Baseline `public`:**"));
+    assert!(std::fs::read_to_string(second.join("report/summary.md"))
+        .unwrap()
+        .contains("**Since baseline `public`:**"));
 }
 
 #[test]
