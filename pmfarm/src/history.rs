@@ -217,27 +217,9 @@ pub fn newest(entries: &[HistoryEntry], n: usize) -> &[HistoryEntry] {
     &entries[entries.len().saturating_sub(n)..]
 }
 
-/// Now, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days, proleptic Gregorian).
+/// Now, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (the one clock format of the farm, [`crate::lock::utc_now`]).
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    utc_from_unix(secs)
-}
-
-/// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn utc_from_unix(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's days_from_civil inverse.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    crate::lock::utc_now()
 }
 
 /// Loads the run in `out_dir` the way the report does and appends its entry to `history`.
@@ -292,15 +274,6 @@ mod tests {
 
     fn entry(files: u64) -> HistoryEntry {
         HistoryEntry { schema: HISTORY_SCHEMA, date: "2026-12-01T00:00:00Z".into(), files, ..Default::default() }
-    }
-
-    #[test]
-    fn dates_are_civil_utc() {
-        // 0 is the epoch; 951_782_400 is 2000-02-29 00:00:00 (a leap day, checked by hand:
-        // 30 years = 10,957 days to 2000-01-01, + 31 + 28 days).
-        assert_eq!(utc_from_unix(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc_from_unix(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc_from_unix(951_782_400 + 86_399), "2000-02-29T23:59:59Z");
     }
 
     #[test]
