@@ -48,6 +48,17 @@ fn three_runs_make_three_points_and_the_table_lists_them() {
     assert!((rate - pass / (files as f64 - skip)).abs() < 1e-9, "pass rate = pass ÷ files not skipped: {rate}");
     assert!(lines.iter().all(|l| l["date"].as_str().is_some_and(|d| d.ends_with('Z') && d.len() == 20)));
 
+    // Saving and promoting baselines from these runs leaves the history as it was.
+    let before = std::fs::read(&history).unwrap();
+    let baselines = t.path().join("baselines");
+    let night = |n: usize| t.path().join(format!("night-{n}"));
+    assert_exit(&Farm::new(&["baseline", "save", s(&night(1)), "nightly", "--baselines", s(&baselines)]).output(), 0);
+    assert_exit(
+        &Farm::new(&["baseline", "promote", s(&night(2)), "nightly", "--baselines", s(&baselines)]).output(),
+        0,
+    );
+    assert_eq!(std::fs::read(&history).unwrap(), before, "baseline commands never touch the history");
+
     let printed = Farm::new(&["history", s(&history)]).output();
     assert_exit(&printed, 0);
     let text = String::from_utf8_lossy(&printed.stdout);
