@@ -94,7 +94,15 @@ impl Exporter for JsonExporter {
         let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index, true)? }];
         for b in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             let name = format!("{}.json", b.page);
-            let doc = BucketDoc { schema: report.schema, kind: "bucket", index: "index.json", bucket: b };
+            // A file's details (hex window, verdict diff, T3 detail) are written once, in its
+            // home bucket's document, as on the HTML pages; other buckets list it with `home`.
+            let mut slim = b.clone();
+            for e in slim.entries.iter_mut().filter(|e| e.home != b.slug) {
+                e.mismatch = None;
+                e.verdict_diff = None;
+                e.t3.clear();
+            }
+            let doc = BucketDoc { schema: report.schema, kind: "bucket", index: "index.json", bucket: &slim };
             out.push(Artifact { contents: to_json(&name, &doc, false)?, name });
         }
         Ok(out)
