@@ -3,6 +3,7 @@
 //! stream (parse → rebuild → compare); the target is T2 throughput ≥ 50 % of T1.
 //! `t2-proof` adds the regeneration proof (copy + overwrite of typed bytes) for reference.
 
+#[allow(dead_code)] // each bench uses part of the shared helpers
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -54,3 +54,11 @@ pub fn chunk_t1(file: &MaxFile) {
     }
     assert!(ok);
 }
+
+/// Whole-file T1 from the file's bytes: open, chunk and envelope round trips; every verdict
+/// must pass (a bench of a failing file would measure the wrong work).
+pub fn file_t1(bytes: &[u8]) {
+    let f = MaxFile::new(pmcore::container::open(bytes).expect("opens"));
+    let verdicts = pmcore::verify::t1::run(&f, |_| {});
+    assert!(verdicts.iter().all(|v| !v.verdict.is_fail()));
+}
