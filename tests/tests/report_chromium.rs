@@ -42,8 +42,11 @@ fn file_rows(dom: &str) -> Vec<(String, bool)> {
         .skip(1)
         .map(|chunk| {
             let tag = &chunk[..chunk.find('>').unwrap()];
-            let sort = chunk.find("data-sort=\"").expect("path cell has a sort key") + "data-sort=\"".len();
-            let path = unescape(&chunk[sort..sort + chunk[sort..].find('"').unwrap()]);
+            // The path cell's text is the path (a link's text when it links elsewhere).
+            let cell = chunk.find("<td class=\"path\">").expect("a path cell") + "<td class=\"path\">".len();
+            let html = &chunk[cell..cell + chunk[cell..].find("</td>").unwrap()];
+            let text: String = html.split('<').map(|part| part.split_once('>').map_or(part, |(_, t)| t)).collect();
+            let path = unescape(&text);
             (path, !tag.contains("hidden"))
         })
         .collect()

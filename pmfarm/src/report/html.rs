@@ -117,15 +117,53 @@ impl Cell {
             Some(l) => format!(r#"<a href="{}">{}</a>"#, escape(&l), escape(p)),
             None => escape(p),
         };
-        Cell { html, sort: Some(p.to_string()), class: "path" }
+        // No sort key: the script sorts by the cell's text, which is the path.
+        Cell { html, sort: None, class: "path" }
     }
 }
 
 /// A column: sort key, label, `num` or `text`.
 type Column<'a> = (&'a str, &'a str, &'a str);
 
+/// The declarations `report.css` gives `td.num` / `td.path`, for a whole column.
+fn column_style(class: &str) -> &'static str {
+    match class {
+        "num" => "text-align:right;font-variant-numeric:tabular-nums",
+        "path" => "overflow-wrap:anywhere;min-width:14rem",
+        _ => "",
+    }
+}
+
+/// A table id usable in a CSS selector (ids are ASCII words here; anything else is escaped).
+fn css_ident(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_string()
+            } else {
+                format!("\\{:x} ", c as u32)
+            }
+        })
+        .collect()
+}
+
 /// A sortable, filterable data table; its caption always states the row count.
 fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Vec<(Option<String>, Vec<Cell>)>) {
+    // Alignment and wrapping go by column, in one rule per table, instead of a class on
+    // every cell: a large run's bucket pages hold tens of thousands of rows.
+    let styled: Vec<(usize, &str)> = rows
+        .first()
+        .map(|(_, cells)| {
+            cells.iter().enumerate().filter(|(_, c)| !c.class.is_empty()).map(|(i, c)| (i + 1, c.class)).collect()
+        })
+        .unwrap_or_default();
+    if !styled.is_empty() {
+        let rules: Vec<String> = styled
+            .iter()
+            .map(|(n, class)| format!("#{} td:nth-child({n}){{{}}}", css_ident(id), column_style(class)))
+            .collect();
+        let _ = write!(out, "<style>{}</style>", rules.join(""));
+    }
     let _ = write!(
         out,
         r#"<table class="data" id="{}" data-page-size="{PAGE_SIZE}" data-rows="{}"><caption>{} ({} rows)</caption><thead><tr>"#,
@@ -147,12 +185,13 @@ fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Ve
             }
             None => out.push_str("<tr>"),
         }
-        for c in cells {
+        for (i, c) in cells.into_iter().enumerate() {
             out.push_str("<td");
-            if !c.class.is_empty() {
+            if !c.class.is_empty() && !styled.contains(&(i + 1, c.class)) {
                 let _ = write!(out, r#" class="{}""#, c.class);
             }
-            if let Some(s) = &c.sort {
+            // An empty key sorts like the empty text the cell shows.
+            if let Some(s) = c.sort.as_ref().filter(|s| !s.is_empty() || !c.html.is_empty()) {
                 let _ = write!(out, r#" data-sort="{}""#, escape(s));
             }
             let _ = write!(out, ">{}</td>", c.html);
@@ -1065,7 +1104,7 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
             };
             let mut cells = vec![
                 Cell::path(&e.path, None),
-                Cell { html: badge(&e.status), sort: Some(e.status.clone()), class: "" },
+                Cell::html(badge(&e.status)),
                 Cell::text(e.max_version.as_deref().unwrap_or("")),
                 Cell::html(
                     e.signatures.iter().map(|s| format!("<code>{}</code>", escape(s))).collect::<Vec<_>>().join("<br>"),

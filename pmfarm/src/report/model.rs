@@ -305,7 +305,8 @@ pub struct BucketReport {
     pub aliases: Vec<String>,
 }
 
-/// One file on a bucket page.
+/// One file on a bucket page. Empty fields (`None`, `[]`) are left out of the JSON: a
+/// large run lists every file on several bucket pages, and most entries are passes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// File path.
@@ -313,26 +314,34 @@ pub struct FileEntry {
     /// Terminal status.
     pub status: String,
     /// Why (skip reason, first failure, signal, limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Max version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_version: Option<String>,
     /// Failure signatures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<String>,
     /// Where it went wrong, in one line: first failing verdict, or crash breadcrumb.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locator: Option<String>,
     /// Why, in words: the panic message, the killing signal, the first mismatch, the skip
     /// or failure reason (see [`crate::report::build::message_of`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The first failing verdict's hex window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<MismatchView>,
     /// Class against the baseline, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_class: Option<DiffClass>,
     /// Unified diff (`similar`) between the baseline's and this run's verdicts; only for
     /// changed files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict_diff: Option<String>,
     /// T3 verdicts that carried a non-empty `detail` (skel field counters, ULP histogram,
     /// export digests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub t3: Vec<T3Detail>,
     /// Slug of the bucket whose page shows this file's details (hex window, diff, T3):
     /// its version bucket. Other bucket pages link there instead of repeating them, which
