@@ -42,8 +42,9 @@ fn file_rows(dom: &str) -> Vec<(String, bool)> {
         .skip(1)
         .map(|chunk| {
             let tag = &chunk[..chunk.find('>').unwrap()];
-            // The path cell's text is the path (a link's text when it links elsewhere).
-            let cell = chunk.find("<td class=\"path\">").expect("a path cell") + "<td class=\"path\">".len();
+            // The first cell is the path; its text is the path (a link's text when it links elsewhere).
+            let open = chunk.find("<td").expect("a path cell");
+            let cell = open + chunk[open..].find('>').unwrap() + 1;
             let html = &chunk[cell..cell + chunk[cell..].find("</td>").unwrap()];
             let text: String = html.split('<').map(|part| part.split_once('>').map_or(part, |(_, t)| t)).collect();
             let path = unescape(&text);
