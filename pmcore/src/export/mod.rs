@@ -10,3 +10,5 @@ pub mod rig;
 pub use crate::nel::skel;
 pub mod summary;
 pub mod t3;
+pub mod nel_shape;
+pub mod shape_t3;
