@@ -162,11 +162,19 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     };
     event.summary = serde_json::to_value(&summary).unwrap_or(Value::Null);
     if shapes.is_empty() {
-        event.status = "not-applicable".into();
+        // Geometry that stopped is a gap of the evaluator (not-implemented); a scene without
+        // geometry is not-applicable.
+        let gap = !(summary.stopped.is_empty() && summary.count_only.is_empty() && summary.unplaced.is_empty());
+        event.status = if gap { "not-implemented" } else { "not-applicable" }.into();
         sink.emit(Event::Export(event));
+        let mut classes: Vec<String> = summary.stopped.iter().map(|s| format!("{} {}", s.class_name, s.class_id)).collect();
+        classes.sort();
+        classes.dedup();
         let why = format!(
-            "not-applicable: no geometry node evaluated ({} stopped, {} over budget, {} unplaced)",
+            "{}: no geometry node evaluated ({} stopped: {}; {} over budget, {} unplaced)",
+            event_status_word(gap),
             summary.stopped.len(),
+            classes.join(", "),
             summary.count_only.len(),
             summary.unplaced.len()
         );
@@ -227,12 +235,31 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         "best": detail_of(best),
         "references": compared.iter().map(detail_of).collect::<Vec<_>>(),
         "unreadable": unreadable,
+        "stopped": &summary.stopped,
         "tolerance": shape_t3::TOLERANCE,
     });
     let reference_name = best.reference.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let v = match best.comparison.first_miss() {
-        None => Verdict::pass(),
-        Some(miss) => Verdict::Fail(Mismatch {
+    // The node a reference was exported from did not evaluate: that is the miss's reason.
+    let stopped = (!best.name_match)
+        .then(|| {
+            compared.iter().find_map(|c| {
+                let wanted = reference_node_name(&c.reference);
+                summary.stopped.iter().find(|n| n.node.eq_ignore_ascii_case(&wanted))
+            })
+        })
+        .flatten();
+    let v = match (best.comparison.first_miss(), stopped) {
+        (None, _) => Verdict::pass(),
+        (Some(_), Some(node)) => Verdict::Fail(Mismatch {
+            kind: "t3-nel-shape-eval-stopped".into(),
+            message: format!(
+                "node {} (reference {reference_name}) not evaluated: {} {} ({}); best other node {} reached level {:?}",
+                node.node, node.class_name, node.class_id, node.why, best.node, best.comparison.level
+            ),
+            chunk_path: format!("@reference/{reference_name}"),
+            ..Default::default()
+        }),
+        (Some(miss), None) => Verdict::Fail(Mismatch {
             kind: format!("t3-nel-shape-{}", miss.field),
             message: format!(
                 "level {:?} against {reference_name} (node {}): {} ours {} reference {}",
@@ -243,6 +270,14 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         }),
     };
     verdict(v, Some(detail))
+}
+
+fn event_status_word(gap: bool) -> &'static str {
+    if gap {
+        "not-implemented"
+    } else {
+        "not-applicable"
+    }
 }
 
 fn event_summary_copy(s: &nel_shape::ShapeSummary) -> Value {

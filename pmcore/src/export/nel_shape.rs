@@ -10,7 +10,8 @@
 //!   rotation quaternion (Max's with `w` negated), scale; pivot and Euler rotation are zero.
 //! * Normals as Max's render normals: a face without smoothing group uses its face normal;
 //!   otherwise the faces around a vertex that share a smoothing bit (transitively) average
-//!   their face normals.
+//!   their unit face normals — per triangle for Max 4 scenes, weighted by the corner angle
+//!   for Max 6 scenes (measured on the pairs: see [`NormalWeighting`]).
 //! * UVs of map channel 1 with `v` flipped (`1 − v`: Max's origin is bottom-left, NeL's
 //!   top-left), present only when a used material has a texture.
 //! * Material id of a face is `id mod` the material count; materials no face uses are
@@ -75,6 +76,14 @@ fn face_normal(p: &[Vec3], t: [u32; 3]) -> Vec3 {
     (b - a).cross(c - a)
 }
 
+/// The angle of triangle `t` at its corner `v` (0 for a degenerate corner).
+fn corner_angle(p: &[Vec3], t: [u32; 3], v: u32) -> f32 {
+    let Some(k) = t.iter().position(|&c| c == v) else { return 0.0 };
+    let at = |i: usize| p.get(t[(k + i) % 3] as usize).copied().unwrap_or(Vec3::ZERO);
+    let (a, b) = ((at(1) - at(0)).normalize_or_zero(), (at(2) - at(0)).normalize_or_zero());
+    a.dot(b).clamp(-1.0, 1.0).acos()
+}
+
 /// The mesh as triangles: `(corners, material, smoothing, map corners)`.
 type Triangle = ([u32; 3], u16, u32, Option<[u32; 3]>);
 
@@ -97,8 +106,33 @@ fn triangles_of(mesh: &EvalMesh) -> Vec<Triangle> {
     out
 }
 
+/// How face normals are weighted in a vertex normal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NormalWeighting {
+    /// Every triangle counts once (the shapes exported from Max 4 scenes match this).
+    #[default]
+    PerTriangle,
+    /// By the triangle's angle at the vertex, so a polygon counts once whatever its
+    /// triangulation (the shapes exported from Max 6 scenes match this).
+    ByAngle,
+}
+
+impl NormalWeighting {
+    /// The weighting of the Max release that saved a scene with root chunk `root_id`:
+    /// measured on the NeL corpus pairs, Max 4 (0x2006) per triangle, Max 6 (0x2009) by
+    /// angle; releases in between are not represented and follow Max 4.
+    pub fn for_scene_root(root_id: u16) -> Self {
+        if root_id >= 0x2009 {
+            NormalWeighting::ByAngle
+        } else {
+            NormalWeighting::PerTriangle
+        }
+    }
+}
+
 /// Render normals per triangle corner, in object space (see the module notes).
-fn render_normals(positions: &[Vec3], tris: &[Triangle]) -> Vec<[Vec3; 3]> {
+fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeighting) -> Vec<[Vec3; 3]> {
     let face_normals: Vec<Vec3> = tris.iter().map(|t| face_normal(positions, t.0).normalize_or_zero()).collect();
     let mut around: Vec<Vec<usize>> = vec![Vec::new(); positions.len()];
     for (f, t) in tris.iter().enumerate() {
@@ -132,7 +166,11 @@ fn render_normals(positions: &[Vec3], tris: &[Triangle]) -> Vec<[Vec3; 3]> {
         let mut sums: HashMap<usize, Vec3> = HashMap::new();
         for (k, &f) in faces.iter().enumerate() {
             if tris[f].2 != 0 {
-                *sums.entry(root(&mut cluster, k)).or_insert(Vec3::ZERO) += face_normals[f];
+                let w = match weighting {
+                    NormalWeighting::PerTriangle => 1.0,
+                    NormalWeighting::ByAngle => corner_angle(positions, tris[f].0, v as u32),
+                };
+                *sums.entry(root(&mut cluster, k)).or_insert(Vec3::ZERO) += face_normals[f] * w;
             }
         }
         for (k, &f) in faces.iter().enumerate() {
@@ -196,9 +234,15 @@ pub fn file_base_name(path: &str) -> &str {
 /// (object → node local), `local` the node's transform relative to its parent, `materials`
 /// the node's material list (one entry for a plain material, the sub-materials of a
 /// Multi/Sub-Object; empty for a node without material).
-pub fn build(mesh: &EvalMesh, offset: Mat4, local: &LocalTransform, materials: &[ShapeMaterial]) -> (Mesh, BuildNotes) {
+pub fn build(
+    mesh: &EvalMesh,
+    offset: Mat4,
+    local: &LocalTransform,
+    materials: &[ShapeMaterial],
+    weighting: NormalWeighting,
+) -> (Mesh, BuildNotes) {
     let tris = triangles_of(mesh);
-    let normals = render_normals(&mesh.positions, &tris);
+    let normals = render_normals(&mesh.positions, &tris, weighting);
     let normal_matrix = Mat3::from_mat4(offset).inverse().transpose();
     let material_count = materials.len().max(1);
     // Used materials in id order (optimizeMaterialUsage keeps the order of the originals).
@@ -505,7 +549,8 @@ pub fn export(file: &crate::MaxFile) -> Result<(Vec<NodeShape>, ShapeSummary), S
             mesh.uv = stored_tri_uv(&index, node, &mesh);
         }
         let materials = node_materials(&index, node);
-        let (shape, notes) = build(&mesh, object_offset(node).matrix(), &local, &materials);
+        let weighting = NormalWeighting::for_scene_root(index.root_id);
+        let (shape, notes) = build(&mesh, object_offset(node).matrix(), &local, &materials, weighting);
         shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials });
     }
     summary.shapes = shapes.len();

@@ -210,11 +210,36 @@ fn canonical(mut v: Vec<[f32; 8]>) -> Vec<[f32; 8]> {
     v
 }
 
-/// True when every vertex of `ours` matches a distinct vertex of `reference` within
-/// `tol`; `(matched, first unmatched vertex)`. Both lists are taken in canonical order;
-/// a vertex is matched to the first free reference vertex within tolerance, searched in
-/// the window of reference vertices whose x lies within the position tolerance.
-fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> (usize, Option<[f32; 8]>) {
+/// How the vertices matched: one-to-one matches, and for the rest the attribute that
+/// kept each from matching (a free reference vertex at the same position whose UV
+/// matches → `normals`; whose normal matches → `uvs`; none → `positions`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct VertexMatch {
+    /// Vertices matched one-to-one within tolerance.
+    pub matched: usize,
+    /// Unmatched because only the normal differs.
+    pub normals: usize,
+    /// Unmatched because only the UV differs.
+    pub uvs: usize,
+    /// Unmatched with no reference vertex at that position (or both attributes differ).
+    pub positions: usize,
+    /// The first unmatched vertex (position, normal, UV).
+    pub first_unmatched: Option<[f32; 8]>,
+}
+
+impl VertexMatch {
+    /// The reason class of the misses: the most frequent one.
+    pub fn reason(&self) -> &'static str {
+        let classes = [(self.positions, "positions"), (self.normals, "normals"), (self.uvs, "uvs")];
+        classes.iter().max_by_key(|(n, _)| *n).map(|(_, c)| *c).unwrap_or("positions")
+    }
+}
+
+/// Matches every vertex of `ours` to a distinct vertex of `reference` within `tol`. Both
+/// lists are taken in canonical order; a vertex takes the first free reference vertex
+/// within tolerance in the window of reference vertices whose x lies within the position
+/// tolerance.
+pub fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> VertexMatch {
     let reference = canonical(reference.to_vec());
     let ours = canonical(ours.to_vec());
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
@@ -230,29 +255,36 @@ fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> 
         (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt()
     };
     let dp = tol.position_relative * (1.0 + diagonal);
+    let near = |r: &[f32; 8], o: &[f32; 8], range: std::ops::Range<usize>, t: f32| range.into_iter().all(|k| (r[k] - o[k]).abs() <= t);
     let mut taken = vec![false; reference.len()];
-    let mut matched = 0;
-    let mut first_miss = None;
+    let mut m = VertexMatch::default();
     for o in &ours {
         let start = reference.partition_point(|r| r[0] < o[0] - dp);
-        let found = (start..reference.len()).take_while(|&i| reference[i][0] <= o[0] + dp).find(|&i| {
-            let r = &reference[i];
-            !taken[i]
-                && (0..3).all(|k| (r[k] - o[k]).abs() <= dp)
-                && (3..6).all(|k| (r[k] - o[k]).abs() <= tol.normal)
-                && (6..8).all(|k| (r[k] - o[k]).abs() <= tol.uv)
-        });
+        let window: Vec<usize> = (start..reference.len()).take_while(|&i| reference[i][0] <= o[0] + dp).collect();
+        let at_position = |i: &&usize| !taken[**i] && near(&reference[**i], o, 0..3, dp);
+        let found = window
+            .iter()
+            .filter(at_position)
+            .find(|&&i| near(&reference[i], o, 3..6, tol.normal) && near(&reference[i], o, 6..8, tol.uv))
+            .copied();
         match found {
             Some(i) => {
                 taken[i] = true;
-                matched += 1;
+                m.matched += 1;
             }
             None => {
-                first_miss.get_or_insert(*o);
+                m.first_unmatched.get_or_insert(*o);
+                if window.iter().filter(at_position).any(|&i| near(&reference[i], o, 6..8, tol.uv)) {
+                    m.normals += 1;
+                } else if window.iter().filter(at_position).any(|&i| near(&reference[i], o, 3..6, tol.normal)) {
+                    m.uvs += 1;
+                } else {
+                    m.positions += 1;
+                }
             }
         }
     }
-    (matched, first_miss)
+    m
 }
 
 /// Compares our shape's facts with a reference's.
@@ -269,13 +301,20 @@ pub fn compare(ours: &ShapeFacts, reference: &ShapeFacts) -> ShapeComparison {
         check("triangles", ours.triangles.to_string(), reference.triangles.to_string()),
     ];
     let positions = if counts.iter().all(|c| c.ok) && ours.attributes.len() == ours.vertices {
-        let (matched, miss) = match_vertices(&ours.attributes, &reference.attributes, TOLERANCE);
-        let ok = matched == ours.attributes.len() && matched == reference.attributes.len();
+        let m = match_vertices(&ours.attributes, &reference.attributes, TOLERANCE);
+        let ok = m.matched == ours.attributes.len() && m.matched == reference.attributes.len();
         Check {
-            field: "positions",
-            ours: match miss {
-                Some(v) => format!("{matched}/{} matched; first unmatched {v:?}", ours.attributes.len()),
-                None => format!("{matched}/{} matched", ours.attributes.len()),
+            field: if ok { "positions" } else { m.reason() },
+            ours: match m.first_unmatched {
+                Some(v) => format!(
+                    "{}/{} matched ({} normals, {} uvs, {} positions differ); first unmatched {v:?}",
+                    m.matched,
+                    ours.attributes.len(),
+                    m.normals,
+                    m.uvs,
+                    m.positions
+                ),
+                None => format!("{}/{} matched", m.matched, ours.attributes.len()),
             },
             reference: format!("{} vertices", reference.attributes.len()),
             ok,
