@@ -70,10 +70,23 @@ pub struct BuildNotes {
     pub uv_missing: bool,
 }
 
-/// Face normal of a triangle (unnormalised cross product, zero for a degenerate one).
+/// Face normal of a triangle, `(v1 − v0) × (v2 − v0)` (unnormalised; zero for a degenerate
+/// one). Coplanar faces weld in NeL only when their normals compare equal, so rounding
+/// decides a few welds of flat-shaded faces (see docs/exporters.md).
 fn face_normal(p: &[Vec3], t: [u32; 3]) -> Vec3 {
     let [a, b, c] = t.map(|i| p.get(i as usize).copied().unwrap_or(Vec3::ZERO));
     (b - a).cross(c - a)
+}
+
+/// `v / |v|` (Max's and NeL's normalisation: a division, not a multiplication by the
+/// reciprocal), zero for a zero vector.
+fn unit(v: Vec3) -> Vec3 {
+    let l = v.length();
+    if l > 0.0 {
+        v / l
+    } else {
+        Vec3::ZERO
+    }
 }
 
 /// The angle of triangle `t` at its corner `v` (0 for a degenerate corner).
@@ -123,7 +136,7 @@ impl NormalWeighting {
     /// measured on the NeL corpus pairs, Max 4 (0x2006) per triangle, Max 6 (0x2009) by
     /// angle; releases in between are not represented and follow Max 4.
     pub fn for_scene_root(root_id: u16) -> Self {
-        if root_id >= 0x2009 {
+        if root_id >= 0x2009 || std::env::var("FORCE_ANGLE").is_ok() {
             NormalWeighting::ByAngle
         } else {
             NormalWeighting::PerTriangle
@@ -133,7 +146,7 @@ impl NormalWeighting {
 
 /// Render normals per triangle corner, in object space (see the module notes).
 fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeighting) -> Vec<[Vec3; 3]> {
-    let face_normals: Vec<Vec3> = tris.iter().map(|t| face_normal(positions, t.0).normalize_or_zero()).collect();
+    let face_normals: Vec<Vec3> = tris.iter().map(|t| unit(face_normal(positions, t.0))).collect();
     let mut around: Vec<Vec<usize>> = vec![Vec::new(); positions.len()];
     for (f, t) in tris.iter().enumerate() {
         for v in t.0 {
@@ -177,7 +190,7 @@ fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeight
             let n = if tris[f].2 == 0 {
                 face_normals[f]
             } else {
-                sums.get(&root(&mut cluster, k)).copied().unwrap_or(Vec3::ZERO).normalize_or_zero()
+                unit(sums.get(&root(&mut cluster, k)).copied().unwrap_or(Vec3::ZERO))
             };
             for (c, &cv) in tris[f].0.iter().enumerate() {
                 if cv as usize == v {
@@ -271,7 +284,7 @@ pub fn build(
     for (f, t) in tris.iter().enumerate() {
         let pass = remap[t.1 as usize % material_count].unwrap_or(0);
         for c in 0..3 {
-            let normal = (normal_matrix * normals[f][c]).normalize_or_zero();
+            let normal = unit(normal_matrix * normals[f][c]);
             let uv = textured.then(|| {
                 let v = t.3.zip(uv_channel).and_then(|(m, ch)| ch.vertices.get(m[c] as usize).copied());
                 if v.is_none() {
@@ -280,7 +293,9 @@ pub fn build(
                 let v = v.unwrap_or(Vec2::ZERO);
                 Vec2::new(v.x, 1.0 - v.y)
             });
-            let key = (t.0[c], normal.to_array().map(f32::to_bits), uv.unwrap_or(Vec2::ZERO).to_array().map(f32::to_bits));
+            // NeL compares with float `==`: −0 equals +0 (adding +0 folds −0 into +0).
+            let bits = |x: f32| (x + 0.0).to_bits();
+            let key = (t.0[c], normal.to_array().map(bits), uv.unwrap_or(Vec2::ZERO).to_array().map(bits));
             let next = corners.len() as u32;
             let index = *keys.entry(key).or_insert_with(|| {
                 corners.push(Corner { vertex: t.0[c], normal, uv });
@@ -422,6 +437,9 @@ pub enum ShapeError {
 
 /// Multi/Sub-Object material Class ID.
 pub const MULTI_MATERIAL: [u32; 2] = [0x0200, 0];
+/// Standard material Class ID, and the map slot of its diffuse map (`ID_DI`).
+pub const STANDARD_MATERIAL: [u32; 2] = [0x0002, 0];
+const STANDARD_DIFFUSE_SLOT: usize = 1;
 /// Bitmap texture Class ID.
 pub const BITMAP_TEXTURE: [u32; 2] = [0x0240, 0];
 /// Editable Mesh texture vertices (`u32 n`, n × 3 `f32`) and texture faces (`u32 n`,
@@ -451,13 +469,22 @@ pub fn node_materials(
     leaves.into_iter().map(|m| ShapeMaterial { texture: bitmap_of(index, m), opacity: 255, diffuse: [128; 3], ..Default::default() }).collect()
 }
 
-/// The file name of the first Bitmap texture reachable from material `m` through
-/// references (depth-first, not entering other materials or nodes; bounded by the
-/// object count).
+/// The stage-0 bitmap of material `m`: a Standard material's diffuse map when it is a
+/// Bitmap; for other materials (the NeL Material keeps its textures in its own parameter
+/// blocks) the first Bitmap reachable through references (depth-first, not entering other
+/// materials — a NeL Material's Standard delegate — or nodes; bounded by the object count).
 fn bitmap_of(
     index: &crate::model::scene_index::SceneIndex<'_>,
     m: &crate::model::scene_index::SceneObject<'_>,
 ) -> Option<String> {
+    if m.class.as_ref().is_some_and(|c| c.class_id == STANDARD_MATERIAL) {
+        // Standard: the diffuse map only (Texmaps at reference 1; map slot k at reference
+        // 2k + 1, the diffuse slot is 1).
+        let texmaps = index.get(m.reference(1)?)?;
+        let map = index.get(texmaps.reference(2 * STANDARD_DIFFUSE_SLOT + 1)?)?;
+        let is_bitmap = map.class.as_ref().is_some_and(|c| c.class_id == BITMAP_TEXTURE);
+        return if is_bitmap { bitmap_file_name(index, map) } else { None };
+    }
     let mut seen = vec![false; index.objects.len()];
     let mut stack: Vec<usize> = m.references().into_iter().rev().filter_map(|(_, t)| t).collect();
     while let Some(i) = stack.pop() {
