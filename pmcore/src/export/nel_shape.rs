@@ -364,7 +364,8 @@ pub fn build(
         bbox: [((lo + hi) / 2.0).to_array(), ((hi - lo) / 2.0).to_array()],
         skinned: 0,
     };
-    let mut texture_id = 0u64;
+    // Poly-pointer ids are per stream: the shape itself is 1, textures follow.
+    let mut texture_id = 1u64;
     let nel_materials = (0..material_count)
         .filter(|&i| used[i])
         .map(|i| {
@@ -545,8 +546,28 @@ fn stored_tri_uv(
     faces.iter().flatten().all(|&i| (i as usize) < nv).then_some(crate::eval::mesh::MapChannel { vertices, faces })
 }
 
-/// Builds one shape per evaluated geometry node of `file`.
+/// Builds one shape per evaluated geometry node of `file`, normals weighted as the Max
+/// release that saved it does.
 pub fn export(file: &crate::MaxFile) -> Result<(Vec<NodeShape>, ShapeSummary), ShapeError> {
+    export_with(file, None)
+}
+
+impl NormalWeighting {
+    /// The other rule (T3 uses it to tell a reference exported from another release's
+    /// revision of the scene from a wrong normal).
+    pub fn other(self) -> Self {
+        match self {
+            NormalWeighting::PerTriangle => NormalWeighting::ByAngle,
+            NormalWeighting::ByAngle => NormalWeighting::PerTriangle,
+        }
+    }
+}
+
+/// [`export`] with the normal weighting forced (`None`: the saving release's rule).
+pub fn export_with(
+    file: &crate::MaxFile,
+    weighting: Option<NormalWeighting>,
+) -> Result<(Vec<NodeShape>, ShapeSummary), ShapeError> {
     use crate::eval::{Evaluated, NodeOutcome};
     use crate::model::controllers::{local_transform, object_offset};
     let trees = crate::model::scene_index::SceneTrees::of(file).ok_or(ShapeError::NoScene)?;
@@ -576,7 +597,7 @@ pub fn export(file: &crate::MaxFile) -> Result<(Vec<NodeShape>, ShapeSummary), S
             mesh.uv = stored_tri_uv(&index, node, &mesh);
         }
         let materials = node_materials(&index, node);
-        let weighting = NormalWeighting::for_scene_root(index.root_id);
+        let weighting = weighting.unwrap_or(NormalWeighting::for_scene_root(index.root_id));
         let (shape, notes) = build(&mesh, object_offset(node).matrix(), &local, &materials, weighting);
         shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials });
     }
@@ -587,3 +608,192 @@ pub fn export(file: &crate::MaxFile) -> Result<(Vec<NodeShape>, ShapeSummary), S
 /// `BitmapInfo` children: file path and device name (UTF-16).
 const BITMAP_INFO_NAME: u16 = 0x1230;
 const BITMAP_INFO_DEVICE: u16 = 0x1240;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::mesh::{FaceRule, MapChannel, Polygon};
+    use crate::nel::mesh::VALUE_TEXCOORD0;
+    use proptest::prelude::*;
+
+    /// A unit cube: 8 vertices, 6 quads (outward winding), smoothing per face from `sm`.
+    fn cube(sm: [u32; 6]) -> EvalMesh {
+        let positions = (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
+        let quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
+        let polygons = quads
+            .iter()
+            .zip(sm)
+            .map(|(q, s)| Polygon { smoothing: s, ..Polygon::new(q.to_vec()) })
+            .collect();
+        EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
+    }
+
+    fn geom(m: &Mesh) -> &MeshGeom {
+        m.body.typed().unwrap().geom.typed().unwrap()
+    }
+
+    fn material(texture: Option<&str>) -> ShapeMaterial {
+        ShapeMaterial { texture: texture.map(str::to_string), opacity: 255, ..Default::default() }
+    }
+
+    #[test]
+    fn a_flat_cube_has_24_vertices_and_a_smooth_one_8() {
+        // Worked by hand: flat faces give each face its own 4 corners (6 × 4 = 24); one
+        // smoothing group shares every corner of a vertex (8); 12 triangles either way.
+        let id = LocalTransform::default();
+        for (sm, vertices) in [([0; 6], 24), ([1; 6], 8), ([1, 1, 2, 2, 4, 4], 24)] {
+            let (m, notes) = build(&cube(sm), Mat4::IDENTITY, &id, &[], NormalWeighting::PerTriangle);
+            assert_eq!((notes.vertices, notes.triangles), (vertices, 12), "{sm:?}");
+            let g = geom(&m);
+            assert_eq!(g.vbuffer.num_vertices as usize, vertices);
+            assert_eq!(g.vbuffer.flags, 0b11, "position + normal, no UV without a texture");
+        }
+        // Groups 1 and 3 share bit 1: transitively one cluster, 8 vertices.
+        let (_, notes) = build(&cube([1, 3, 2, 2, 2, 2]), Mat4::IDENTITY, &id, &[], NormalWeighting::PerTriangle);
+        assert_eq!(notes.vertices, 8);
+    }
+
+    #[test]
+    fn a_smooth_cube_corner_normal_points_out_along_the_diagonal() {
+        let (m, _) = build(&cube([1; 6]), Mat4::IDENTITY, &LocalTransform::default(), &[], NormalWeighting::ByAngle);
+        let g = geom(&m);
+        let positions = g.vbuffer.floats(VALUE_POSITION).unwrap();
+        let normals = g.vbuffer.floats(VALUE_NORMAL).unwrap();
+        let i = positions.iter().position(|p| p == &vec![1.0, 1.0, 1.0]).unwrap();
+        let k = 1.0 / 3f32.sqrt();
+        for c in &normals[i] {
+            assert!((c - k).abs() < 1e-6, "{:?}", normals[i]);
+        }
+    }
+
+    #[test]
+    fn uvs_split_vertices_and_are_flipped_only_for_textured_materials() {
+        let mut mesh = cube([1; 6]);
+        // One map vertex per corner of each face: every face its own UV island.
+        let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]].map(|p| Vec2::from_array(p));
+        mesh.uv = Some(MapChannel {
+            vertices: corners.to_vec(),
+            faces: (0..6).map(|_| vec![0, 1, 2, 3]).collect(),
+        });
+        let id = LocalTransform::default();
+        let (m, notes) = build(&mesh, Mat4::IDENTITY, &id, &[material(Some("c:\\maps\\a.tga"))], NormalWeighting::ByAngle);
+        let g = geom(&m);
+        assert_eq!(g.vbuffer.flags, 0b111);
+        assert!(!notes.uv_missing);
+        // Each cube vertex is on 3 faces with different map corners here: 8 × 3 = 24.
+        assert_eq!(notes.vertices, 24);
+        let uvs = g.vbuffer.floats(VALUE_TEXCOORD0).unwrap();
+        assert!(uvs.iter().all(|uv| [0.0, 1.0].contains(&uv[1])), "v flipped: 1 − v of 0 / 1");
+        let base = &m.body.typed().unwrap().base;
+        assert!(matches!(&base.materials[0].stages[0].texture,
+            TexturePtr::Owned(2, Texture::File { file_name, .. }) if file_name == "a.tga"));
+        // Untextured: UVs are not written and do not split vertices.
+        let (_, notes) = build(&mesh, Mat4::IDENTITY, &id, &[material(None)], NormalWeighting::ByAngle);
+        assert_eq!(notes.vertices, 8);
+    }
+
+    #[test]
+    fn unused_materials_are_dropped_and_ids_wrap_modulo_the_material_count() {
+        let mut mesh = cube([0; 6]);
+        for (i, p) in mesh.polygons.iter_mut().enumerate() {
+            p.material = [0, 4, 0, 4, 0, 4][i]; // 4 mod 3 = material 1
+        }
+        let mats = [material(Some("a.tga")), material(Some("b.tga")), material(Some("c.tga"))];
+        let (m, _) = build(&mesh, Mat4::IDENTITY, &LocalTransform::default(), &mats, NormalWeighting::PerTriangle);
+        let body = m.body.typed().unwrap();
+        assert_eq!(body.base.materials.len(), 2, "material 2 is unused");
+        let passes = &geom(&m).matrix_blocks[0].rdr_passes;
+        assert_eq!(passes.iter().map(|p| (p.material_id, p.pblock.triangles().len() / 3)).collect::<Vec<_>>(), [(0, 6), (1, 6)]);
+    }
+
+    #[test]
+    fn the_object_offset_moves_vertices_and_the_node_transform_goes_to_the_defaults() {
+        let offset = Mat4::from_translation(Vec3::new(10.0, 0.0, 0.0));
+        let local = LocalTransform { translation: Vec3::new(1.0, 2.0, 3.0), ..Default::default() };
+        let (m, _) = build(&cube([1; 6]), offset, &local, &[], NormalWeighting::PerTriangle);
+        let body = m.body.typed().unwrap();
+        assert_eq!(body.base.default_pos_pivot_euler[0], [1.0, 2.0, 3.0]);
+        assert_eq!(body.base.default_rot_quat, [-0.0, -0.0, -0.0, -1.0], "NeL's identity: Max's quaternion with w negated");
+        let xs: Vec<f32> = geom(&m).vbuffer.floats(VALUE_POSITION).unwrap().iter().map(|p| p[0]).collect();
+        assert!(xs.iter().all(|x| *x == 10.0 || *x == 11.0));
+        assert_eq!(geom(&m).bbox, [[10.5, 0.5, 0.5], [0.5, 0.5, 0.5]]);
+    }
+
+    fn arbitrary_mesh() -> impl Strategy<Value = (EvalMesh, Vec<ShapeMaterial>)> {
+        let coord = -4i32..4;
+        (prop::collection::vec((coord.clone(), coord.clone(), coord), 3..12), 1usize..4).prop_flat_map(|(points, nmat)| {
+            let n = points.len() as u32;
+            let faces = prop::collection::vec(
+                (prop::array::uniform3(0..n), 0u32..4, 0u16..6, prop::array::uniform3(0u32..4)),
+                1..20,
+            );
+            (Just(points), Just(nmat), faces, any::<bool>())
+        })
+        .prop_map(|(points, nmat, faces, textured)| {
+            let positions = points.iter().map(|&(x, y, z)| Vec3::new(x as f32, y as f32, z as f32)).collect();
+            let polygons = faces
+                .iter()
+                .map(|(c, sm, mat, _)| Polygon { smoothing: *sm, material: *mat, ..Polygon::new(c.to_vec()) })
+                .collect();
+            let uv = MapChannel {
+                vertices: (0..4).map(|i| Vec2::new(i as f32 * 0.25, 0.5)).collect(),
+                faces: faces.iter().map(|f| f.3.to_vec()).collect(),
+            };
+            let mats = (0..nmat).map(|i| material((textured && i == 0).then_some("t.tga"))).collect();
+            (EvalMesh { positions, polygons, uv: Some(uv), rule: FaceRule::Triangles }, mats)
+        })
+    }
+
+    proptest! {
+        /// Welding: every triangle corner lands on a vertex-buffer entry holding its Max
+        /// vertex's position; no two entries carry the same (position, normal, UV) of the same
+        /// Max vertex; every entry is used; and the bytes re-read through the NeL reader.
+        #[test]
+        fn welding_keeps_every_corner_and_merges_only_equal_attributes((mesh, mats) in arbitrary_mesh()) {
+            let (m, notes) = build(&mesh, Mat4::IDENTITY, &LocalTransform::default(), &mats, NormalWeighting::ByAngle);
+            let g = geom(&m);
+            let positions = g.vbuffer.floats(VALUE_POSITION).unwrap();
+            let normals = g.vbuffer.floats(VALUE_NORMAL).unwrap();
+            let uvs = g.vbuffer.floats(VALUE_TEXCOORD0);
+            let tris: Vec<[u32; 3]> = mesh.polygons.iter().map(|p| [p.corners[0], p.corners[1], p.corners[2]]).collect();
+            let indices: Vec<u32> = g.matrix_blocks[0].rdr_passes.iter().flat_map(|p| p.pblock.triangles().to_vec()).collect();
+            prop_assert_eq!(indices.len(), tris.len() * 3);
+            prop_assert_eq!(notes.triangles, tris.len());
+            let mut used = vec![false; positions.len()];
+            for &i in &indices {
+                used[i as usize] = true;
+            }
+            prop_assert!(used.iter().all(|u| *u));
+            let mut keys = std::collections::HashSet::new();
+            for i in 0..positions.len() {
+                let key = (positions[i].iter().chain(&normals[i]).chain(uvs.as_ref().map(|u| &u[i][..]).unwrap_or(&[]))
+                    .map(|x| (x + 0.0).to_bits()).collect::<Vec<_>>(),);
+                prop_assert!(keys.insert(key), "two entries with equal attributes at the same position");
+            }
+            // Per render pass, each triangle's corners are at its Max vertices' positions.
+            let mut by_material: Vec<Vec<&[u32; 3]>> = Vec::new();
+            let count = mats.len();
+            let mut order: Vec<usize> = Vec::new();
+            for p in &mesh.polygons {
+                let id = p.material as usize % count;
+                if !order.contains(&id) { order.push(id); }
+            }
+            order.sort();
+            for id in &order {
+                by_material.push(tris.iter().zip(&mesh.polygons).filter(|(_, p)| p.material as usize % count == *id).map(|(t, _)| t).collect());
+            }
+            for (pass, tris) in g.matrix_blocks[0].rdr_passes.iter().zip(&by_material) {
+                for (k, t) in tris.iter().enumerate() {
+                    for c in 0..3 {
+                        let vb = pass.pblock.triangles()[3 * k + c] as usize;
+                        prop_assert_eq!(&positions[vb], &mesh.positions[t[c] as usize].to_array().to_vec());
+                    }
+                }
+            }
+            let bytes = write(&m);
+            let back = crate::nel::read(&bytes).unwrap();
+            prop_assert!(back.opaque_runs.is_empty());
+            prop_assert_eq!(crate::nel::write(&back.file), bytes);
+        }
+    }
+}

@@ -336,3 +336,77 @@ pub fn compare(ours: &ShapeFacts, reference: &ShapeFacts) -> ShapeComparison {
     checks.push(positions);
     ShapeComparison { level, structure_equal: s_ok, counts_exact: c_ok, positions_within: positions_ok, checks }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(attributes: Vec<[f32; 8]>) -> ShapeFacts {
+        ShapeFacts {
+            class: "CMesh".into(),
+            materials: 1,
+            textures: vec!["a.tga".into()],
+            vertex_format: 0x7,
+            vertices: attributes.len(),
+            triangles: 1,
+            attributes,
+        }
+    }
+
+    fn triangle() -> Vec<[f32; 8]> {
+        vec![
+            [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0],
+            [10.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0],
+            [0.0, 10.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+        ]
+    }
+
+    #[test]
+    fn vertex_order_does_not_matter_and_small_differences_are_within_tolerance() {
+        let mut ours = triangle();
+        ours.reverse();
+        ours[0][0] += 0.005; // 1e-3 of (1 + diagonal 14.1) = 0.015
+        ours[1][3] += 0.01; // normal component within 2e-2
+        let c = compare(&facts(ours), &facts(triangle()));
+        assert_eq!(c.level, Level::Positions, "{c:?}");
+        assert!(c.first_miss().is_none() && c.structure_equal && c.counts_exact && c.positions_within);
+    }
+
+    #[test]
+    fn each_miss_names_its_reason_class() {
+        let mut ours = triangle();
+        ours[2][5] = -1.0;
+        let c = compare(&facts(ours), &facts(triangle()));
+        assert_eq!((c.level, c.first_miss().unwrap().field), (Level::Counts, "normals"));
+        let mut ours = triangle();
+        ours[1][6] = 0.5;
+        assert_eq!(compare(&facts(ours), &facts(triangle())).first_miss().unwrap().field, "uvs");
+        let mut ours = triangle();
+        ours[1][1] = 3.0;
+        assert_eq!(compare(&facts(ours), &facts(triangle())).first_miss().unwrap().field, "positions");
+        // One vertex more: counts differ, positions are not compared, the level is structure.
+        let mut ours = triangle();
+        ours.push(triangle()[0]);
+        let c = compare(&facts(ours), &facts(triangle()));
+        assert_eq!((c.level, c.first_miss().unwrap().field), (Level::Structure, "vertices"));
+        assert!(!c.positions_within);
+        // A texture name differs while counts are exact: level none, counts still reported.
+        let mut other = facts(triangle());
+        other.textures = vec!["b.tga".into()];
+        let c = compare(&facts(triangle()), &other);
+        assert_eq!((c.level, c.counts_exact, c.first_miss().unwrap().field), (Level::None, true, "textures"));
+    }
+
+    #[test]
+    fn two_equal_vertices_must_match_two_reference_vertices() {
+        let ours = vec![triangle()[0], triangle()[0], triangle()[1]];
+        let reference = vec![triangle()[0], triangle()[1], triangle()[2]];
+        let m = match_vertices(&ours, &reference, TOLERANCE);
+        assert_eq!(m.matched, 2, "a reference vertex is taken once");
+    }
+
+    #[test]
+    fn a_non_mesh_or_unreadable_reference_is_an_error_not_a_match() {
+        assert!(matches!(file_facts(b"not nel"), Err(FactsError::NotShape(_))));
+    }
+}
