@@ -68,7 +68,9 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
     let mut names: Vec<String> =
         if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
     // The shape exporter joins the defaults when a reference folder is a NeL corpus.
-    if opts.exports.is_empty() && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file() && r.join("shape").is_dir()) {
+    if opts.exports.is_empty()
+        && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file() && r.join("shape").is_dir())
+    {
         names.push(crate::shape::NAME.into());
     }
     let stem =

@@ -42,9 +42,7 @@ fn manifest_rows(text: &str) -> Vec<Vec<(String, String)>> {
     let mut lines = text.lines();
     let Some(header) = lines.next() else { return Vec::new() };
     let names: Vec<&str> = header.split('\t').collect();
-    lines
-        .map(|l| names.iter().zip(l.split('\t')).map(|(n, v)| (n.to_string(), v.to_string())).collect())
-        .collect()
+    lines.map(|l| names.iter().zip(l.split('\t')).map(|(n, v)| (n.to_string(), v.to_string())).collect()).collect()
 }
 
 fn field<'a>(row: &'a [(String, String)], name: &str) -> &'a str {
@@ -58,7 +56,8 @@ pub fn references(source: &str, stem: &str, dirs: &[PathBuf]) -> References {
         let Ok(text) = std::fs::read_to_string(dir.join("manifest.tsv")) else { continue };
         let rows = manifest_rows(&text);
         let scene = rows.iter().find(|r| {
-            field(r, "kind") == "max" && Path::new(field(r, "file")).file_name().is_some_and(|n| n == file_name.as_str())
+            field(r, "kind") == "max"
+                && Path::new(field(r, "file")).file_name().is_some_and(|n| n == file_name.as_str())
         });
         let Some(scene) = scene else { continue };
         let pairs: Vec<&str> = field(scene, "pairs_with").split(';').filter(|s| !s.is_empty()).collect();
@@ -156,7 +155,12 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
             event.status = "error".into();
             event.summary = json!({ "error": e.to_string(), "chunk_path": "Scene" });
             sink.emit(Event::Export(event));
-            let m = Mismatch { kind: "export-error".into(), message: e.to_string(), chunk_path: "Scene".into(), ..Default::default() };
+            let m = Mismatch {
+                kind: "export-error".into(),
+                message: e.to_string(),
+                chunk_path: "Scene".into(),
+                ..Default::default()
+            };
             return verdict(Verdict::Fail(m), None);
         }
     };
@@ -167,7 +171,8 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         let gap = !(summary.stopped.is_empty() && summary.count_only.is_empty() && summary.unplaced.is_empty());
         event.status = if gap { "not-implemented" } else { "not-applicable" }.into();
         sink.emit(Event::Export(event));
-        let mut classes: Vec<String> = summary.stopped.iter().map(|s| format!("{} {}", s.class_name, s.class_id)).collect();
+        let mut classes: Vec<String> =
+            summary.stopped.iter().map(|s| format!("{} {}", s.class_name, s.class_id)).collect();
         classes.sort();
         classes.dedup();
         let why = format!(
@@ -213,7 +218,10 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     let mut refs = Vec::new();
     let mut unreadable = Vec::new();
     for p in &paths {
-        match std::fs::read(p).map_err(|e| e.to_string()).and_then(|b| shape_t3::file_facts(&b).map_err(|e| e.to_string())) {
+        match std::fs::read(p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| shape_t3::file_facts(&b).map_err(|e| e.to_string()))
+        {
             Ok(f) => refs.push((p.clone(), f)),
             Err(e) => unreadable.push(format!("{}: {e}", p.display())),
         }
@@ -349,9 +357,16 @@ mod tests {
             shape/a__t.shape\tnel_shape\to/r\tout/t.shape\t\n";
         std::fs::write(dir.path().join("manifest.tsv"), manifest).unwrap();
         let dirs = vec![dir.path().to_path_buf()];
-        assert_eq!(references("x/a__s.max", "a__s", &dirs), References::Found(vec![dir.path().join("shape/a__s.shape")]));
-        assert!(matches!(references("a__lonely.max", "a__lonely", &dirs), References::Missing(r) if r.contains("no .shape")));
-        assert!(matches!(references("other.max", "other", &dirs), References::Missing(r) if r.starts_with("no-reference")));
+        assert_eq!(
+            references("x/a__s.max", "a__s", &dirs),
+            References::Found(vec![dir.path().join("shape/a__s.shape")])
+        );
+        assert!(
+            matches!(references("a__lonely.max", "a__lonely", &dirs), References::Missing(r) if r.contains("no .shape"))
+        );
+        assert!(
+            matches!(references("other.max", "other", &dirs), References::Missing(r) if r.starts_with("no-reference"))
+        );
         assert!(matches!(references("other.max", "other", &[]), References::Missing(r) if r.contains("--reference")));
     }
 }

@@ -467,7 +467,10 @@ pub fn node_materials(
         } else {
             vec![top]
         };
-    leaves.into_iter().map(|m| ShapeMaterial { texture: bitmap_of(index, m), opacity: 255, diffuse: [128; 3], ..Default::default() }).collect()
+    leaves
+        .into_iter()
+        .map(|m| ShapeMaterial { texture: bitmap_of(index, m), opacity: 255, diffuse: [128; 3], ..Default::default() })
+        .collect()
 }
 
 /// The stage-0 bitmap of material `m`: a Standard material's diffuse map when it is a
@@ -531,7 +534,8 @@ fn stored_tri_uv(
     let buffers = base.chunk.child(crate::model::geometry::GEOM_BUFFERS)?;
     let verts = buffers.child(TRI_TVERTS)?.payload()?;
     let faces = buffers.child(TRI_TVFACES)?.payload()?;
-    let words = |p: &[u8]| -> Vec<u32> { p.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect() };
+    let words =
+        |p: &[u8]| -> Vec<u32> { p.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect() };
     let (v, f) = (words(verts), words(faces));
     let nv = *v.first()? as usize;
     let nf = *f.first()? as usize;
@@ -618,13 +622,11 @@ mod tests {
 
     /// A unit cube: 8 vertices, 6 quads (outward winding), smoothing per face from `sm`.
     fn cube(sm: [u32; 6]) -> EvalMesh {
-        let positions = (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
+        let positions =
+            (0..8).map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32)).collect();
         let quads = [[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]];
-        let polygons = quads
-            .iter()
-            .zip(sm)
-            .map(|(q, s)| Polygon { smoothing: s, ..Polygon::new(q.to_vec()) })
-            .collect();
+        let polygons =
+            quads.iter().zip(sm).map(|(q, s)| Polygon { smoothing: s, ..Polygon::new(q.to_vec()) }).collect();
         EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
     }
 
@@ -648,9 +650,11 @@ mod tests {
             assert_eq!(g.vbuffer.num_vertices as usize, vertices);
             assert_eq!(g.vbuffer.flags, 0b11, "position + normal, no UV without a texture");
         }
-        // Groups 1 and 3 share bit 1: transitively one cluster, 8 vertices.
+        // Bottom 1, top 3, sides 2: at a top corner the top (3) shares bit 2 with both sides,
+        // one normal; at a bottom corner the bottom (1) shares no bit with the sides, two
+        // normals: 4 + 4 × 2 = 12.
         let (_, notes) = build(&cube([1, 3, 2, 2, 2, 2]), Mat4::IDENTITY, &id, &[], NormalWeighting::PerTriangle);
-        assert_eq!(notes.vertices, 8);
+        assert_eq!(notes.vertices, 12);
     }
 
     #[test]
@@ -669,14 +673,15 @@ mod tests {
     #[test]
     fn uvs_split_vertices_and_are_flipped_only_for_textured_materials() {
         let mut mesh = cube([1; 6]);
-        // One map vertex per corner of each face: every face its own UV island.
-        let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]].map(|p| Vec2::from_array(p));
+        // Every face its own UV island: face f maps to u in [f, f + 1], v in [0, 1].
+        let corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
         mesh.uv = Some(MapChannel {
-            vertices: corners.to_vec(),
-            faces: (0..6).map(|_| vec![0, 1, 2, 3]).collect(),
+            vertices: (0..6).flat_map(|f| corners.map(|[u, v]| Vec2::new(u + f as f32, v))).collect(),
+            faces: (0..6).map(|f| (4 * f..4 * f + 4).collect()).collect(),
         });
         let id = LocalTransform::default();
-        let (m, notes) = build(&mesh, Mat4::IDENTITY, &id, &[material(Some("c:\\maps\\a.tga"))], NormalWeighting::ByAngle);
+        let (m, notes) =
+            build(&mesh, Mat4::IDENTITY, &id, &[material(Some("c:\\maps\\a.tga"))], NormalWeighting::ByAngle);
         let g = geom(&m);
         assert_eq!(g.vbuffer.flags, 0b111);
         assert!(!notes.uv_missing);
@@ -703,7 +708,10 @@ mod tests {
         let body = m.body.typed().unwrap();
         assert_eq!(body.base.materials.len(), 2, "material 2 is unused");
         let passes = &geom(&m).matrix_blocks[0].rdr_passes;
-        assert_eq!(passes.iter().map(|p| (p.material_id, p.pblock.triangles().len() / 3)).collect::<Vec<_>>(), [(0, 6), (1, 6)]);
+        assert_eq!(
+            passes.iter().map(|p| (p.material_id, p.pblock.triangles().len() / 3)).collect::<Vec<_>>(),
+            [(0, 6), (1, 6)]
+        );
     }
 
     #[test]
@@ -713,7 +721,11 @@ mod tests {
         let (m, _) = build(&cube([1; 6]), offset, &local, &[], NormalWeighting::PerTriangle);
         let body = m.body.typed().unwrap();
         assert_eq!(body.base.default_pos_pivot_euler[0], [1.0, 2.0, 3.0]);
-        assert_eq!(body.base.default_rot_quat, [-0.0, -0.0, -0.0, -1.0], "NeL's identity: Max's quaternion with w negated");
+        assert_eq!(
+            body.base.default_rot_quat,
+            [-0.0, -0.0, -0.0, -1.0],
+            "NeL's identity: Max's quaternion with w negated"
+        );
         let xs: Vec<f32> = geom(&m).vbuffer.floats(VALUE_POSITION).unwrap().iter().map(|p| p[0]).collect();
         assert!(xs.iter().all(|x| *x == 10.0 || *x == 11.0));
         assert_eq!(geom(&m).bbox, [[10.5, 0.5, 0.5], [0.5, 0.5, 0.5]]);
@@ -721,27 +733,28 @@ mod tests {
 
     fn arbitrary_mesh() -> impl Strategy<Value = (EvalMesh, Vec<ShapeMaterial>)> {
         let coord = -4i32..4;
-        (prop::collection::vec((coord.clone(), coord.clone(), coord), 3..12), 1usize..4).prop_flat_map(|(points, nmat)| {
-            let n = points.len() as u32;
-            let faces = prop::collection::vec(
-                (prop::array::uniform3(0..n), 0u32..4, 0u16..6, prop::array::uniform3(0u32..4)),
-                1..20,
-            );
-            (Just(points), Just(nmat), faces, any::<bool>())
-        })
-        .prop_map(|(points, nmat, faces, textured)| {
-            let positions = points.iter().map(|&(x, y, z)| Vec3::new(x as f32, y as f32, z as f32)).collect();
-            let polygons = faces
-                .iter()
-                .map(|(c, sm, mat, _)| Polygon { smoothing: *sm, material: *mat, ..Polygon::new(c.to_vec()) })
-                .collect();
-            let uv = MapChannel {
-                vertices: (0..4).map(|i| Vec2::new(i as f32 * 0.25, 0.5)).collect(),
-                faces: faces.iter().map(|f| f.3.to_vec()).collect(),
-            };
-            let mats = (0..nmat).map(|i| material((textured && i == 0).then_some("t.tga"))).collect();
-            (EvalMesh { positions, polygons, uv: Some(uv), rule: FaceRule::Triangles }, mats)
-        })
+        (prop::collection::vec((coord.clone(), coord.clone(), coord), 3..12), 1usize..4)
+            .prop_flat_map(|(points, nmat)| {
+                let n = points.len() as u32;
+                let faces = prop::collection::vec(
+                    (prop::array::uniform3(0..n), 0u32..4, 0u16..6, prop::array::uniform3(0u32..4)),
+                    1..20,
+                );
+                (Just(points), Just(nmat), faces, any::<bool>())
+            })
+            .prop_map(|(points, nmat, faces, textured)| {
+                let positions = points.iter().map(|&(x, y, z)| Vec3::new(x as f32, y as f32, z as f32)).collect();
+                let polygons = faces
+                    .iter()
+                    .map(|(c, sm, mat, _)| Polygon { smoothing: *sm, material: *mat, ..Polygon::new(c.to_vec()) })
+                    .collect();
+                let uv = MapChannel {
+                    vertices: (0..4).map(|i| Vec2::new(i as f32 * 0.25, 0.5)).collect(),
+                    faces: faces.iter().map(|f| f.3.to_vec()).collect(),
+                };
+                let mats = (0..nmat).map(|i| material((textured && i == 0).then_some("t.tga"))).collect();
+                (EvalMesh { positions, polygons, uv: Some(uv), rule: FaceRule::Triangles }, mats)
+            })
     }
 
     proptest! {
@@ -764,13 +777,8 @@ mod tests {
                 used[i as usize] = true;
             }
             prop_assert!(used.iter().all(|u| *u));
-            let mut keys = std::collections::HashSet::new();
-            for i in 0..positions.len() {
-                let key = (positions[i].iter().chain(&normals[i]).chain(uvs.as_ref().map(|u| &u[i][..]).unwrap_or(&[]))
-                    .map(|x| (x + 0.0).to_bits()).collect::<Vec<_>>(),);
-                prop_assert!(keys.insert(key), "two entries with equal attributes at the same position");
-            }
-            // Per render pass, each triangle's corners are at its Max vertices' positions.
+            // Per render pass, each triangle's corners are at its Max vertices' positions, and
+            // no two entries of the same Max vertex carry equal attributes.
             let mut by_material: Vec<Vec<&[u32; 3]>> = Vec::new();
             let count = mats.len();
             let mut order: Vec<usize> = Vec::new();
@@ -782,13 +790,22 @@ mod tests {
             for id in &order {
                 by_material.push(tris.iter().zip(&mesh.polygons).filter(|(_, p)| p.material as usize % count == *id).map(|(t, _)| t).collect());
             }
+            let mut source = vec![u32::MAX; positions.len()];
             for (pass, tris) in g.matrix_blocks[0].rdr_passes.iter().zip(&by_material) {
                 for (k, t) in tris.iter().enumerate() {
                     for c in 0..3 {
                         let vb = pass.pblock.triangles()[3 * k + c] as usize;
                         prop_assert_eq!(&positions[vb], &mesh.positions[t[c] as usize].to_array().to_vec());
+                        prop_assert!(source[vb] == u32::MAX || source[vb] == t[c], "an entry serves one Max vertex");
+                        source[vb] = t[c];
                     }
                 }
+            }
+            let mut keys = std::collections::HashSet::new();
+            for i in 0..positions.len() {
+                let attributes: Vec<u32> = normals[i].iter().chain(uvs.as_ref().map(|u| &u[i][..]).unwrap_or(&[]))
+                    .map(|x| (x + 0.0).to_bits()).collect();
+                prop_assert!(keys.insert((source[i], attributes)), "two entries of one Max vertex with equal attributes");
             }
             let bytes = write(&m);
             let back = crate::nel::read(&bytes).unwrap();

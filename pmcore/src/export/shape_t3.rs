@@ -163,18 +163,15 @@ pub fn mesh_facts(mesh: &Mesh) -> Result<ShapeFacts, FactsError> {
                     by_id.push((*id, name.clone()));
                     name
                 }
-                TexturePtr::Shared(id) => by_id.iter().find(|(i, _)| i == id).map(|(_, n)| n.clone()).unwrap_or_default(),
+                TexturePtr::Shared(id) => {
+                    by_id.iter().find(|(i, _)| i == id).map(|(_, n)| n.clone()).unwrap_or_default()
+                }
             };
             names.push(super::nel_shape::file_base_name(&name).to_string());
         }
         per_material.push(names);
     }
-    let triangles = geom
-        .matrix_blocks
-        .iter()
-        .flat_map(|b| &b.rdr_passes)
-        .map(|p| p.pblock.triangles().len() / 3)
-        .sum();
+    let triangles = geom.matrix_blocks.iter().flat_map(|b| &b.rdr_passes).map(|p| p.pblock.triangles().len() / 3).sum();
     Ok(ShapeFacts {
         class: super::nel_shape::CLASS.into(),
         materials: body.base.materials.len(),
@@ -206,7 +203,9 @@ pub fn file_facts(bytes: &[u8]) -> Result<ShapeFacts, FactsError> {
 
 /// Canonical order: by position, then normal, then UV (total order on the float bits).
 fn canonical(mut v: Vec<[f32; 8]>) -> Vec<[f32; 8]> {
-    v.sort_by(|a, b| a.iter().zip(b).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal));
+    v.sort_by(|a, b| {
+        a.iter().zip(b).map(|(x, y)| x.total_cmp(y)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+    });
     v
 }
 
@@ -249,13 +248,11 @@ pub fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance)
             hi[k] = hi[k].max(r[k]);
         }
     }
-    let diagonal = if reference.is_empty() {
-        0.0
-    } else {
-        (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt()
-    };
+    let diagonal = if reference.is_empty() { 0.0 } else { (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt() };
     let dp = tol.position_relative * (1.0 + diagonal);
-    let near = |r: &[f32; 8], o: &[f32; 8], range: std::ops::Range<usize>, t: f32| range.into_iter().all(|k| (r[k] - o[k]).abs() <= t);
+    let near = |r: &[f32; 8], o: &[f32; 8], range: std::ops::Range<usize>, t: f32| {
+        range.into_iter().all(|k| (r[k] - o[k]).abs() <= t)
+    };
     let mut taken = vec![false; reference.len()];
     let mut m = VertexMatch::default();
     for o in &ours {
