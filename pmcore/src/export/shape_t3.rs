@@ -237,7 +237,8 @@ impl VertexMatch {
 /// Matches every vertex of `ours` to a distinct vertex of `reference` within `tol`. Both
 /// lists are taken in canonical order; a vertex takes the first free reference vertex
 /// within tolerance in the window of reference vertices whose x lies within the position
-/// tolerance.
+/// tolerance (greedy: exact for vertices farther apart than the tolerance, which welded
+/// vertices with distinct attributes are).
 pub fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> VertexMatch {
     let reference = canonical(reference.to_vec());
     let ours = canonical(ours.to_vec());
@@ -400,6 +401,29 @@ mod tests {
         let reference = vec![triangle()[0], triangle()[1], triangle()[2]];
         let m = match_vertices(&ours, &reference, TOLERANCE);
         assert_eq!(m.matched, 2, "a reference vertex is taken once");
+    }
+
+    proptest::proptest! {
+        /// Any order of the same vertices reaches positions; one vertex moved well beyond
+        /// the tolerance does not.
+        #[test]
+        fn canonical_order_makes_the_comparison_order_free(
+            points in proptest::collection::vec(proptest::array::uniform8(-50i16..50), 1..40),
+            rotate in 0usize..40,
+            moved in 0usize..40,
+        ) {
+            let reference: Vec<[f32; 8]> = points.iter().map(|p| p.map(|x| f32::from(x) / 10.0)).collect();
+            let mut ours = reference.clone();
+            let r = rotate % ours.len();
+            ours.rotate_left(r);
+            ours.reverse();
+            proptest::prop_assert_eq!(compare(&facts(ours.clone()), &facts(reference.clone())).level, Level::Positions);
+            let m = moved % ours.len();
+            ours[m][2] += 1000.0;
+            let c = compare(&facts(ours), &facts(reference));
+            proptest::prop_assert_eq!(c.level, Level::Counts);
+            proptest::prop_assert!(!c.positions_within);
+        }
     }
 
     #[test]
