@@ -19,9 +19,10 @@ struct Cli {
     /// Tiers to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs),
+    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs, shape),
     /// comma-separated; `obj-base` writes base objects without their modifier stacks, `pairs`
-    /// compares the file with 3ds Max's own exports found through `--reference`.
+    /// compares the file with 3ds Max's own exports found through `--reference`, `shape`
+    /// writes NeL `CMesh` shapes and compares them with the NeL exporter's (`nel-shape`).
     #[arg(long = "export", value_delimiter = ',')]
     exports: Vec<String>,
     /// Folder of reference outputs for T3, matched by relative name; repeatable (pairs

@@ -29,7 +29,8 @@ pub const EXPORTERS: [&str; 3] = ["obj", "skel", crate::summary::NAME];
 pub const PAIRS: &str = "pairs";
 /// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
 /// objects without their modifier stacks; `pairs` the comparisons with Max's own exports.
-pub const KNOWN_EXPORTERS: [&str; 5] = ["obj", "obj-base", "skel", crate::summary::NAME, PAIRS];
+/// `shape` the NeL shape exporter (run by default only beside a NeL corpus reference).
+pub const KNOWN_EXPORTERS: [&str; 6] = ["obj", "obj-base", "skel", crate::summary::NAME, PAIRS, crate::shape::NAME];
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {
@@ -64,8 +65,14 @@ enum Outcome {
 /// Runs the requested exporters (all of them when only tier T3 was asked for) on the file
 /// read from `source` and returns one T3 verdict per exporter.
 pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    let names: Vec<String> =
+    let mut names: Vec<String> =
         if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
+    // The shape exporter joins the defaults when a reference folder is a NeL corpus.
+    if opts.exports.is_empty()
+        && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file() && r.join("shape").is_dir())
+    {
+        names.push(crate::shape::NAME.into());
+    }
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
     let pairs_asked = names.iter().any(|n| n == PAIRS)
@@ -75,6 +82,7 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
         .filter(|n| *n != PAIRS)
         .flat_map(|name| match name.as_str() {
             crate::summary::NAME => crate::summary::run(&stem, file, opts, sink),
+            crate::shape::NAME => crate::shape::run(source, &stem, file, opts, sink),
             _ => vec![run_one(name, &stem, file, opts, sink)],
         })
         .collect();

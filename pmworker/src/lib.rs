@@ -13,6 +13,7 @@ pub mod memory;
 pub mod nel;
 pub mod pairs;
 pub mod pipeline;
+pub mod shape;
 pub mod slot;
 pub mod summary;
 pub mod t2;

@@ -348,7 +348,22 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
-            prim::sphere_mesh(&q)
+            // Smooth (parameter 2) puts every face in smoothing group 1 (SDK sphere sample).
+            // Measured on the normals of the NeL exports of ryzom street.max: Max splits each
+            // band quad along its other diagonal (corners 1–3), and the fan around the bottom
+            // pole (vertex 0) faces outward, i.e. down.
+            let smooth = p.int_or(2, 0).map_err(pe)? != 0;
+            prim::sphere_mesh(&q).map(|mut m| {
+                for f in &mut m.polygons {
+                    f.smoothing = u32::from(smooth);
+                    match f.corners[..] {
+                        [a, b, c, d] => f.triangles = vec![[a, b, d], [b, c, d]],
+                        [0, b, c] => f.corners = vec![0, c, b],
+                        _ => {}
+                    }
+                }
+                m
+            })
         }
         classes::GEOSPHERE => {
             let p = p()?;
