@@ -10,10 +10,11 @@
 //! keep Max's local axes. Nothing is assumed where the file says nothing: such files are
 //! compared with the conversion their root nodes carry, and the detail says so.
 
-use crate::scene::{Format, RefNode, RefScene};
+use crate::scene::{max_ticks, Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
 use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
 use pmcore::model::controllers::{object_offset, world_matrix};
+use pmcore::model::keys::world_matrix_at;
 use pmcore::model::geometry::Mesh;
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::{Mismatch, Verdict};
@@ -820,23 +821,178 @@ fn same_cycle(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && (a.is_empty() || (0..a.len()).any(|s| a.iter().cycle().skip(s).take(a.len()).eq(b.iter())))
 }
 
-fn animation(_tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, _name: &str) -> Comparison {
-    let animated: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
-    let keys: usize = animated.iter().map(|c| c.times.len()).sum();
-    let on_matched = animated.iter().filter(|c| m.max_of[c.node].is_some()).count();
-    let detail =
-        json!({ "curves": animated.len(), "keys": keys, "curves_on_matched_nodes": on_matched, "keys_compared": 0 });
-    let reason = if !reference.format.has_animation() {
-        "format carries no animation curves".to_string()
-    } else if animated.is_empty() {
-        "the reference has no animation curve with two or more keys".to_string()
-    } else {
-        format!(
-            "{} curve(s), {keys} key(s): pmcore does not type controller key tables yet (T2), nothing to sample",
-            animated.len()
-        )
+/// Max's side of a reference node's local matrix at Max time `tick`: relative to the Max
+/// node of its reference parent, or `conversion · world` for a root.
+fn max_local_at(
+    tree: &MaxTree<'_, '_>,
+    m: &Matching,
+    reference: &RefScene,
+    r: usize,
+    tick: f64,
+    conversion: &Conversion,
+) -> Result<DMat4, String> {
+    let index = tree.index;
+    let mx = m.max_of[r].ok_or("no Max node of that name")?;
+    let world = world_matrix_at(index, &index.objects[tree.nodes[mx].storage], tick).map_err(|e| e.to_string())?;
+    let world = to_dmat(world);
+    match reference.nodes[r].parent.map(|p| m.max_of[p]) {
+        Some(Some(pm)) => {
+            let parent = world_matrix_at(index, &index.objects[tree.nodes[pm].storage], tick)
+                .map_err(|e| format!("(parent) {e}"))?;
+            Ok(to_dmat(parent).inverse() * world)
+        }
+        Some(None) => Err("the reference parent has no Max node".into()),
+        None if conversion.similarity => Ok(conversion.matrix * world * conversion.matrix.inverse()),
+        None if !conversion.roots_comparable => Err(conversion.note.clone()),
+        None => Ok(conversion.matrix * world),
+    }
+}
+
+/// Animation: every animated reference node's local matrix at each of its key times (the
+/// values the file stores, no interpolation on its side) against pmcore's controllers
+/// sampled at the same time (`pmcore::model::keys`), under the same axes, units and
+/// tolerances as `transforms`.
+fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+    let animated_curves: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
+    let keys: usize = animated_curves.iter().map(|c| c.times.len()).sum();
+    let on_matched = animated_curves.iter().filter(|c| m.max_of[c.node].is_some()).count();
+    let mut detail = json!({
+        "curves": animated_curves.len(),
+        "keys": keys,
+        "curves_on_matched_nodes": on_matched,
+        "keys_compared": 0,
+        "tolerance": { "translation_relative": POSITION_TOLERANCE, "rotation_scale": LINEAR_TOLERANCE },
+    });
+    if !reference.format.has_animation() {
+        return Comparison {
+            name: "animation",
+            verdict: Verdict::Skip { reason: "format carries no animation curves".into() },
+            detail,
+        };
+    }
+    if animated_curves.is_empty() {
+        return Comparison {
+            name: "animation",
+            verdict: Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() },
+            detail,
+        };
+    }
+    let conversion = match conversions(reference).map(|c| c.into_iter().next()) {
+        Ok(Some(c)) => c,
+        Ok(None) | Err(_) => {
+            return Comparison {
+                name: "animation",
+                verdict: Verdict::Skip { reason: "the file's axis conversion is not modelled".into() },
+                detail,
+            }
+        }
     };
-    Comparison { name: "animation", verdict: Verdict::Skip { reason }, detail }
+    let mut nodes: Vec<usize> = animated_curves.iter().map(|c| c.node).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let (mut poses, mut poses_off, mut keys_compared, mut times_not_keyed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut max_t, mut max_l) = (0.0f64, 0.0f64);
+    let mut misses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut first: Option<Verdict> = None;
+    let mut first_detail = Value::Null;
+    let mut unreadable: Option<(String, u64)> = None;
+    for &r in &nodes {
+        let node = &reference.nodes[r];
+        if m.max_of[r].is_none() {
+            misses.entry("no-max-node".into()).or_default().push(node.name.clone());
+            continue;
+        }
+        for time in reference.key_times(r) {
+            let Some(expected_ref) = reference.matrix_at(r, time) else {
+                times_not_keyed += 1;
+                continue;
+            };
+            let tick = max_ticks(time);
+            let max_local = match max_local_at(tree, m, reference, r, tick, &conversion) {
+                Ok(l) => l,
+                Err(why) => {
+                    let class = if why.contains("not an evaluable") || why.contains("not sampled") {
+                        "controller-not-sampled"
+                    } else if why.contains("declares neither") {
+                        "axes-undeclared"
+                    } else {
+                        "max-side-unreadable"
+                    };
+                    let list = misses.entry(class.into()).or_default();
+                    let entry = format!("{}: {why}", node.name);
+                    if !list.contains(&entry) {
+                        list.push(entry.clone());
+                    }
+                    if class != "axes-undeclared" {
+                        unreadable.get_or_insert((entry, node.offset));
+                    }
+                    break;
+                }
+            };
+            poses += 1;
+            let keyed_here = reference.curves.iter().filter(|c| c.node == r && c.times.contains(&time)).count();
+            keys_compared += keyed_here;
+            let (t, l) = matrix_error(&max_local, &expected_ref);
+            max_t = max_t.max(t);
+            max_l = max_l.max(l);
+            if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+                poses_off += 1;
+                if first.is_none() {
+                    let at = reference
+                        .curves
+                        .iter()
+                        .find(|c| c.node == r && c.times.contains(&time))
+                        .map(|c| c.offset)
+                        .unwrap_or(node.offset);
+                    let message = format!(
+                        "node {:?} at frame {:.2} (tick {tick:.1}): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                        node.name,
+                        tick / 160.0
+                    );
+                    first_detail = json!({ "node": node.name, "fbx_time": time, "max_tick": tick,
+                        "max": describe(&max_local), "reference": describe(&expected_ref) });
+                    first = Some(fail("t3-pairs-animation", message, locator(name, node), at));
+                }
+            }
+        }
+    }
+    if let Value::Object(map) = &mut detail {
+        map.insert("axes".into(), json!(conversion.note));
+        map.insert("animated_nodes".into(), json!(nodes.len()));
+        map.insert("poses_compared".into(), json!(poses));
+        map.insert("poses_off".into(), json!(poses_off));
+        map.insert("keys_compared".into(), json!(keys_compared));
+        map.insert("times_not_keyed_on_every_curve".into(), json!(times_not_keyed));
+        map.insert("max_translation_error".into(), json!(max_t));
+        map.insert("max_linear_error".into(), json!(max_l));
+        map.insert("misses".into(), json!(misses));
+        map.insert("first_difference".into(), first_detail);
+    }
+    let verdict = match (first, unreadable) {
+        (Some(v), _) => v,
+        (None, Some((why, offset))) => fail(
+            "t3-pairs-animation-unreadable",
+            format!("a node's controllers cannot be sampled in Max: {why}"),
+            format!("@reference/{name}/{}", why.split(':').next().unwrap_or_default()),
+            offset,
+        ),
+        (None, None) if poses == 0 => Verdict::Skip {
+            reason: match misses.iter().next() {
+                Some((class, list)) => format!("no pose compared ({class}): {}", list.join("; ")),
+                None => "no key time is keyed on every curve of its node".into(),
+            },
+        },
+        (None, None) if misses.is_empty() => Verdict::Pass {
+            note: Some(format!("{poses} pose(s) of {} node(s) equal, {keys_compared} key(s)", nodes.len())),
+        },
+        (None, None) => Verdict::Pass {
+            note: Some(format!(
+                "{poses} pose(s) equal, {keys_compared} key(s); not compared: {}",
+                misses.iter().map(|(k, v)| format!("{k} ({})", v.len())).collect::<Vec<_>>().join(", ")
+            )),
+        },
+    };
+    Comparison { name: "animation", verdict, detail }
 }
 
 /// Skin modifier Class ID, as the pairs corpus stores it (`(0x0095c723, 0x00015666)`;
