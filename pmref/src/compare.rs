@@ -412,15 +412,49 @@ fn transforms_under(
     let mut unreadable_at: Option<&RefNode> = None;
     let mut animated: Vec<&str> = Vec::new();
     let mut roots_undeclared = 0;
+    let mut animated_compared = 0;
     for (r, node) in reference.nodes.iter().enumerate() {
         let Some(mx) = m.max_of[r] else {
             unmatched += 1;
             continue;
         };
         if reference.is_animated(r) {
-            // The file's pose is the animation's at the export time; pmcore reads
-            // controller defaults only, so animated nodes belong to `animation`.
-            animated.push(&node.name);
+            // The file's static pose is the animation's at the export time, unknown; the
+            // curves give the pose at the start frame (`TimeSpanStart`, else the node's
+            // first key), compared with pmcore's controllers sampled there. A node whose
+            // curves are not all keyed at that time is left to `animation`.
+            let start = reference.start_time.or_else(|| reference.key_times(r).first().copied()).unwrap_or(0);
+            let Some(expected_ref) = reference.matrix_at(r, start) else {
+                animated.push(&node.name);
+                continue;
+            };
+            match max_local_at(tree, m, reference, r, max_ticks(start), conversion) {
+                Ok(max_local) => {
+                    compared += 1;
+                    animated_compared += 1;
+                    let (t, l) = matrix_error(&max_local, &expected_ref);
+                    max_t = max_t.max(t);
+                    max_l = max_l.max(l);
+                    if (t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE) && first.is_none() {
+                        off += 1;
+                        let message = format!(
+                            "node {:?} (animated, at the start frame): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                            node.name
+                        );
+                        first_detail =
+                            json!({ "node": node.name, "max": describe(&max_local), "reference": describe(&expected_ref) });
+                        first = Some(fail("t3-pairs-transforms", message, locator(name, node), node.offset));
+                    } else if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+                        off += 1;
+                    }
+                }
+                Err(why) if why.contains("declares neither") => roots_undeclared += 1,
+                Err(why) => {
+                    unreadable += 1;
+                    misses.push(format!("{}: {why}", node.name));
+                    unreadable_at.get_or_insert(node);
+                }
+            }
             continue;
         }
         if node.parent.is_none() && !conversion.roots_comparable {
@@ -485,6 +519,7 @@ fn transforms_under(
         "nodes_unreadable_in_max": unreadable,
         "nodes_without_max_node": unmatched,
         "animated_nodes_left_to_animation": animated,
+        "animated_nodes_compared_at_start": animated_compared,
         "roots_not_compared_undeclared_axes": roots_undeclared,
         "max_translation_error": max_t,
         "max_linear_error": max_l,
@@ -910,6 +945,16 @@ fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
             let tick = max_ticks(time);
             let max_local = match max_local_at(tree, m, reference, r, tick, &conversion) {
                 Ok(l) => l,
+                Err(why) if why.contains("shape not modelled") => {
+                    // Between two keys whose in-between shape is not modelled: this pose is
+                    // not compared; the keys themselves still are.
+                    let list = misses.entry("in-between-not-modelled".into()).or_default();
+                    let entry = format!("{}: {why}", node.name);
+                    if !list.contains(&entry) {
+                        list.push(entry);
+                    }
+                    continue;
+                }
                 Err(why) => {
                     let class = if why.contains("not an evaluable") || why.contains("not sampled") {
                         "controller-not-sampled"
@@ -944,10 +989,14 @@ fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
                         .find(|c| c.node == r && c.times.contains(&time))
                         .map(|c| c.offset)
                         .unwrap_or(node.offset);
+                    let index = tree.index;
+                    let keyed = m.max_of[r]
+                        .is_some_and(|mx| pmcore::model::keys::has_keys(index, &index.objects[tree.nodes[mx].storage]));
                     let message = format!(
-                        "node {:?} at frame {:.2} (tick {tick:.1}): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                        "node {:?} at frame {:.2} (tick {tick:.1}): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e}){}",
                         node.name,
-                        tick / 160.0
+                        tick / 160.0,
+                        if keyed { "" } else { "; the Max node holds no keys (the .max is not the animated scene state)" }
                     );
                     first_detail = json!({ "node": node.name, "fbx_time": time, "max_tick": tick,
                         "max": describe(&max_local), "reference": describe(&expected_ref) });
