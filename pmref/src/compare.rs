@@ -680,7 +680,13 @@ fn geometry_under(
         } else {
             let reference_positions: Vec<DVec3> =
                 mesh.positions.iter().map(|q| node.geometric.transform_point3(DVec3::from_array(*q))).collect();
-            let tolerance = |e: DVec3, a: DVec3| POSITION_TOLERANCE * e.length().max(a.length()).max(1.0) + resolution;
+            // Max rounds every vertex to f32 through matrices whose magnitude is the mesh's:
+            // the error of a vertex near the origin scales with the mesh's extent, not with
+            // its own length (cancellation), so the relative tolerance is taken against the
+            // larger of the two.
+            let extent = reference_positions.iter().chain(&live).fold(1.0f64, |m, p| m.max(p.abs().max_element()));
+            let tolerance =
+                |e: DVec3, a: DVec3| POSITION_TOLERANCE * e.length().max(a.length()).max(extent) + resolution;
             // (excess over the tolerance, relative error, vertex)
             let mut worst = (0.0f64, 0.0f64, 0usize);
             for (i, (e, a)) in live.iter().zip(&reference_positions).enumerate() {
