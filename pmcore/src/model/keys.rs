@@ -17,8 +17,9 @@
 //! (time, value) — the in tangent points back in time, so a smooth key stores
 //! `T_in = −T_out` — with the out tangent type *step* (flag bits 10..12 = 2) holding `v0`;
 //! a length outside `[0, 1]` (the `−1` sentinel) is the default third.
-//! Bezier Scale keys are sampled at key times and where both neighbours are equal; other
-//! in-betweens are reported as not evaluated (their tangent layout is provisional).
+//! Bezier Scale keys are sampled at key times, and between keys only when the whole table
+//! holds one value; other in-betweens are reported as not evaluated (their tangent layout is
+//! provisional).
 
 use super::controllers::{self, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ, SCALE_XYZ};
 use super::scene_index::{SceneIndex, SceneObject};
@@ -357,7 +358,11 @@ fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(V
                     return Ok(pick(b));
                 }
                 if tick > a.time as f64 && tick < b.time as f64 {
-                    if a.scale == b.scale && a.axis == b.axis {
+                    // Equal neighbours are not enough: smooth tangents computed from the keys
+                    // around dip between two equal keys (`tae8838__blue.max` B_Root: keys of
+                    // (1, 1, 1) at −320 and 0 ticks, the export's frame −1 holds (0.971,
+                    // 0.982, 1)). Only a table holding one value throughout is constant.
+                    if keys.iter().all(|k| k.scale == a.scale && k.axis == a.axis) {
                         return Ok(pick(a));
                     }
                     return Err(ControllerError::Unsupported {
