@@ -40,7 +40,12 @@ fn main() {
                     #[allow(unreachable_patterns)]
                     _ => String::new(),
                 };
-                println!("{} {} {export} | {}", c.name, c.verdict.name(), message.chars().take(400).collect::<String>());
+                println!(
+                    "{} {} {export} | {}",
+                    c.name,
+                    c.verdict.name(),
+                    message.chars().take(400).collect::<String>()
+                );
                 if args.get(3).is_some_and(|pattern| export.contains(pattern.as_str())) {
                     println!("{:#}", c.detail);
                 }

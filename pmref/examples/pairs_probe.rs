@@ -10,14 +10,45 @@ fn describe(index: &SceneIndex<'_>, o: &SceneObject<'_>, depth: usize, out: &mut
         .children()
         .iter()
         .map(|c| {
-            let inner: Vec<String> = c.children().iter().map(|k| format!("{:04x}{}", k.id, k.payload().map(|p| format!("[{}]", p.len())).unwrap_or_default())).collect();
-            format!("{:04x}{}{}", c.id, c.payload().map(|p| format!("[{}]", p.len())).unwrap_or_default(), if inner.is_empty() { String::new() } else { format!("({})", inner.join(" ")) })
+            let inner: Vec<String> = c
+                .children()
+                .iter()
+                .map(|k| format!("{:04x}{}", k.id, k.payload().map(|p| format!("[{}]", p.len())).unwrap_or_default()))
+                .collect();
+            format!(
+                "{:04x}{}{}",
+                c.id,
+                c.payload().map(|p| format!("[{}]", p.len())).unwrap_or_default(),
+                if inner.is_empty() { String::new() } else { format!("({})", inner.join(" ")) }
+            )
         })
         .collect();
     out.push_str(&format!("{}#{} {:?} {}\n", "  ".repeat(depth), o.storage_index, class, chunks.join(" ")));
+    if let Ok(Some(keys)) = pmcore::model::keys::scale_keys(o) {
+        for k in keys {
+            out.push_str(&format!(
+                "{}  skey t={} s={:?} axis={:?} flags={:x}\n",
+                "  ".repeat(depth),
+                k.time,
+                k.scale,
+                k.axis,
+                k.flags
+            ));
+        }
+    }
     if let Ok(Some(keys)) = pmcore::model::keys::float_keys(o) {
         for k in keys {
-            out.push_str(&format!("{}  key t={} v={} in={} out={} len={}/{} flags={:x}\n", "  ".repeat(depth), k.time, k.value, k.in_tangent, k.out_tangent, k.in_length, k.out_length, k.flags));
+            out.push_str(&format!(
+                "{}  key t={} v={} in={} out={} len={}/{} flags={:x}\n",
+                "  ".repeat(depth),
+                k.time,
+                k.value,
+                k.in_tangent,
+                k.out_tangent,
+                k.in_length,
+                k.out_length,
+                k.flags
+            ));
         }
     }
     if depth < 4 {
@@ -71,7 +102,18 @@ fn main() {
             }
         }
     }
+    for skin in &scene.skins {
+        for c in &skin.clusters {
+            let pairs: Vec<String> =
+                c.indices.iter().zip(&c.weights).take(8).map(|(i, w)| format!("{i}:{w}")).collect();
+            println!("CLUSTER {} on {} n={} {}", c.bone, scene.nodes[skin.node].name, c.indices.len(), pairs.join(" "));
+        }
+    }
     for o in index.objects.iter().filter(|o| o.is_node() && o.reference(0).is_some()) {
-        println!("MAX {:?} parent {:?}", o.node_name().unwrap_or_default(), o.node_parent().and_then(|p| index.get(p)).and_then(|p| p.node_name()));
+        println!(
+            "MAX {:?} parent {:?}",
+            o.node_name().unwrap_or_default(),
+            o.node_parent().and_then(|p| index.get(p)).and_then(|p| p.node_name())
+        );
     }
 }

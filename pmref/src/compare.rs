@@ -14,8 +14,8 @@ use crate::scene::{max_ticks, Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
 use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
 use pmcore::model::controllers::{object_offset, world_matrix};
-use pmcore::model::keys::world_matrix_at;
 use pmcore::model::geometry::Mesh;
+use pmcore::model::keys::world_matrix_at;
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::{Mismatch, Verdict};
 use serde_json::{json, Value};
@@ -441,8 +441,7 @@ fn transforms_under(
                             "node {:?} (animated, at the start frame): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
                             node.name
                         );
-                        first_detail =
-                            json!({ "node": node.name, "max": describe(&max_local), "reference": describe(&expected_ref) });
+                        first_detail = json!({ "node": node.name, "max": describe(&max_local), "reference": describe(&expected_ref) });
                         first = Some(fail("t3-pairs-transforms", message, locator(name, node), node.offset));
                     } else if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
                         off += 1;

@@ -12,7 +12,9 @@
 //!   animation in `Takes/Take/Model/Channel "Transform"/Channel T|R|S/Channel X|Y|Z/Key`.
 
 use super::binary::{Document, FbxError, Node, Property};
-use crate::scene::{euler_matrix, Axes, FbxTransform, Format, RefCluster, RefCurve, RefMesh, RefNode, RefScene, RefSkin};
+use crate::scene::{
+    euler_matrix, Axes, FbxTransform, Format, RefCluster, RefCurve, RefMesh, RefNode, RefScene, RefSkin,
+};
 use glam::{DMat4, DVec3};
 use std::collections::HashMap;
 
