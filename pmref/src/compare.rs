@@ -595,6 +595,7 @@ fn geometry_under(
     let resolution = reference.position_resolution.unwrap_or(0.0) * 3f64.sqrt();
     let (mut meshes, mut passed, mut vertices_compared, mut triangulated_meshes) = (0, 0, 0usize, 0usize);
     let mut matched_as_set = 0usize;
+    let (mut uv_compared, mut uv_not_in_max) = (0usize, 0usize);
     let mut other_corners: Vec<String> = Vec::new();
     let mut max_error = 0.0f64;
     let mut misses: Vec<MeshMiss> = Vec::new();
@@ -699,7 +700,25 @@ fn geometry_under(
             let in_order = worst.0 <= 1.0 && max_polys.iter().zip(&mesh.polygons).all(|(a, b)| same_cycle(a, b));
             if in_order {
                 max_error = max_error.max(worst.1);
-                None
+                match (&max_mesh.uv, &mesh.uv, triangulated) {
+                    (Some(max_uv), Some(ref_uv), false) => match compare_uv(&max_polys, max_uv, &mesh.polygons, ref_uv) {
+                        Ok(n) => {
+                            uv_compared += n;
+                            None
+                        }
+                        Err((corner, m_uv, r_uv)) => Some((
+                            "uv",
+                            format!(
+                                "{kind}{stack_note}: map channel 1 at polygon corner {corner}: {m_uv:?} in Max, {r_uv:?} in the reference"
+                            ),
+                        )),
+                    },
+                    (None, Some(_), _) => {
+                        uv_not_in_max += 1;
+                        None
+                    }
+                    _ => None,
+                }
             } else if let Some((err, polygons_equal)) =
                 match_as_set(&live, &max_polys, &reference_positions, &mesh.polygons, tolerance)
             {
@@ -764,6 +783,8 @@ fn geometry_under(
         "meshes_with_other_polygon_corners": other_corners,
         "vertices_compared": vertices_compared,
         "max_position_error": max_error,
+        "uv_corners_compared": uv_compared,
+        "meshes_uv_not_evaluated_in_max": uv_not_in_max,
         "misses_by_class": by_class,
         "misses": misses.iter().take(20).collect::<Vec<_>>(),
         "first_difference": first_detail,
@@ -848,10 +869,46 @@ fn match_as_set(
     Some((worst, a == b))
 }
 
+/// UV tolerance: map coordinates are `f32` in Max and of order 1 (1e-5 = ~100 roundings).
+pub const UV_TOLERANCE: f64 = 1e-5;
+
+/// Map channel 1 per polygon corner, for polygons already known to be the same cycles in the
+/// same order: each Max polygon is aligned on its reference polygon's first corner. `Ok`
+/// with the corners compared, or the first corner (running index) that differs with both
+/// sides.
+#[allow(clippy::type_complexity)]
+fn compare_uv(
+    max_polygons: &[Vec<u32>],
+    max_uv: &pmcore::eval::mesh::MapChannel,
+    reference_polygons: &[Vec<u32>],
+    reference_uv: &[[f64; 2]],
+) -> Result<usize, (usize, [f64; 2], [f64; 2])> {
+    let mut corner = 0usize;
+    for (i, (mp, rp)) in max_polygons.iter().zip(reference_polygons).enumerate() {
+        let shift = (0..mp.len()).find(|&s| mp.iter().cycle().skip(s).take(mp.len()).eq(rp.iter())).unwrap_or(0);
+        for k in 0..rp.len() {
+            let m = max_uv
+                .faces
+                .get(i)
+                .and_then(|f| f.get((k + shift) % mp.len().max(1)))
+                .and_then(|&v| max_uv.vertices.get(v as usize))
+                .map(|v| [v.x as f64, v.y as f64]);
+            let r = reference_uv.get(corner + k).copied();
+            match (m, r) {
+                (Some(m), Some(r)) if (m[0] - r[0]).abs() <= UV_TOLERANCE && (m[1] - r[1]).abs() <= UV_TOLERANCE => {}
+                (m, r) => return Err((corner + k, m.unwrap_or([f64::NAN; 2]), r.unwrap_or([f64::NAN; 2]))),
+            }
+        }
+        corner += rp.len();
+    }
+    Ok(corner)
+}
+
 fn what_class(what: &str) -> &'static str {
     match what {
         "counts" => "count-difference",
         "positions" => "position-difference",
+        "uv" => "uv-difference",
         _ => "polygon-difference",
     }
 }
@@ -1153,6 +1210,28 @@ mod tests {
         assert_eq!(match_as_set(&max, &[vec![0, 1, 2]], &reference, &[vec![2, 1, 3]], tol), Some((0.0, false)));
         let moved = [DVec3::ONE, DVec3::Y, DVec3::ZERO, DVec3::new(1.1, 0.0, 0.0)];
         assert_eq!(match_as_set(&max, &[], &moved, &[], tol), None);
+    }
+
+    #[test]
+    fn uv_follow_the_reference_polygon_start_corner() {
+        // A unit quad whose map vertex k sits at corner k; the reference writes the same
+        // polygon from corner 2, so its corner uvs start at (1, 1).
+        let max_uv = pmcore::eval::mesh::MapChannel {
+            vertices: vec![
+                glam::Vec2::new(0.0, 0.0),
+                glam::Vec2::new(1.0, 0.0),
+                glam::Vec2::new(1.0, 1.0),
+                glam::Vec2::new(0.0, 1.0),
+            ],
+            faces: vec![vec![0, 1, 2, 3]],
+        };
+        let reference = [[1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0]];
+        assert_eq!(compare_uv(&[vec![0, 1, 2, 3]], &max_uv, &[vec![2, 3, 0, 1]], &reference), Ok(4));
+        let moved = [[1.0, 1.0], [0.0, 1.0], [0.0, 0.5], [1.0, 0.0]];
+        assert_eq!(
+            compare_uv(&[vec![0, 1, 2, 3]], &max_uv, &[vec![2, 3, 0, 1]], &moved),
+            Err((2, [0.0, 0.0], [0.0, 0.5]))
+        );
     }
 
     #[test]
