@@ -112,9 +112,10 @@ fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
 
 /// Payload of chunk `id` on a controller, directly or inside the 0x7127 wrapper.
 fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
-    o.chunk.child(id).and_then(|c| c.payload()).or_else(|| {
-        o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload())
-    })
+    o.chunk
+        .child(id)
+        .and_then(|c| c.payload())
+        .or_else(|| o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload()))
 }
 
 fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
@@ -367,7 +368,10 @@ fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(V
                     }
                     return Err(ControllerError::Unsupported {
                         object: o.storage_index,
-                        class: format!("{} between two different keys (tangent layout provisional: shape not modelled)", class_name(o)),
+                        class: format!(
+                            "{} between two different keys (tangent layout provisional: shape not modelled)",
+                            class_name(o)
+                        ),
                         role: "scale",
                     });
                 }
@@ -406,7 +410,11 @@ pub fn local_transform_at(
 }
 
 /// World matrix of `node` at `tick` (parents' sampled locals accumulated from the root).
-pub fn world_matrix_at(index: &SceneIndex<'_>, node: &SceneObject<'_>, tick: f64) -> Result<glam::Mat4, ControllerError> {
+pub fn world_matrix_at(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+    tick: f64,
+) -> Result<glam::Mat4, ControllerError> {
     let mut chain = vec![node];
     let mut current = node;
     while let Some(parent) = current.node_parent().and_then(|p| index.get(p)) {
@@ -473,6 +481,58 @@ mod tests {
         let keys = [key(0, 1.0, 0.0, 0.0), key(100, 3.0, 0.0, 0.0)];
         assert!((sample_float_keys(&keys, 50.0).unwrap() - 2.0).abs() < 1e-6);
         assert!((sample_float_keys(&keys, 25.0).unwrap() - 1.3125).abs() < 1e-6);
+    }
+
+    fn controller(table: Vec<u8>) -> crate::chunk::Chunk<'static> {
+        // A Bezier Float as newer files store it: the key table inside the 0x7127 wrapper.
+        crate::chunk::Chunk::container(
+            0x2007,
+            vec![crate::chunk::Chunk::container(
+                controllers::FLOAT_VALUE_WRAPPER,
+                vec![crate::chunk::Chunk::leaf(BEZIER_FLOAT_KEYS, table)],
+            )],
+        )
+    }
+
+    #[test]
+    fn a_stored_key_reads_field_by_field() {
+        // time 160, flags 0x1680, value 2.5, in −0.5, out 0.25, lengths −1 (sentinel) and ⅓.
+        let mut bytes = Vec::new();
+        bytes.extend(160i32.to_le_bytes());
+        bytes.extend(0x1680u32.to_le_bytes());
+        for f in [2.5f32, -0.5, 0.25, -1.0, 1.0 / 3.0] {
+            bytes.extend(f.to_le_bytes());
+        }
+        let chunk = controller(bytes);
+        let o = SceneObject { storage_index: 7, chunk: &chunk, class: None };
+        let keys = float_keys(&o).unwrap().unwrap();
+        assert_eq!(keys.len(), 1);
+        let k = keys[0];
+        assert_eq!((k.time, k.flags, k.value, k.in_tangent, k.out_tangent), (160, 0x1680, 2.5, -0.5, 0.25));
+        assert_eq!((k.in_type(), k.out_type()), (5, 5));
+        assert_eq!(key_count(&o), Some((BEZIER_FLOAT_KEYS, 1)));
+    }
+
+    proptest::proptest! {
+        /// Any table bytes: a whole number of keys reads, anything else is a typed error
+        /// naming the chunk; sampling decoded keys never panics.
+        #[test]
+        fn any_table_reads_or_is_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), tick in -1e6f64..1e6) {
+            let chunk = controller(bytes.clone());
+            let o = SceneObject { storage_index: 1, chunk: &chunk, class: None };
+            match float_keys(&o) {
+                Ok(Some(keys)) => {
+                    proptest::prop_assert_eq!(keys.len() * BEZIER_FLOAT_KEY_BYTES, bytes.len());
+                    let _ = sample_float_keys(&keys, tick);
+                }
+                Ok(None) => proptest::prop_assert!(false, "the table is there"),
+                Err(ControllerError::BadValue { chunk, .. }) => {
+                    proptest::prop_assert_eq!(chunk, BEZIER_FLOAT_KEYS);
+                    proptest::prop_assert!(bytes.len() % BEZIER_FLOAT_KEY_BYTES != 0);
+                }
+                Err(e) => proptest::prop_assert!(false, "unexpected {e}"),
+            }
+        }
     }
 
     #[test]
