@@ -92,6 +92,12 @@ fn main() {
             })
             .collect();
         println!("REF {:?} {} parent {:?} pre {:?} curves {:?}", n.name, n.kind, n.parent, n.pre_rotation, curves);
+        if std::env::var("PROBE_NODE").is_ok_and(|v| v == n.name) {
+            for c in scene.curves.iter().filter(|c| c.node == i) {
+                let v: Vec<String> = c.values.iter().take(40).map(|v| format!("{v:.6}")).collect();
+                println!("  CURVE {}{} {}", c.channel, c.component, v.join(" "));
+            }
+        }
         if args.len() > 3 {
             if let Some(o) = index.node_by_name(&n.name) {
                 if let Some(c) = o.reference(0).and_then(|r| index.get(r)) {

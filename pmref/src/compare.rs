@@ -358,7 +358,7 @@ fn matrix_error(expected: &DMat4, actual: &DMat4) -> (f64, f64) {
     let ta = actual.w_axis.truncate();
     let t = (te - ta).length() / te.length().max(ta.length()).max(1.0);
     let mut l: f64 = 0.0;
-    let mut size: f64 = 1.0;
+    let mut size: f64 = f64::MIN_POSITIVE;
     for c in 0..3 {
         let (a, b) = (expected.col(c).truncate(), actual.col(c).truncate());
         size = size.max(a.length()).max(b.length());
@@ -1287,6 +1287,16 @@ mod tests {
         assert!(same_cycle(&[1, 2, 3, 4], &[3, 4, 1, 2]));
         assert!(!same_cycle(&[1, 2, 3, 4], &[4, 3, 2, 1]));
         assert!(!same_cycle(&[1, 2, 3], &[1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn linear_error_is_relative_to_the_axis_length_even_below_one() {
+        // A root scaled 0.0254 (inches to metres) turned by 0.01 rad: the columns move by
+        // 0.0254 · 0.01, which is 0.01 of their length — not 2.5e-4 of a unit.
+        let a = DMat4::from_scale(DVec3::splat(0.0254));
+        let b = DMat4::from_rotation_z(0.01) * a;
+        let (_, l) = matrix_error(&a, &b);
+        assert!((l - 0.01).abs() < 1e-4, "{l}");
     }
 
     #[test]

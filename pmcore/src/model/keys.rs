@@ -78,21 +78,6 @@ impl FloatKey {
     }
 }
 
-/// Tangent types whose in-between shape is not the plain cubic through the stored tangents
-/// as far as the pairs show (fast 3, slow 4: `wild/henrynorthway__character.max` misses by
-/// up to 2.5e-3 rad between such keys while matching at the keys).
-pub const UNMODELLED_TANGENTS: [u32; 2] = [3, 4];
-
-/// Is `tick` strictly between two keys whose facing tangents are of an unmodelled type?
-pub fn between_unmodelled_keys(keys: &[FloatKey], tick: f64) -> bool {
-    keys.windows(2).any(|w| {
-        tick > w[0].time as f64
-            && tick < w[1].time as f64
-            && !w[0].is_step_out()
-            && (UNMODELLED_TANGENTS.contains(&w[0].out_type()) || UNMODELLED_TANGENTS.contains(&w[1].in_type()))
-    })
-}
-
 /// One Bezier Scale key (value part).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScaleKey {
@@ -288,11 +273,6 @@ pub fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Resul
         return Err(e);
     }
     match float_keys(o)? {
-        Some(keys) if between_unmodelled_keys(&keys, tick) => Err(ControllerError::Unsupported {
-            object: o.storage_index,
-            class: format!("{} between fast/slow tangent keys (shape not modelled)", class_name(o)),
-            role: "float",
-        }),
         Some(keys) if !keys.is_empty() => Ok(sample_float_keys(&keys, tick).unwrap_or(0.0) as f32),
         _ => controllers::float_default(index, slot),
     }
