@@ -15,6 +15,7 @@ pub mod controllers;
 pub mod directory;
 pub mod file;
 pub mod geometry;
+pub mod keys;
 pub mod mesh_chunks;
 pub mod normalize;
 pub mod object_parts;
