@@ -31,9 +31,12 @@ enum Command {
         /// Output folder of the run.
         out: PathBuf,
         /// Baseline whose per-file verdicts the readable diffs are drawn from (a file, or a
-        /// bare name looked up as `baselines/<name>.jsonl`).
+        /// bare name looked up as `<name>.jsonl` in the baselines folder).
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// Baselines folder (default: `baselines/` of the workspace, as for `run`).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
         #[command(flatten)]
         junit: JunitArgs,
         /// History file whose newest runs the index draws as trend charts.
@@ -194,7 +197,7 @@ struct RunArgs {
     /// Address-space cap per worker (RLIMIT_AS): 512M, 4G, none.
     #[arg(long, default_value = "4G")]
     memory: String,
-    /// Tiers, comma-separated.
+    /// Tiers, comma-separated (`--export` implies t3).
     #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<String>,
     /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs). With t3 and none
@@ -264,9 +267,14 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline, junit, history } => pmfarm::report_cmd(
+        Command::Report { out, baseline, baselines, junit, history } => pmfarm::report_cmd(
             &out,
-            &pmfarm::report::ReportOptions { baseline, junit_per_file: junit.per_file(), history },
+            &pmfarm::report::ReportOptions {
+                baseline,
+                baselines_dir: Some(baselines.unwrap_or_else(|| workspace_root().join("baselines"))),
+                junit_per_file: junit.per_file(),
+                history,
+            },
         ),
         Command::History { file, last } => history(&file, last),
         Command::VerifyLedger { out, partial, json } => {
@@ -415,14 +423,14 @@ fn run(a: RunArgs) -> i32 {
             } else {
                 a.exports.clone()
             },
-            tiers,
+            tiers: pmworker::pipeline::effective_tiers(&tiers, &a.exports),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },
         baseline: a.baseline.clone(),
         baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
         gates,
-        complete: shard.is_none(),
+        shard,
         report: !a.no_report,
         junit_per_file: a.junit.per_file(),
         retry_infra_errors: !a.keep_infra_errors,

@@ -223,6 +223,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        shard: None,
         timing: serde_json::json!({
             "wall_ms": wall_ms.unwrap_or(0),
             "bytes": bytes,
@@ -327,8 +328,12 @@ pub fn merge_cmd(
     if report {
         let baseline =
             merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts =
-            crate::report::ReportOptions { baseline, junit_per_file: true, history: history.map(Path::to_path_buf) };
+        let opts = crate::report::ReportOptions {
+            baseline,
+            baselines_dir: Some(baselines_dir.to_path_buf()),
+            junit_per_file: true,
+            history: history.map(Path::to_path_buf),
+        };
         if let Err(e) = crate::report::render(out, &opts) {
             eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
             let _ = crate::run_folder::finish(out); // the merged results are complete

@@ -393,6 +393,10 @@ pub struct Summary {
     /// Baseline comparison, when `--baseline` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
+    /// `K/N` (1-based) for one shard of a sharded run (`--shard`, `--shard-from-env`);
+    /// absent for a whole run and for a merged one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// Run-to-run varying measurements (`wall_ms`, `worker_cpu_ms`, `bytes`, `resumed`,
     /// `run_id`).
     pub timing: serde_json::Value,
@@ -424,6 +428,9 @@ pub enum JournalRecord {
         options: serde_json::Value,
         /// `true` for a resumption.
         resumed: bool,
+        /// `K/N` when the run checks one shard; a resumption checks the same shard.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shard: Option<String>,
     },
     /// A worker was spawned for this path.
     Started {

@@ -105,8 +105,9 @@ pub struct RunConfig {
     pub baselines_dir: PathBuf,
     /// Gates applied to the results (`--gates DIR`, the workspace's `gates/`, or none).
     pub gates: crate::gates::GateSource,
-    /// `false` for one shard of a sharded run: checks that need every file wait for `merge`.
-    pub complete: bool,
+    /// The shard this run checks (`--shard`), `None` for a whole run: a shard's checks that
+    /// need every file wait for `merge`. Recorded in the journal and in `summary.json`.
+    pub shard: Option<crate::shard::Shard>,
     /// Write the HTML/JSON report at the end.
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
@@ -118,6 +119,11 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// `false` for one shard of a sharded run.
+    pub fn complete(&self) -> bool {
+        self.shard.is_none()
+    }
+
     /// Full worker argument list before the file: the entry prefix, then the work options.
     fn worker_args(&self) -> Vec<String> {
         let mut args = self.worker_prefix.clone();
@@ -166,6 +172,7 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         files: corpus.items.iter().map(|i| i.rel.clone()).collect(),
         options: serde_json::to_value(&cfg.work).unwrap_or_default(),
         resumed: false,
+        shard: cfg.shard.map(|s| s.label()),
     };
     if let Err(e) = journal.append(&record) {
         eprintln!("pmfarm: journal: {e}");
@@ -216,9 +223,17 @@ pub fn resume(cfg: &RunConfig) -> i32 {
             return code::USAGE;
         }
     };
-    let Some(JournalRecord::Run { corpus_root, files, options, .. }) = replay.run else {
+    let Some(JournalRecord::Run { corpus_root, files, options, shard, .. }) = replay.run else {
         eprintln!("pmfarm: --resume: the journal has no run record");
         return code::USAGE;
+    };
+    let shard = match shard.as_deref().map(crate::shard::Shard::parse_one_based) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            eprintln!("pmfarm: --resume: shard in the journal: {e}");
+            return code::USAGE;
+        }
+        None => None,
     };
     let work: WorkOptions = match serde_json::from_value(options) {
         Ok(w) => w,
@@ -269,12 +284,13 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         files,
         options: serde_json::to_value(&work).unwrap_or_default(),
         resumed: true,
+        shard: shard.map(|s| s.label()),
     };
     if let Err(e) = journal.append(&record) {
         eprintln!("pmfarm: journal: {e}");
         return code::USAGE;
     }
-    let cfg = RunConfig { work, ..cfg.clone() };
+    let cfg = RunConfig { work, shard, ..cfg.clone() };
     execute(corpus, done, journal, &cfg, &gates, baseline)
 }
 
@@ -346,7 +362,7 @@ fn execute(
     let ctx = crate::gates::Context {
         diff: diff.as_ref().map(|d| d.files.as_slice()),
         tiers: &cfg.work.tiers,
-        complete: cfg.complete,
+        complete: cfg.complete(),
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
@@ -397,7 +413,7 @@ fn execute(
         eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", results.len(), skip_reasons(&results));
         return code::NOTHING_RUNNABLE;
     }
-    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete);
+    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
     if failures.is_empty() {
         code::OK
     } else {
@@ -646,6 +662,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        shard: cfg.shard.map(|s| s.label()),
         timing: serde_json::json!({
             "wall_ms": wall_ms,
             "bytes": bytes,
@@ -716,8 +733,12 @@ fn print_summary(s: &Summary, out: &Path) {
 /// written (the run then exits non-zero, its results kept).
 fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts =
-        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
+    let opts = crate::report::ReportOptions {
+        baseline,
+        baselines_dir: Some(cfg.baselines_dir.clone()),
+        junit_per_file: cfg.junit_per_file,
+        history: cfg.history.clone(),
+    };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", crate::display::path(&index.index_html()));

@@ -186,7 +186,7 @@ struct Replayed {
 /// Walks the records, checking the ledger rules, and returns what they add up to
 /// (`None` when there is no first `run` record to check against).
 fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<Replayed> {
-    let Some((_, JournalRecord::Run { schema, corpus_root, files, options, resumed })) = records.first() else {
+    let Some((_, JournalRecord::Run { schema, corpus_root, files, options, resumed, shard })) = records.first() else {
         rep.problems.push(format!("{JOURNAL}: the first record is not a `run` record"));
         return None;
     };
@@ -211,17 +211,17 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
             }
         }
         match record {
-            JournalRecord::Run { schema: s, corpus_root: c, files: f, options: o, resumed: r } => {
+            JournalRecord::Run { schema: s, corpus_root: c, files: f, options: o, resumed: r, shard: k } => {
                 rep.segments += 1;
                 finished_at = None;
                 running.clear();
                 if !r {
                     rep.problems.push(format!("{JOURNAL}:{line}: a second fresh `run` record (not a resumption)"));
                 }
-                if (s, c, f, o) != (schema, corpus_root, files, options) {
+                if (s, c, f, o, k) != (schema, corpus_root, files, options, shard) {
                     rep.problems.push(format!(
                         "{JOURNAL}:{line}: the resumption differs from the first run in schema, corpus root, \
-                         files or options"
+                         files, options or shard"
                     ));
                 }
             }
@@ -562,6 +562,7 @@ mod tests {
             files: files.iter().map(|f| f.to_string()).collect(),
             options: serde_json::json!({"tiers": ["t1"]}),
             resumed,
+            shard: None,
         }
     }
 

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 struct Cli {
     /// The .max file (or NeL .skel/.anim/.shape/.ig file) to check.
     file: PathBuf,
-    /// Tiers to run, comma-separated.
+    /// Tiers to run, comma-separated (`--export` implies t3).
     #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
     tiers: Vec<Tier>,
     /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs),
@@ -106,7 +106,7 @@ where
     }
     crate::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
     let opts = Options {
-        tiers: cli.tiers,
+        tiers: crate::pipeline::effective_tiers(&cli.tiers, &cli.exports),
         exports: cli.exports,
         reference: cli.reference,
         out: cli.out,

@@ -32,6 +32,24 @@ pub struct Options {
     pub abort_on_oom: bool,
 }
 
+impl Options {
+    /// True when T3 runs: asked for with `t3`, or implied by any `--export` (an exporter's
+    /// output is only worth writing with its T3 verdict, so naming one turns T3 on).
+    pub fn runs_t3(&self) -> bool {
+        self.tiers.contains(&Tier::T3) || !self.exports.is_empty()
+    }
+}
+
+/// The tiers that run for `tiers` and `exports`: `--export` implies `t3` (added at the
+/// end when absent), so what is recorded and gated matches the results the worker emits.
+pub fn effective_tiers(tiers: &[Tier], exports: &[String]) -> Vec<Tier> {
+    let mut out = tiers.to_vec();
+    if !exports.is_empty() && !out.contains(&Tier::T3) {
+        out.push(Tier::T3);
+    }
+    out
+}
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -184,7 +202,7 @@ fn run_input(
     sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
 
-    if !opts.exports.is_empty() || opts.tiers.contains(&Tier::T3) {
+    if opts.runs_t3() {
         let clock = Instant::now();
         for v in crate::export::run(display_path, &file, opts, sink) {
             tally.add(&v.verdict, &v.stream);

@@ -29,9 +29,12 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub struct ReportOptions {
     /// Baseline to read per-file verdicts from for the readable diffs: a path to a
-    /// `baselines/<name>.jsonl` file, or a bare name looked up as `baselines/<name>.jsonl`
-    /// from the current directory. Without it the name in `baseline-diff.json` is tried.
+    /// `baselines/<name>.jsonl` file, or a bare name looked up as `<name>.jsonl` in
+    /// [`ReportOptions::baselines_dir`]. Without it the name in `baseline-diff.json` is tried.
     pub baseline: Option<PathBuf>,
+    /// Folder bare baseline names are looked up in: the same `baselines/` of the workspace
+    /// that `run`, `merge` and `baseline` use (`None`: bare names are not looked up).
+    pub baselines_dir: Option<PathBuf>,
     /// One JUnit test case per file instead of one per bucket.
     pub junit_per_file: bool,
     /// History file (`--history`) whose newest runs the index draws as trend charts.
@@ -80,7 +83,7 @@ pub enum ReportError {
         source: serde_json::Error,
     },
     /// `--baseline` named something that is neither a file nor `baselines/<name>.jsonl`.
-    #[error("baseline {0} not found (give a path to a .jsonl file or a name under ./baselines/)")]
+    #[error("baseline {0} not found (give a path to a .jsonl file or a name under the workspace's baselines/)")]
     BaselineNotFound(PathBuf),
     /// A report file could not be written.
     #[error("cannot write {path}: {source}")]
@@ -203,8 +206,11 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
     let diff_path = out_dir.join("baseline-diff.json");
     let diff: Option<BaselineDiff> = if diff_path.is_file() { Some(parse_json(&diff_path)?) } else { None };
     let baseline_path = match (&opts.baseline, &diff) {
-        (Some(given), _) => Some(resolve_baseline(given).ok_or_else(|| ReportError::BaselineNotFound(given.clone()))?),
-        (None, Some(d)) => resolve_baseline(Path::new(&d.baseline)),
+        (Some(given), _) => Some(
+            resolve_baseline(given, opts.baselines_dir.as_deref())
+                .ok_or_else(|| ReportError::BaselineNotFound(given.clone()))?,
+        ),
+        (None, Some(d)) => resolve_baseline(Path::new(&d.baseline), opts.baselines_dir.as_deref()),
         (None, None) => None,
     };
     let baseline = match baseline_path {
@@ -224,11 +230,11 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
     Ok(RunData { summary, results, diff, baseline, history })
 }
 
-/// A baseline file from a path or a bare name (`baselines/<name>.jsonl`).
-fn resolve_baseline(given: &Path) -> Option<PathBuf> {
+/// A baseline file from a path or a bare name (`<baselines_dir>/<name>.jsonl`).
+fn resolve_baseline(given: &Path, baselines_dir: Option<&Path>) -> Option<PathBuf> {
     if given.is_file() {
         return Some(given.to_path_buf());
     }
-    let by_name = Path::new("baselines").join(format!("{}.jsonl", given.display()));
+    let by_name = crate::baseline::path_of(baselines_dir?, &given.display().to_string());
     by_name.is_file().then_some(by_name)
 }
