@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use pmfarm::enumerate::{self, EnumerateError};
 use pmfarm::limits::{parse_secs, parse_size, Limits};
 use pmfarm::run::{code, RunConfig, WorkOptions};
-use pmworker::events::Tier;
+use pmworker::events::{ExportKind, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -198,12 +198,12 @@ struct RunArgs {
     #[arg(long, default_value = "4G")]
     memory: String,
     /// Tiers, comma-separated (`--export` implies t3).
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
-    tiers: Vec<String>,
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "t1,t2,t3")]
+    tiers: Vec<Tier>,
     /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs). With t3 and none
     /// named: `summary`, whose reference (Max's document summary) is inside every `.max`.
-    #[arg(long = "export", value_delimiter = ',')]
-    exports: Vec<String>,
+    #[arg(long = "export", value_enum, value_delimiter = ',')]
+    exports: Vec<ExportKind>,
     /// Reference outputs for T3: a folder of same-named outputs, or a pairs folder (its
     /// `manifest.tsv`, or laid out like one); repeatable, searched in order.
     #[arg(long)]
@@ -361,23 +361,7 @@ fn run(a: RunArgs) -> i32 {
         Ok(m) => limits.memory_bytes = m,
         Err(e) => return usage(format!("--memory: {e}")),
     }
-    let mut tiers = Vec::new();
-    for t in &a.tiers {
-        match t.trim() {
-            "t1" => tiers.push(Tier::T1),
-            "t2" => tiers.push(Tier::T2),
-            "t3" => tiers.push(Tier::T3),
-            other => return usage(format!("--tiers: unknown tier `{other}` (expected t1, t2 or t3)")),
-        }
-    }
-    for e in &a.exports {
-        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            return usage(format!(
-                "--export: unknown exporter `{e}` (expected one of {})",
-                pmworker::export::KNOWN_EXPORTERS.join(", ")
-            ));
-        }
-    }
+    let tiers = a.tiers.clone();
     if let Some(name) = &a.baseline {
         if !pmfarm::baseline::valid_name(name) {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
@@ -419,7 +403,7 @@ fn run(a: RunArgs) -> i32 {
         limits,
         work: WorkOptions {
             exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
-                vec![pmworker::summary::NAME.to_string()]
+                vec![ExportKind::Summary]
             } else {
                 a.exports.clone()
             },

@@ -16,17 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Exit codes of `pmfarm`.
-pub mod code {
-    /// Every gate passed.
-    pub const OK: i32 = 0;
-    /// A gate failed, or a file ended without a status.
-    pub const GATE_FAILED: i32 = 1;
-    /// Usage or configuration error.
-    pub const USAGE: i32 = 2;
-    /// Nothing runnable: no corpus, or only pointers and skips.
-    pub const NOTHING_RUNNABLE: i32 = 77;
-}
+/// Exit codes of `pmfarm` (defined in `pmschema`).
+pub use pmschema::exit::farm as code;
 
 /// What the worker is asked to do; recorded in the journal and the summary so a
 /// resumption runs the same thing.
@@ -35,7 +26,7 @@ pub struct WorkOptions {
     /// Tiers.
     pub tiers: Vec<Tier>,
     /// Exporters.
-    pub exports: Vec<String>,
+    pub exports: Vec<pmworker::events::ExportKind>,
     /// Reference folders for T3, in search order (`--reference`, repeatable). Journals
     /// written when this was a single optional folder still read (`null` or one path).
     #[serde(default, deserialize_with = "one_or_many_paths")]
@@ -50,7 +41,7 @@ impl WorkOptions {
         let mut args = vec!["--tiers".to_string(), self.tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")];
         if !self.exports.is_empty() {
             args.push("--export".into());
-            args.push(self.exports.join(","));
+            args.push(self.exports.iter().map(|e| e.name()).collect::<Vec<_>>().join(","));
         }
         for r in &self.reference {
             args.push("--reference".into());
@@ -366,7 +357,7 @@ fn execute(
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
-    if let Err(e) = write_outputs(&cfg.out, &results, &summary, diff.as_ref()) {
+    if let Err(e) = crate::run_dir::RunDir::new(&cfg.out).write_outputs(&results, &summary, diff.as_ref()) {
         eprintln!("pmfarm: cannot write outputs in {}: {e}", crate::display::path(&cfg.out));
         return code::USAGE;
     }
@@ -672,42 +663,6 @@ fn summarize(
     }
 }
 
-fn write_outputs(
-    out: &Path,
-    results: &[FileResult],
-    summary: &Summary,
-    diff: Option<&BaselineDiff>,
-) -> std::io::Result<()> {
-    let mut lines = String::new();
-    for r in results {
-        lines.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
-        lines.push('\n');
-    }
-    write_atomic(&out.join("results.jsonl"), lines.as_bytes())?;
-    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
-    write_atomic(&out.join("summary.json"), json.as_bytes())?;
-    let diff_path = out.join("baseline-diff.json");
-    match diff {
-        Some(d) => {
-            let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
-            write_atomic(&diff_path, json.as_bytes())?;
-        }
-        None => {
-            let _ = std::fs::remove_file(diff_path); // never leave a stale comparison behind
-        }
-    }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp); // no half-written temporary left behind
-    }
-    written
-}
-
 fn print_summary(s: &Summary, out: &Path) {
     let counts: Vec<String> =
         s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
@@ -726,7 +681,7 @@ fn print_summary(s: &Summary, out: &Path) {
         ),
         None => println!("pmfarm: gates: none (--no-gates)"),
     }
-    println!("pmfarm: results in {}", crate::display::path(&out.join("results.jsonl")));
+    println!("pmfarm: results in {}", crate::display::path(&crate::run_dir::RunDir::new(out).results()));
 }
 
 /// Renders the report (the reports module owns its content); false when it could not be

@@ -6,7 +6,8 @@
 pub mod cli;
 pub mod dump;
 pub mod emit;
-pub mod events;
+/// The event contract, defined in `pmschema` (re-exported so `pmworker::events` keeps working).
+pub use pmschema::events;
 pub mod export;
 pub mod fault;
 pub mod memory;

@@ -16,8 +16,8 @@ use std::time::Instant;
 pub struct Options {
     /// Tiers to run.
     pub tiers: Vec<Tier>,
-    /// Exporters to run (`obj`, `skel`).
-    pub exports: Vec<String>,
+    /// Exporters to run (none: with T3, [`ExportKind::DEFAULT_SET`]).
+    pub exports: Vec<ExportKind>,
     /// Folders of reference outputs for T3, searched in order (same names as the exports;
     /// pairs folders for `pairs`).
     pub reference: Vec<PathBuf>,
@@ -42,7 +42,7 @@ impl Options {
 
 /// The tiers that run for `tiers` and `exports`: `--export` implies `t3` (added at the
 /// end when absent), so what is recorded and gated matches the results the worker emits.
-pub fn effective_tiers(tiers: &[Tier], exports: &[String]) -> Vec<Tier> {
+pub fn effective_tiers(tiers: &[Tier], exports: &[ExportKind]) -> Vec<Tier> {
     let mut out = tiers.to_vec();
     if !exports.is_empty() && !out.contains(&Tier::T3) {
         out.push(Tier::T3);

@@ -201,9 +201,10 @@ fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Re
 
 /// Parses a run's output folder into [`RunData`].
 pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError> {
-    let summary: Summary = parse_json(&out_dir.join("summary.json"))?;
-    let results: Vec<FileResult> = parse_jsonl(&out_dir.join("results.jsonl"))?;
-    let diff_path = out_dir.join("baseline-diff.json");
+    let run = crate::run_dir::RunDir::new(out_dir);
+    let summary: Summary = parse_json(&run.summary())?;
+    let results: Vec<FileResult> = parse_jsonl(&run.results())?;
+    let diff_path = run.baseline_diff();
     let diff: Option<BaselineDiff> = if diff_path.is_file() { Some(parse_json(&diff_path)?) } else { None };
     let baseline_path = match (&opts.baseline, &diff) {
         (Some(given), _) => Some(
