@@ -285,7 +285,7 @@ pub fn merge_cmd(
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
     println!("pmfarm merge: results in {}", RunDir::new(out).results().display());
     if let Some(h) = history {
-        if let Err(e) = crate::history::record(out, h) {
+        if let Err(e) = crate::report::record_history(out, h) {
             eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
             let _ = crate::run_folder::finish(out); // the merged results are complete
             return code::USAGE;

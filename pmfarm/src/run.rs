@@ -368,7 +368,7 @@ fn execute(
     // The history line is appended before the report, which draws it.
     let mut history_failed = false;
     if let Some(h) = &cfg.history {
-        match crate::history::record(&cfg.out, h) {
+        match crate::report::record_history(&cfg.out, h) {
             Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
             Err(e) => {
                 eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
@@ -620,7 +620,7 @@ pub(crate) fn tally(results: &[FileResult]) -> Tally {
         manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
         bytes += r.bytes;
     }
-    let corpus_manifest_sha256 = pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes()));
+    let corpus_manifest_sha256 = pmschema::hex(&Sha256::digest(manifest.as_bytes()));
     Tally { status_counts, buckets, corpus_manifest_sha256, bytes }
 }
 

@@ -19,3 +19,9 @@ pub mod names;
 pub mod results;
 
 pub use names::{EndStatus, ExportKind, ExportStatus, Status, Tier, UnknownName};
+
+/// Lower-case hex, the form of every digest field of the contract (`start.sha256`,
+/// `export.sha256`, `corpus_manifest_sha256`, …).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

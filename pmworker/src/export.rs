@@ -11,13 +11,16 @@
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
-use crate::pipeline::{hex, Options};
+use crate::exporter::write_output;
+pub use crate::exporter::ExportVerdict;
+use crate::options::Options;
 use pmcore::export::obj::{self, ObjObject};
 use pmcore::export::rig::{self, RigOutcome};
 use pmcore::export::skel::{self, Skeleton};
 use pmcore::export::t3;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use pmschema::hex;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -25,16 +28,6 @@ use std::path::{Path, PathBuf};
 // The exporters `--export` accepts are `pmschema::ExportKind`; the ones that run when T3
 // asks for all are `ExportKind::DEFAULT_SET`. `pairs` compares the file with 3ds Max's own
 // exports (also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
-
-/// A T3 verdict for one exporter, with its counters.
-pub struct ExportVerdict {
-    /// Exporter name (`obj`, `skel`): the `stream` of the T3 result.
-    pub stream: String,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Field counters and other detail for the `result` event.
-    pub detail: Option<serde_json::Value>,
-}
 
 /// What an exporter produced, kept in memory for T3.
 enum Produced {
@@ -248,20 +241,4 @@ fn era_detail(kind: ExportKind, file: &MaxFile) -> Option<Value> {
 /// A failure that names the chunk (or output file) it is about.
 fn fail_at(kind: &str, message: String, (chunk_path, offset): (String, u64)) -> Verdict {
     Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path, offset, ..Default::default() })
-}
-
-/// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed
-/// once written (the digest in the `export` event is what stays).
-pub(crate) fn write_output(out: Option<&Path>, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    match out {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)?;
-            std::fs::write(dir.join(name), bytes)
-        }
-        None => {
-            let dir = tempfile::tempdir()?;
-            let path: PathBuf = dir.path().join(name);
-            std::fs::write(path, bytes)
-        }
-    }
 }

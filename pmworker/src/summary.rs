@@ -7,11 +7,12 @@
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
-use crate::export::ExportVerdict;
-use crate::pipeline::{hex, Options};
+use crate::exporter::{write_output, ExportVerdict};
+use crate::options::Options;
 use pmcore::export::summary::{self, SectionOutcome};
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use pmschema::hex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -33,7 +34,7 @@ pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> V
         Ok(a) => {
             let bytes = serde_json::to_vec_pretty(a).unwrap_or_default();
             let name = format!("{stem}.summary.json");
-            match crate::export::write_output(opts.out.as_deref(), &name, &bytes) {
+            match write_output(opts.out.as_deref(), &name, &bytes) {
                 Ok(()) => {
                     event.status = ExportStatus::Ok;
                     event.sha256 = Some(hex(&Sha256::digest(&bytes)));

@@ -11,6 +11,7 @@
 pub mod build;
 pub mod diff;
 pub mod escape;
+pub mod history_entry;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -19,6 +20,7 @@ pub mod model;
 pub mod svg;
 
 pub use build::RunData;
+pub use history_entry::record as record_history;
 pub use model::Report;
 
 use crate::results::{BaselineDiff, BaselineEntry, FileResult, Summary};
