@@ -25,6 +25,7 @@ pub mod run_dir;
 pub mod run_folder;
 pub mod shard;
 pub mod supervise;
+pub mod synth;
 pub mod verify_ledger;
 pub mod workspace;
 

@@ -308,7 +308,7 @@ fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {
     if !(scale.is_finite() && scale > 0.0) {
         return usage(format!("--scale must be a positive number, not {scale}"));
     }
-    match pmcore::synth::corpus::synthesize(like, scale, seed, out) {
+    match pmfarm::synth::synthesize(like, scale, seed, out) {
         Ok(w) => {
             println!("pmfarm: wrote {} synthetic files ({} bytes) into {}", w.files, w.bytes, out.display());
             code::OK
