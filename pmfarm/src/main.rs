@@ -271,7 +271,7 @@ fn main() {
             &out,
             &pmfarm::report::ReportOptions {
                 baseline,
-                baselines_dir: Some(baselines.unwrap_or_else(|| workspace_root().join("baselines"))),
+                baselines_dir: Some(pmfarm::locate::baselines_dir(baselines)),
                 junit_per_file: junit.per_file(),
                 history,
             },
@@ -282,7 +282,7 @@ fn main() {
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
         Command::Merge { outs, out, gates, no_gates, baselines, no_report, history } => {
-            let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
+            let baselines = pmfarm::locate::baselines_dir(baselines);
             let gates = match (gates, no_gates) {
                 (Some(d), _) => Some(pmfarm::gates::GateSource::Dir(enumerate::absolute(&d))),
                 (None, true) => Some(pmfarm::gates::GateSource::Disabled),
@@ -337,11 +337,6 @@ fn usage(message: impl std::fmt::Display) -> i32 {
     code::USAGE
 }
 
-/// The pmfarm workspace this binary belongs to ([`pmfarm::locate`]), else the current folder.
-fn workspace_root() -> PathBuf {
-    pmfarm::locate::farm_workspace().unwrap_or_else(|_| std::env::current_dir().unwrap_or_default())
-}
-
 fn run(a: RunArgs) -> i32 {
     let mut limits = Limits::default();
     if let Some(j) = a.jobs {
@@ -391,7 +386,6 @@ fn run(a: RunArgs) -> i32 {
     if shard.is_some() && a.history.is_some() {
         return usage("--history with --shard would append one line per shard: give --history to `pmfarm merge`");
     }
-    let root = workspace_root();
     let gates = match pmfarm::locate::gate_source(a.gates.as_deref(), a.no_gates) {
         Ok(g) => g,
         Err(e) => return usage(e),
@@ -412,7 +406,7 @@ fn run(a: RunArgs) -> i32 {
             in_process: a.in_process,
         },
         baseline: a.baseline.clone(),
-        baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
+        baselines_dir: pmfarm::locate::baselines_dir(a.baselines.clone()),
         gates,
         shard,
         report: !a.no_report,
@@ -482,7 +476,7 @@ fn baseline(cmd: BaselineCommand) -> i32 {
     if !pmfarm::baseline::valid_name(&name) {
         return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
     }
-    let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let dir = pmfarm::locate::baselines_dir(dir);
     let _lock = match pmfarm::lock_consistent_run(&out) {
         Ok(l) => l,
         Err(e) => return usage(format!("baseline: {e}")),
