@@ -164,6 +164,7 @@ named_enum! {
 
 named_enum! {
     /// Terminal status of one file in the farm: exactly one per enumerated file.
+    #[derive(Default)]
     pub enum Status ("status") {
         /// The worker ended with `end.status = pass` and exit 0.
         Pass = "pass",
@@ -171,6 +172,7 @@ named_enum! {
         Fail = "fail",
         /// Killed by a signal, panicked, exited oddly, or its stream had no `end`. The default,
         /// so a result nobody classified can never read as a pass.
+        #[default]
         Crash = "crash",
         /// Killed by the farm at the hard or the no-output time limit.
         Timeout = "timeout",
@@ -180,12 +182,6 @@ named_enum! {
         Skip = "skip",
         /// The farm could not run the worker or the worker could not read the file (exit 2).
         InfraError = "infra-error",
-    }
-}
-
-impl Default for Status {
-    fn default() -> Self {
-        Status::Crash
     }
 }
 
