@@ -10,18 +10,14 @@ use std::path::Path;
 
 /// The tiers of every `result` event of a worker run on `file` with `args`.
 fn worker_result_tiers(file: &Path, args: &[&str]) -> Vec<String> {
-    let o = std::process::Command::new(pmtests::binary("pmworker"))
-        .args(args)
-        .arg(file)
-        .env_remove("PMWORKER_FAULT")
-        .output()
-        .expect("pmworker starts");
-    assert_exit(&o, 0);
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("every line is JSON"))
-        .filter(|e| e["event"] == "result")
-        .map(|e| e["tier"].as_str().unwrap().to_string())
+    let run = pmtests::harness::Worker::new(file).args(args).run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            pmworker::events::Event::Result(r) => Some(r.tier.to_string()),
+            _ => None,
+        })
         .collect()
 }
 
@@ -70,11 +66,7 @@ fn report_finds_a_bare_baseline_name_in_the_workspace_baselines_from_any_folder(
     let out = t.path().join("out");
     let elsewhere = t.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let farm = |args: &[&str]| {
-        let mut c = Farm::new(args).command();
-        c.env(pmfarm::locate::WORKSPACE_ENV, &ws).current_dir(&elsewhere);
-        c.output().expect("pmfarm starts")
-    };
+    let farm = |args: &[&str]| Farm::new(args).env(pmfarm::locate::WORKSPACE_ENV, &ws).current_dir(&elsewhere).output();
     assert_exit(&farm(&["run", s(&corpus), "--out", s(&out), "--no-gates", "--no-report", "-j", "2"]), 0);
     // `baseline save` without --baselines writes into the workspace's baselines/ …
     assert_exit(&farm(&["baseline", "save", s(&out), "demo"]), 0);
