@@ -36,26 +36,11 @@ pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
     run_dir::RunDir::new(out).read_results().map_err(|e| e.to_string())
 }
 
-/// `pmfarm report OUT [--baseline NAME] [--history FILE]`: renders the report of a
-/// finished run. NAME is a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, opts: &report::ReportOptions) -> i32 {
-    let _lock = match lock_finished_run(out) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("pmfarm: report: {}", display::escape_controls(&e));
-            return run::code::USAGE;
-        }
-    };
-    match report::render(out, opts) {
-        Ok(index) => {
-            println!("pmfarm: report: {}", display::path(&index.index_html()));
-            run::code::OK
-        }
-        Err(e) => {
-            eprintln!("pmfarm: report: {}", display::escape_controls(&e.to_string()));
-            run::code::USAGE
-        }
-    }
+/// `pmfarm report OUT`: renders the report of a finished run under the run folder's lock
+/// (the caller prints and picks the exit code).
+pub fn report_of_finished_run(out: &Path, opts: &report::ReportOptions) -> Result<report::ReportIndex, String> {
+    let _lock = lock_finished_run(out)?;
+    report::render(out, opts).map_err(|e| e.to_string())
 }
 
 /// Locks the run folder `out` for a command that reads a finished run from it (`report`,

@@ -267,7 +267,7 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline, baselines, junit, history } => pmfarm::report_cmd(
+        Command::Report { out, baseline, baselines, junit, history } => report(
             &out,
             &pmfarm::report::ReportOptions {
                 baseline,
@@ -278,7 +278,7 @@ fn main() {
         ),
         Command::History { file, last } => history(&file, last),
         Command::VerifyLedger { out, partial, json } => {
-            pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
+            verify_ledger(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
         Command::Merge { outs, out, gates, no_gates, baselines, no_report, history } => {
@@ -302,6 +302,43 @@ fn main() {
         },
     };
     std::process::exit(exit);
+}
+
+/// `pmfarm report OUT`: exit 0 with the index path, 2 with why not.
+fn report(out: &Path, opts: &pmfarm::report::ReportOptions) -> i32 {
+    match pmfarm::report_of_finished_run(out, opts) {
+        Ok(index) => {
+            println!("pmfarm: report: {}", pmfarm::display::path(&index.index_html()));
+            code::OK
+        }
+        Err(e) => {
+            eprintln!("pmfarm: report: {}", pmfarm::display::escape_controls(&e));
+            code::USAGE
+        }
+    }
+}
+
+/// `pmfarm verify-ledger OUT [--json]`: prints the findings; exit 0 consistent, 1 not, 2
+/// when the folder cannot be read.
+fn verify_ledger(out: &Path, opts: pmfarm::verify_ledger::VerifyOptions, json: bool) -> i32 {
+    match pmfarm::verify_ledger::verify(out, opts) {
+        Ok(rep) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+            } else {
+                print!("{}", pmfarm::verify_ledger::render(&rep));
+            }
+            if rep.consistent() {
+                code::OK
+            } else {
+                code::INCONSISTENT
+            }
+        }
+        Err(e) => {
+            eprintln!("pmfarm: verify-ledger: {e}");
+            code::USAGE
+        }
+    }
 }
 
 fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {

@@ -521,29 +521,6 @@ pub fn render(rep: &LedgerReport) -> String {
     s
 }
 
-/// The `verify-ledger` subcommand: prints the report (JSON with `json`) and returns the
-/// exit code: 0 consistent, 1 inconsistent, 2 usage.
-pub fn cmd(out: &Path, opts: VerifyOptions, json: bool) -> i32 {
-    match verify(out, opts) {
-        Ok(rep) => {
-            if json {
-                println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
-            } else {
-                print!("{}", render(&rep));
-            }
-            if rep.consistent() {
-                0
-            } else {
-                1
-            }
-        }
-        Err(e) => {
-            eprintln!("pmfarm: verify-ledger: {e}");
-            2
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

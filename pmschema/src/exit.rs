@@ -23,4 +23,6 @@ pub mod farm {
     pub const USAGE: i32 = 2;
     /// Nothing runnable: no corpus, or only pointers and skips.
     pub const NOTHING_RUNNABLE: i32 = 77;
+    /// `verify-ledger`: the run folder is not consistent.
+    pub const INCONSISTENT: i32 = 1;
 }
