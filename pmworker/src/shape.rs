@@ -12,9 +12,10 @@
 //! without a reference is a counted skip.
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export};
-use crate::export::ExportVerdict;
-use crate::pipeline::{hex, Options};
+use crate::events::{Breadcrumb, Event, Export, ExportStatus};
+use crate::exporter::{write_output, ExportVerdict};
+use crate::options::Options;
+use pmschema::hex;
 use pmcore::export::nel_shape::{self, NodeShape};
 use pmcore::export::shape_t3::{self, Level, ShapeComparison, ShapeFacts};
 use pmcore::verify::{Mismatch, Verdict};
@@ -148,11 +149,11 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: NAME.into(), ..Default::default() });
     let verdict = |verdict, detail| vec![ExportVerdict { stream: T3_STREAM.into(), verdict, detail }];
     let mut event =
-        Export { exporter: NAME.into(), status: String::new(), files: Vec::new(), sha256: None, summary: Value::Null };
+        Export { exporter: NAME.into(), status: ExportStatus::Error, files: Vec::new(), sha256: None, summary: Value::Null };
     let (shapes, summary) = match nel_shape::export(file) {
         Ok(x) => x,
         Err(e) => {
-            event.status = "error".into();
+            event.status = ExportStatus::Error;
             event.summary = json!({ "error": e.to_string(), "chunk_path": "Scene" });
             sink.emit(Event::Export(event));
             let m = Mismatch {
@@ -169,7 +170,7 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         // Geometry that stopped is a gap of the evaluator (not-implemented); a scene without
         // geometry is not-applicable.
         let gap = !(summary.stopped.is_empty() && summary.count_only.is_empty() && summary.unplaced.is_empty());
-        event.status = if gap { "not-implemented" } else { "not-applicable" }.into();
+        event.status = if gap { ExportStatus::NotImplemented } else { ExportStatus::NotApplicable };
         sink.emit(Event::Export(event));
         let mut classes: Vec<String> =
             summary.stopped.iter().map(|s| format!("{} {}", s.class_name, s.class_id)).collect();
@@ -190,8 +191,8 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     for s in &shapes {
         let bytes = nel_shape::write(&s.mesh);
         let name = format!("{stem}.{}.shape", safe_name(&s.node));
-        if let Err(e) = crate::export::write_output(opts.out.as_deref(), &name, &bytes) {
-            event.status = "error".into();
+        if let Err(e) = write_output(opts.out.as_deref(), &name, &bytes) {
+            event.status = ExportStatus::Error;
             event.summary = json!({ "error": format!("cannot write {name}: {e}") });
             sink.emit(Event::Export(event));
             let m = Mismatch {
@@ -207,7 +208,7 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         written.push(bytes);
     }
     let sha = hex(&digest.finalize());
-    event.status = "ok".into();
+    event.status = ExportStatus::Ok;
     event.sha256 = Some(sha.clone());
     sink.emit(Event::Export(event));
     sink.breadcrumb(Breadcrumb { tier: "t3".into(), stream: T3_STREAM.into(), ..Default::default() });

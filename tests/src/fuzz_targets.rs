@@ -5,7 +5,7 @@
 
 use pmcore::chunk::{parse_stream, write_stream};
 use pmworker::emit::VecSink;
-use pmworker::events::{Event, Tier, Timing};
+use pmworker::events::{Event, ExportKind, Tier, Timing};
 use pmworker::pipeline::{run_bytes, Options};
 
 /// Chunk-tree parse: whatever parses must write back to exactly the same bytes.
@@ -66,7 +66,7 @@ pub fn ole_open(data: &[u8]) {
 pub fn typed_pipeline(data: &[u8]) {
     let opts = Options {
         tiers: vec![Tier::T1, Tier::T2],
-        exports: vec!["obj".into(), "skel".into(), "summary".into()],
+        exports: vec![ExportKind::Obj, ExportKind::Skel, ExportKind::Summary],
         ..Options::default()
     };
     let mut sink = VecSink::default();

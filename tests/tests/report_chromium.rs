@@ -26,7 +26,12 @@ fn rendered() -> (tempfile::TempDir, report::ReportIndex) {
     let fixture = fx::write(tmp.path(), true);
     let index = report::render(
         &fixture.out,
-        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false, history: None },
+        &ReportOptions {
+            baseline: Some(fixture.baseline.clone()),
+            baselines_dir: None,
+            junit_per_file: false,
+            history: None,
+        },
     )
     .unwrap();
     (tmp, index)

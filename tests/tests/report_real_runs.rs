@@ -7,7 +7,6 @@ mod report_support;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// The size bound for a report of the public and the demo corpus.
 const MAX_REPORT_BYTES: u64 = 20 * 1024 * 1024;
@@ -18,7 +17,7 @@ fn json(path: &Path) -> Value {
 }
 
 fn pmfarm(args: &[&str]) -> std::process::Output {
-    let out = Command::new(pmtests::binary("pmfarm")).args(args).output().expect("pmfarm runs");
+    let out = pmtests::harness::Farm::new(args).output();
     assert!(
         out.status.code().is_some_and(|c| c == 0 || c == 1),
         "pmfarm {args:?}: {}\n{}",

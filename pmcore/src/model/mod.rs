@@ -10,8 +10,10 @@
 //! directories, ClassData and Config; [`normalize`] is the whitelist.
 
 pub mod appdata;
+pub mod appdata_ids;
 pub mod assets;
 pub mod controllers;
+pub mod decode_state;
 pub mod directory;
 pub mod file;
 pub mod geometry;
