@@ -133,3 +133,86 @@ pub fn holders_of(index: &SceneIndex<'_>, ids: &[[u8; 16]]) -> Vec<Vec<usize>> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::Chunk;
+    use crate::model::scene_index::{ResolvedClass, REFS_FLAT};
+
+    fn refs(targets: &[i32]) -> Chunk<'static> {
+        Chunk::leaf(REFS_FLAT, targets.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>())
+    }
+
+    fn class(id: [u32; 2], superclass: u32) -> Option<ResolvedClass> {
+        Some(ResolvedClass { class_id: id, superclass, name: String::new(), dll: String::new(), directory_index: None })
+    }
+
+    /// 0 node → 1 material → 2 bitmap block holding GUID A; 3 left-over library entry → 4
+    /// block holding GUID B; 5 library (entries 1 and 3); 6 SceneImpl (slot 0 → 7, slot 1 →
+    /// library); 7 render environment holding GUID C (no references).
+    fn scene() -> Vec<Chunk<'static>> {
+        let guid = |b: u8| vec![b; 16];
+        let mut holder_a = guid(0xaa);
+        holder_a.splice(0..0, [1, 2, 3]); // at an odd offset
+        vec![
+            Chunk::container(1, vec![refs(&[-1, 1])]),
+            Chunk::container(2, vec![refs(&[2])]),
+            Chunk::container(3, vec![Chunk::container(9, vec![Chunk::leaf(4, holder_a)])]),
+            Chunk::container(2, vec![refs(&[4])]),
+            Chunk::container(3, vec![Chunk::leaf(4, guid(0xbb))]),
+            Chunk::container(5, vec![refs(&[1, 3])]),
+            Chunk::container(6, vec![refs(&[7, 5])]),
+            Chunk::container(7, vec![Chunk::leaf(4, guid(0xcc)), Chunk::leaf(5, vec![0xcc; 15])]),
+        ]
+    }
+
+    fn index<'a>(chunks: &'a [Chunk<'static>]) -> SceneIndex<'a> {
+        let classes = [
+            class([1, 0], 1),
+            class([2, 0], 0xc00),
+            class([0x82, 0], 0x82),
+            class([2, 0], 0xc00),
+            class([0x82, 0], 0x82),
+            class(MTL_BASE_LIB, 0x100),
+            class(SCENE_IMPL, 0x100),
+            class([0xee44_8b23, 0], 0x1010),
+        ];
+        let objects = chunks
+            .iter()
+            .zip(classes)
+            .enumerate()
+            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
+            .collect();
+        SceneIndex { root_id: 0x2012, objects, directories: Default::default() }
+    }
+
+    #[test]
+    fn library_entries_only_the_library_holds_are_left_over() {
+        let chunks = scene();
+        let index = index(&chunks);
+        let usage = SceneUse::of(&index).unwrap();
+        assert_eq!((usage.library, usage.entries.clone()), (5, vec![(1, true), (3, false)]));
+        assert!(!usage.only_left_over(2), "reached from the node");
+        assert!(usage.only_left_over(4) && usage.only_left_over(3), "reached only from the left-over entry");
+        assert!(!usage.only_left_over(7), "the render environment is a root");
+    }
+
+    #[test]
+    fn holders_are_found_at_any_offset_and_depth_and_never_partially() {
+        let chunks = scene();
+        let index = index(&chunks);
+        let found = holders_of(&index, &[[0xaa; 16], [0xbb; 16], [0xcc; 16], [0xdd; 16]]);
+        assert_eq!(found, vec![vec![2], vec![4], vec![7], vec![]]);
+    }
+
+    #[test]
+    fn a_scene_without_its_singleton_or_library_says_which() {
+        let chunks = scene();
+        let mut index = index(&chunks);
+        index.objects[5].class = class([0x3334, 0], 0x100);
+        assert!(SceneUse::of(&index).unwrap_err().contains("MtlBaseLib"));
+        index.objects[6].class = None;
+        assert!(SceneUse::of(&index).unwrap_err().contains("SceneImpl"));
+    }
+}
