@@ -204,10 +204,12 @@ pub fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let mut names = Vec::new();
     let mut unreadable = Vec::new();
     for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used) {
-        let Some(o) = index.get(entry) else { continue };
-        match mtl_name(o) {
-            Some(name) => names.push(name),
-            None => unreadable.push(class_label(o)),
+        match index.get(entry) {
+            Some(o) => match mtl_name(o) {
+                Some(name) => names.push(name),
+                None => unreadable.push(format!("{}: material name not found", class_label(o))),
+            },
+            None => unreadable.push(format!("library entry {entry} outside the Scene")),
         }
     }
     if unreadable.is_empty() {
@@ -215,7 +217,7 @@ pub fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     } else {
         unreadable.sort();
         unreadable.dedup();
-        Err(unreadable.into_iter().map(|c| format!("{c}: material name not found")).collect())
+        Err(unreadable)
     }
 }
 
