@@ -78,6 +78,13 @@ pub fn section_rows<'a>(files: impl IntoIterator<Item = &'a FileResult>, max_cla
             }
         }
     }
+    // Rows in Max's section order (objects, scene totals, …), unknown sections last.
+    let order = |stream: &str| {
+        let section = stream.trim_start_matches(SUMMARY_PREFIX);
+        pmcore::export::summary::SECTIONS.iter().position(|s| *s == section).unwrap_or(usize::MAX)
+    };
+    let mut tallies: Vec<(&str, Tally)> = tallies.into_iter().collect();
+    tallies.sort_by_key(|(stream, _)| (order(stream), stream.to_string()));
     tallies
         .into_iter()
         .map(|(stream, t)| {
@@ -169,6 +176,20 @@ mod tests {
         );
         assert_eq!(row.classes_total, 5, "Lathe and Biped were cut, and the count says so");
         assert_eq!(row.classes[0].example, "b.max");
+    }
+
+    #[test]
+    fn rows_follow_maxs_section_order() {
+        let files = vec![file(
+            "a.max",
+            Status::Pass,
+            ["summary/render", "summary/objects", "summary/zz-new", "summary/materials"]
+                .iter()
+                .map(|s| t3(s, Verdict::pass(), None))
+                .collect(),
+        )];
+        let streams: Vec<String> = section_rows(&files, 3).into_iter().map(|r| r.stream).collect();
+        assert_eq!(streams, ["summary/objects", "summary/materials", "summary/render", "summary/zz-new"]);
     }
 
     #[test]
