@@ -27,6 +27,7 @@ pub mod references;
 pub mod registry;
 pub mod scene;
 pub mod scene_index;
+pub mod scene_use;
 pub mod streams;
 pub mod value;
 pub mod writer;

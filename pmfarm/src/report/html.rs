@@ -310,7 +310,7 @@ fn page(title: &str, nav: &str, body: &str, report: &Report) -> String {
     )
 }
 
-const INDEX_SECTIONS: [(&str, &str); 19] = [
+const INDEX_SECTIONS: [(&str, &str); 20] = [
     ("stamp", "Run"),
     ("verdict", "Verdict"),
     ("baseline", "Changes"),
@@ -318,6 +318,7 @@ const INDEX_SECTIONS: [(&str, &str); 19] = [
     ("pass-rate", "Pass rate"),
     ("history", "History"),
     ("gates", "Gates"),
+    ("t3-summary", "T3 summary"),
     ("slowest", "Slowest"),
     ("rss", "Peak RSS"),
     ("buckets", "Buckets"),
@@ -620,6 +621,8 @@ fn index_page(r: &Report) -> String {
         );
     }
 
+    t3_summary_section(&mut b, &r.t3_sections);
+
     ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
     ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", rss_shown);
 
@@ -652,6 +655,61 @@ fn index_page(r: &Report) -> String {
     lists(&mut b, &pages, r);
 
     page("pmfarm report", &index_nav(), &b, r)
+}
+
+/// The T3 summary agreement table: one row per section, its reason classes ranked by
+/// files affected in one cell (compact: the report never repeats it per file).
+fn t3_summary_section(b: &mut String, rows: &[SectionRow]) {
+    section(
+        b,
+        "t3-summary",
+        "T3 summary per section",
+        "Each section of Max's own document summary against pmcore's account. Rate = pass ÷ files carrying the section (a skip as unsupported lowers it; files lacking the section are counted apart). Classes behind the fails and skips, most files first.",
+    );
+    if rows.is_empty() {
+        none(b, "summary sections");
+        return;
+    }
+    let cells = rows
+        .iter()
+        .map(|row| {
+            let mut classes: Vec<String> = row
+                .classes
+                .iter()
+                .map(|c| format!("{} {} ({})", escape(&c.verdict), escape(&c.class), c.files))
+                .collect();
+            if row.classes_total > row.classes.len() as u64 {
+                classes.push(format!("… {} more", row.classes_total - row.classes.len() as u64));
+            }
+            (
+                Some(format!("t3-{}", row.stream.replace('/', "-"))),
+                vec![
+                    Cell::text(&row.stream),
+                    Cell::num(row.pass),
+                    Cell::num(row.fail),
+                    Cell::num(row.skip),
+                    Cell::num(row.absent),
+                    Cell::num_shown(row.rate, format!("{:.1}%", row.rate * 100.0)),
+                    Cell::html(classes.join("<br>")),
+                ],
+            )
+        })
+        .collect();
+    table(
+        b,
+        "t3-summary-table",
+        "T3 summary sections",
+        &[
+            ("section", "Section", "text"),
+            ("pass", "Pass", "num"),
+            ("fail", "Fail", "num"),
+            ("skip", "Skip (unsupported)", "num"),
+            ("absent", "Absent in file", "num"),
+            ("rate", "Rate", "num"),
+            ("classes", "Classes behind fails and skips (files)", "text"),
+        ],
+        cells,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -37,6 +37,7 @@ struct IndexDoc<'a> {
     slowest: &'a [FileMetric],
     largest_rss: &'a [FileMetric],
     lists: &'a Lists,
+    t3_sections: &'a [SectionRow],
     buckets: Vec<BucketLink<'a>>,
 }
 
@@ -114,6 +115,7 @@ impl Exporter for JsonExporter {
             slowest: &report.slowest,
             largest_rss: &report.largest_rss,
             lists: &report.lists,
+            t3_sections: &report.t3_sections,
             buckets: report
                 .buckets
                 .iter()

@@ -17,6 +17,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod sections;
 pub mod svg;
 
 pub use build::RunData;
