@@ -449,7 +449,7 @@ const TRI_TVERTS: u16 = 0x2394;
 const TRI_TVFACES: u16 = 0x2396;
 
 fn is_material(o: &crate::model::scene_index::SceneObject<'_>) -> bool {
-    o.class.as_ref().is_some_and(|c| c.superclass == super::summary::MATERIAL_SUPERCLASS)
+    o.class.as_ref().is_some_and(|c| c.superclass == crate::model::scene_use::MATERIAL_SUPERCLASS)
 }
 
 /// The node's material list as the NeL exporter numbers it: the sub-materials of a
@@ -458,7 +458,7 @@ pub fn node_materials(
     index: &crate::model::scene_index::SceneIndex<'_>,
     node: &crate::model::scene_index::SceneObject<'_>,
 ) -> Vec<ShapeMaterial> {
-    let Some(top) = node.reference(super::summary::NODE_MATERIAL_SLOT).and_then(|m| index.get(m)) else {
+    let Some(top) = node.reference(crate::model::scene_use::NODE_MATERIAL_SLOT).and_then(|m| index.get(m)) else {
         return Vec::new();
     };
     let leaves: Vec<&crate::model::scene_index::SceneObject<'_>> =

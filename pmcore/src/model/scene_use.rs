@@ -6,6 +6,10 @@
 use super::scene_index::{SceneIndex, SceneObject};
 
 /// SceneImpl, the Scene's singleton (the last Scene object).
+/// Superclass of materials (`MATERIAL_CLASS_ID`).
+pub const MATERIAL_SUPERCLASS: u32 = 0x0c00;
+/// Node reference slot of the material (slot 0 = transform, 1 = object).
+pub const NODE_MATERIAL_SLOT: usize = 3;
 pub const SCENE_IMPL: [u32; 2] = [0x2222, 0];
 /// The scene material library (`MtlBaseLib`), SceneImpl reference slot 1.
 pub const MTL_BASE_LIB: [u32; 2] = [0x3333, 0];
