@@ -54,6 +54,7 @@ struct BucketDoc<'a> {
     entries: Vec<EntryDoc<'a>>,
     same_as: &'a Option<String>,
     aliases: &'a [String],
+    t3_sections: &'a [SectionRow],
 }
 
 /// A bucket document's file: the whole entry in the file's home bucket; elsewhere what it
@@ -145,6 +146,7 @@ impl Exporter for JsonExporter {
                 entries: b.entries.iter().map(|e| EntryDoc::of(e, b)).collect(),
                 same_as: &b.same_as,
                 aliases: &b.aliases,
+                t3_sections: &b.t3_sections,
             };
             out.push(Artifact { contents: to_json(&name, &doc, false)?, name });
         }
