@@ -420,6 +420,14 @@ fn apply_modifier(
         return Err(stop(m, "modifier not evaluated"));
     };
     Ok(match rule {
+        // UVW Map: topology passes through; a planar map of the measured kind is projected.
+        ModifierRule::PassThrough if class.class_id == classes::UVW_MAP => match input {
+            Evaluated::Mesh(mesh) => match super::uvw_map::planar_settings(index, m) {
+                Ok(planar) => Evaluated::Mesh(super::uvw_map::apply_planar(mesh, &planar)),
+                Err(_) => Evaluated::Mesh(mesh),
+            },
+            other => other,
+        },
         ModifierRule::PassThrough => input,
         ModifierRule::ToPoly => match input {
             Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),
