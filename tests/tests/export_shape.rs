@@ -66,6 +66,20 @@ fn named_pairs_reach_the_level_their_scene_allows() {
     let (r, _) = nel_shape(&nel, "ryzom__street.max", out.path());
     assert_eq!(r["verdict"], "pass", "{r}");
 
+    // Primitives with generated map channels and smoothing (Torus, Tube), a planar UVW Map
+    // (tiling 100), and a Max 4 Editable Mesh whose welding depends on the rounding of
+    // Max's face normals (10224 entries): every vertex matched.
+    for (scene, node) in [
+        ("skeetmtp__snow_torus.max", "Torus01"),
+        ("skeetmtp__snow_tube.max", "Tube01"),
+        ("skeetmtp__water_light.max", "water_light"),
+        ("skeetmtp__snow_ramp.max", "Piste"),
+    ] {
+        let (r, _) = nel_shape(&nel, scene, out.path());
+        assert_eq!(r["verdict"], "pass", "{scene}: {r}");
+        assert_eq!(r["detail"]["best"]["node"], node, "{scene}");
+    }
+
     // The node the shape came from is a Boolean the evaluator does not build: a named miss.
     let (r, _) = nel_shape(&nel, "skeetmtp__snow_bowl.max", out.path());
     assert_eq!(r["verdict"], "fail");

@@ -8,6 +8,7 @@
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
+//! * [`uvw_map`] — the UVW Map modifier's planar projection of map channel 1;
 //! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
 //!   memory budget above which only counts are computed.
 //!
@@ -21,6 +22,7 @@ pub mod primitives;
 pub mod shell;
 pub mod stack;
 pub mod subdivide;
+pub mod uvw_map;
 
 pub use mesh::{Counts, EvalMesh, FaceRule};
 pub use stack::{evaluate_index, evaluate_node, Evaluated, NodeEval, NodeOutcome, Stop, DEFAULT_BUDGET_VERTICES};

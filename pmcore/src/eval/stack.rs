@@ -318,10 +318,14 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 radius1: p.float(0).map_err(pe)?,
                 radius2: p.float(1).map_err(pe)?,
                 height: p.float(2).map_err(pe)?,
-                height_segs: p.int(3).map_err(pe)?,
+                // Parameter 3 is the sides and 5 the height segments: snow_tube.max stores
+                // 18 / 1 / 5 (Max's default tube) and its NeL export has 18 sides, 5 rows.
+                sides: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
-                sides: p.int(5).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
+                smooth: p.int_or(6, 0).map_err(pe)? != 0,
+                map_coords: p.int_or(10, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
             prim::tube_mesh(&q)
@@ -334,6 +338,11 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 segments: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
+                // Smooth (6) = 2 smooths every face: snow_torus.max stores 2 and its NeL
+                // export is smooth everywhere (169 entries = 13 × 13 map seams only). The
+                // other modes (sides / segments) are not measured and keep no groups.
+                smooth_all: p.int_or(6, 0).map_err(pe)? == 2,
+                map_coords: p.int_or(10, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
             prim::torus_mesh(&q)
@@ -411,6 +420,14 @@ fn apply_modifier(
         return Err(stop(m, "modifier not evaluated"));
     };
     Ok(match rule {
+        // UVW Map: topology passes through; a planar map of the measured kind is projected.
+        ModifierRule::PassThrough if class.class_id == classes::UVW_MAP => match input {
+            Evaluated::Mesh(mesh) => match super::uvw_map::planar_settings(index, m) {
+                Ok(planar) => Evaluated::Mesh(super::uvw_map::apply_planar(mesh, &planar)),
+                Err(_) => Evaluated::Mesh(mesh),
+            },
+            other => other,
+        },
         ModifierRule::PassThrough => input,
         ModifierRule::ToPoly => match input {
             Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),

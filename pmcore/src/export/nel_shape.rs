@@ -70,12 +70,24 @@ pub struct BuildNotes {
     pub uv_missing: bool,
 }
 
-/// Face normal of a triangle, `(v1 − v0) × (v2 − v0)` (unnormalised; zero for a degenerate
-/// one). Coplanar faces weld in NeL only when their normals compare equal, so rounding
-/// decides a few welds of flat-shaded faces (see docs/exporters.md).
-fn face_normal(p: &[Vec3], t: [u32; 3]) -> Vec3 {
+/// Unit face normal of a triangle, `(v1 − v0) × (v2 − v0)` normalised (zero for a
+/// degenerate one). Coplanar faces weld in NeL only when their normals compare equal, so
+/// rounding decides a few welds of flat-shaded faces (see docs/exporters.md).
+///
+/// Max's unit face normal, rounded as Max's x87 code rounds it (53-bit intermediates):
+/// the edges' cross product in double precision, stored as a float `Point3`, then divided
+/// by its length in double precision. Measured on snow_ramp.max (Max 4): with float
+/// arithmetic two coplanar faces get normals one ulp apart and weld into 10226 entries;
+/// the NeL export has 10224, which this rounding reproduces vertex for vertex.
+fn max_face_normal(p: &[Vec3], t: [u32; 3]) -> Vec3 {
     let [a, b, c] = t.map(|i| p.get(i as usize).copied().unwrap_or(Vec3::ZERO));
-    (b - a).cross(c - a)
+    let cross = (b - a).as_dvec3().cross((c - a).as_dvec3()).as_vec3().as_dvec3();
+    let length = cross.length();
+    if length > 0.0 {
+        (cross / length).as_vec3()
+    } else {
+        Vec3::ZERO
+    }
 }
 
 /// `v / |v|` (Max's and NeL's normalisation: a division, not a multiplication by the
@@ -146,7 +158,7 @@ impl NormalWeighting {
 
 /// Render normals per triangle corner, in object space (see the module notes).
 fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeighting) -> Vec<[Vec3; 3]> {
-    let face_normals: Vec<Vec3> = tris.iter().map(|t| unit(face_normal(positions, t.0))).collect();
+    let face_normals: Vec<Vec3> = tris.iter().map(|t| max_face_normal(positions, t.0)).collect();
     let mut around: Vec<Vec<usize>> = vec![Vec::new(); positions.len()];
     for (f, t) in tris.iter().enumerate() {
         for v in t.0 {
@@ -283,9 +295,14 @@ pub fn build(
     let mut passes: Vec<Vec<u32>> = vec![Vec::new(); used.iter().filter(|u| **u).count()];
     for (f, t) in tris.iter().enumerate() {
         let pass = remap[t.1 as usize % material_count].unwrap_or(0);
+        let face_textured = materials.get(t.1 as usize % material_count).is_some_and(|m| m.texture.is_some());
         for c in 0..3 {
             let normal = unit(normal_matrix * normals[f][c]);
             let uv = textured.then(|| {
+                // NeL fills the UVs of a face whose material maps no channel with 0.
+                if !face_textured {
+                    return Vec2::ZERO;
+                }
                 let v = t.3.zip(uv_channel).and_then(|(m, ch)| ch.vertices.get(m[c] as usize).copied());
                 if v.is_none() {
                     notes.uv_missing = true;
@@ -695,6 +712,22 @@ mod tests {
         // Untextured: UVs are not written and do not split vertices.
         let (_, notes) = build(&mesh, Mat4::IDENTITY, &id, &[material(None)], NormalWeighting::ByAngle);
         assert_eq!(notes.vertices, 8);
+        // Mixed: faces 1, 3, 5 (top, y = 1, x = 1) textured (material 0), 0, 2, 4 not
+        // (material 1). The format carries UVs, but an untextured face's corners get (0, 0)
+        // (NeL fills the channels its material does not map with 0; the textured islands have
+        // u ≥ 1, so none is (0, 0)). The cube is smooth, so entries at a vertex = distinct UVs:
+        // each vertex lies on one face of each pair 0/1, 2/3, 4/5; with k textured faces it
+        // has k islands + one (0, 0) entry when k < 3. Vertex 7 (x=y=z=1): k = 3 → 3; the 3
+        // vertices with two coordinates 1: 2 + 1 = 3; the 3 with one: 1 + 1 = 2; vertex 0:
+        // 1. Total 3 + 9 + 6 + 1 = 19.
+        for (i, f) in mesh.polygons.iter_mut().enumerate() {
+            f.material = ((i + 1) % 2) as u16;
+        }
+        let two = [material(Some("a.tga")), material(None)];
+        let (m, notes) = build(&mesh, Mat4::IDENTITY, &id, &two, NormalWeighting::ByAngle);
+        assert_eq!(notes.vertices, 3 + 3 * 3 + 3 * 2 + 1);
+        let uvs = geom(&m).vbuffer.floats(VALUE_TEXCOORD0).unwrap();
+        assert!(uvs.iter().any(|uv| uv[0] == 0.0 && uv[1] == 0.0));
     }
 
     #[test]
