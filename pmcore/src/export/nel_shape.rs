@@ -148,7 +148,7 @@ impl NormalWeighting {
     /// measured on the NeL corpus pairs, Max 4 (0x2006) per triangle, Max 6 (0x2009) by
     /// angle; releases in between are not represented and follow Max 4.
     pub fn for_scene_root(root_id: u16) -> Self {
-        if root_id >= 0x2009 || std::env::var("FORCE_ANGLE").is_ok() {
+        if root_id >= 0x2009 {
             NormalWeighting::ByAngle
         } else {
             NormalWeighting::PerTriangle
