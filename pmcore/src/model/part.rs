@@ -4,9 +4,10 @@
 //! sit side by side in stored order, build re-emits every chunk at its original
 //! position — there is no "typed first, leftovers after".
 //!
-//! Raw parts hold spans, not bytes: build takes the source buffer as an argument, so a
-//! test can overwrite the typed-owned spans (the [`Claims`]) between decode and build
-//! and prove that typed bytes really are regenerated.
+//! Raw parts hold spans, not bytes: build takes the source buffer as an argument, so the
+//! typed-owned spans (the [`Claims`]) can be scribbled between decode and build to prove
+//! that typed bytes really are regenerated (T2 does so on every run, without a copy:
+//! [`super::writer::Writer::scribbling`]).
 
 use super::appdata::AppData;
 use super::mesh_chunks::MeshArray;
@@ -222,7 +223,23 @@ impl Claims {
         self.bytes
     }
 
-    /// Recorded spans (empty unless recording).
+    /// Sorts the recorded spans by start and merges the overlapping and touching ones, so
+    /// the regeneration proof can look them up by position: called once decode is done.
+    pub fn seal(&mut self) {
+        let Some(spans) = &mut self.spans else { return };
+        spans.sort_unstable_by_key(|s| s.start);
+        let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+        for s in spans.drain(..).filter(|s| !s.is_empty()) {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        merged.shrink_to_fit();
+        *spans = merged;
+    }
+
+    /// Recorded spans (empty unless recording; sorted and disjoint once sealed).
     pub fn spans(&self) -> &[Span] {
         self.spans.as_deref().unwrap_or(&[])
     }
