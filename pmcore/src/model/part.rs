@@ -183,8 +183,6 @@ pub struct Claims {
 #[derive(Clone, Copy, Debug)]
 pub struct ClaimMark {
     spans: usize,
-    /// End of the last span at the mark: a later claim touching it extends it in place.
-    last_end: u64,
     bytes: u64,
 }
 
@@ -194,15 +192,11 @@ impl Claims {
         Claims { spans: record.then(Vec::new), bytes: 0 }
     }
 
-    /// Claims `span`. A span that starts where the last one ended extends it: decode claims
-    /// mostly in stored order, so a stream of many small chunks keeps few spans.
+    /// Claims `span`.
     pub fn claim(&mut self, span: Span) {
         self.bytes += span.len();
         if let Some(s) = &mut self.spans {
-            match s.last_mut() {
-                Some(last) if last.end == span.start => last.end = span.end,
-                _ => s.push(span),
-            }
+            s.push(span);
         }
     }
 
@@ -213,8 +207,7 @@ impl Claims {
 
     /// Current position, for [`Claims::rollback`].
     pub fn mark(&self) -> ClaimMark {
-        let spans = self.spans.as_deref().unwrap_or(&[]);
-        ClaimMark { spans: spans.len(), last_end: spans.last().map_or(0, |s| s.end), bytes: self.bytes }
+        ClaimMark { spans: self.spans.as_ref().map_or(0, Vec::len), bytes: self.bytes }
     }
 
     /// Forgets every claim made after `mark` (the decode degraded to raw).
@@ -222,9 +215,6 @@ impl Claims {
         self.bytes = mark.bytes;
         if let Some(s) = &mut self.spans {
             s.truncate(mark.spans);
-            if let Some(last) = s.last_mut() {
-                last.end = mark.last_end;
-            }
         }
     }
 
@@ -237,17 +227,16 @@ impl Claims {
     /// the regeneration proof can look them up by position: called once decode is done.
     pub fn seal(&mut self) {
         let Some(spans) = &mut self.spans else { return };
-        spans.retain(|s| !s.is_empty());
         spans.sort_unstable_by_key(|s| s.start);
-        // Merge in place: a span starting inside (or at the end of) the kept one joins it.
-        spans.dedup_by(|next, kept| {
-            let joins = next.start <= kept.end;
-            if joins {
-                kept.end = kept.end.max(next.end);
+        let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+        for s in spans.drain(..).filter(|s| !s.is_empty()) {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
             }
-            joins
-        });
-        spans.shrink_to_fit();
+        }
+        merged.shrink_to_fit();
+        *spans = merged;
     }
 
     /// Recorded spans (empty unless recording; sorted and disjoint once sealed).

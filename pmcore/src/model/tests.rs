@@ -474,20 +474,6 @@ fn the_regeneration_proof_catches_a_build_that_copies_owned_bytes() {
 }
 
 #[test]
-fn touching_claims_extend_the_last_span_and_roll_back_exactly() {
-    let span = |start, end| super::part::Span { start, end };
-    let mut claims = super::part::Claims::new(true);
-    claims.claim(span(0, 4));
-    let mark = claims.mark();
-    claims.claim(span(4, 6)); // extends 0..4
-    claims.claim(span(8, 9));
-    assert_eq!(claims.spans(), [span(0, 6), span(8, 9)]);
-    claims.rollback(mark);
-    assert_eq!(claims.spans(), [span(0, 4)]);
-    assert_eq!(claims.bytes(), 4);
-}
-
-#[test]
 fn the_in_place_proof_inverts_exactly_the_owned_bytes_a_raw_span_crosses() {
     // Owned spans 2..4 and 6..7 (overlapping and touching claims merge when sealed); a raw
     // copy of 1..8 comes out as the scribbled copy would give it.
