@@ -17,7 +17,8 @@ pub struct Options {
     /// Folder for export outputs (a temporary folder per exporter when absent).
     pub out: Option<PathBuf>,
     /// Called once the file is open, with its decoded stream bytes: the worker binary tunes
-    /// its allocator there (a gzip file's decoded size is known only now). `None` in process.
+    /// its allocator there (a gzip file's decoded size is known only now; see
+    /// [`crate::memory::between_phases`]). `None` in process.
     pub on_decoded: Option<fn(u64)>,
     /// True in a worker process: an allocation failure while inflating ends the process the
     /// way any failed allocation does (`memory allocation of N bytes failed`, abort), so the

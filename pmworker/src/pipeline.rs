@@ -130,6 +130,9 @@ fn run_input(
     fill_facts(&mut facts, &file_facts);
     sink.emit(Event::Facts(facts));
     timing.durations_ms.insert("open".into(), clock.elapsed().as_millis() as u64);
+    // Phase boundaries release freed memory on large inputs in a worker process (a no-op
+    // in process: only the worker's command line records the input size).
+    crate::memory::between_phases();
 
     if opts.tiers.contains(&Tier::T1) {
         let clock = Instant::now();
@@ -141,12 +144,14 @@ fn run_input(
         };
         emit_results(sink, Tier::T1, verdicts, &mut tally);
         timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
+        crate::memory::between_phases();
     }
     if opts.tiers.contains(&Tier::T2) {
         let clock = Instant::now();
         let verdicts = crate::t2::run(&file, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
         timing.durations_ms.insert("t2".into(), clock.elapsed().as_millis() as u64);
+        crate::memory::between_phases();
     }
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "triage".into(), stream: "Scene".into(), ..Default::default() });

@@ -87,7 +87,23 @@ impl Claims {
         self.bytes
     }
 
-    /// Recorded spans (empty unless recording).
+    /// Sorts the recorded spans by start and merges the overlapping and touching ones, so
+    /// the regeneration proof can look them up by position: called once decode is done.
+    pub fn seal(&mut self) {
+        let Some(spans) = &mut self.spans else { return };
+        spans.sort_unstable_by_key(|s| s.start);
+        let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
+        for s in spans.drain(..).filter(|s| !s.is_empty()) {
+            match merged.last_mut() {
+                Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+                _ => merged.push(s),
+            }
+        }
+        merged.shrink_to_fit();
+        *spans = merged;
+    }
+
+    /// Recorded spans (empty unless recording; sorted and disjoint once sealed).
     pub fn spans(&self) -> &[Span] {
         self.spans.as_deref().unwrap_or(&[])
     }

@@ -4,9 +4,10 @@
 //! sit side by side in stored order, build re-emits every chunk at its original
 //! position — there is no "typed first, leftovers after".
 //!
-//! Raw parts hold spans, not bytes: build takes the source buffer as an argument, so a
-//! test can overwrite the typed-owned spans (the [`Claims`]) between decode and build
-//! and prove that typed bytes really are regenerated.
+//! Raw parts hold spans, not bytes: build takes the source buffer as an argument, so the
+//! typed-owned spans (the [`Claims`]) can be scribbled between decode and build to prove
+//! that typed bytes really are regenerated (T2 does so on every run, without a copy:
+//! [`super::writer::Writer::scribbling`]).
 
 pub use super::decode_state::{child_spans, ClaimMark, Claims, Ctx, Span, Surprise};
 
