@@ -15,11 +15,11 @@ use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, Export, ExportStatus};
 use crate::exporter::{write_output, ExportVerdict};
 use crate::options::Options;
-use pmschema::hex;
 use pmcore::export::nel_shape::{self, NodeShape};
 use pmcore::export::shape_t3::{self, Level, ShapeComparison, ShapeFacts};
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use pmschema::hex;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -148,8 +148,13 @@ fn safe_name(node: &str) -> String {
 pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: NAME.into(), ..Default::default() });
     let verdict = |verdict, detail| vec![ExportVerdict { stream: T3_STREAM.into(), verdict, detail }];
-    let mut event =
-        Export { exporter: NAME.into(), status: ExportStatus::Error, files: Vec::new(), sha256: None, summary: Value::Null };
+    let mut event = Export {
+        exporter: NAME.into(),
+        status: ExportStatus::Error,
+        files: Vec::new(),
+        sha256: None,
+        summary: Value::Null,
+    };
     let (shapes, summary) = match nel_shape::export(file) {
         Ok(x) => x,
         Err(e) => {
