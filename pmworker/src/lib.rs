@@ -11,6 +11,10 @@ pub use pmschema::events;
 pub mod export;
 pub mod exporter;
 pub mod fault;
+// `memory` calls mimalloc's C API (options, collect) from library code the pipeline runs;
+// naming the crate links its native library into every binary that uses this library,
+// the test binaries included, whichever global allocator they have.
+extern crate mimalloc as _;
 pub mod memory;
 pub mod nel;
 pub mod options;
