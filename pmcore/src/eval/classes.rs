@@ -45,6 +45,12 @@ pub const SHELL: [u32; 2] = [0x3b9b_1a16, 0x6d84_e8d0];
 /// Bone object.
 pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 
+/// Edit Poly (modifier).
+pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
+
+/// Symmetry.
+pub const SYMMETRY: [u32; 2] = [0x2d7e_702b, 0x0be4_1a6e];
+
 /// TurboSmooth.
 pub const TURBOSMOOTH: [u32; 2] = [0x0d72_7b3e, 0x491d_29a7];
 
@@ -62,6 +68,10 @@ pub enum ModifierRule {
     ToMesh,
     /// Shell (inner and outer skins joined by rims).
     Shell,
+    /// Symmetry (slice, mirror, weld).
+    Symmetry,
+    /// Edit Poly: a poly object out, counts kept when its operations keep them.
+    EditPoly,
 }
 
 /// Modifiers whose topology passes through, by Class ID (ids as the corpus class
@@ -101,6 +111,8 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         TURBOSMOOTH => Some(ModifierRule::TurboSmooth),
         CLOTH => Some(ModifierRule::ToMesh),
         SHELL => Some(ModifierRule::Shell),
+        SYMMETRY => Some(ModifierRule::Symmetry),
+        EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
         _ => None,
     }
 }

@@ -6,8 +6,10 @@
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
+//! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
 //! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
 //!   memory budget above which only counts are computed.
 //!
@@ -15,12 +17,14 @@
 //! dropped without a counted reason.
 
 pub mod classes;
+pub mod edit_poly;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
 pub mod shell;
 pub mod stack;
 pub mod subdivide;
+pub mod symmetry;
 
 pub use mesh::{Counts, EvalMesh, FaceRule};
 pub use stack::{evaluate_index, evaluate_node, Evaluated, NodeEval, NodeOutcome, Stop, DEFAULT_BUDGET_VERTICES};
