@@ -48,6 +48,9 @@ pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// Edit Poly (modifier).
 pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 
+/// MeshSmooth.
+pub const MESHSMOOTH: [u32; 2] = [0x0000_0032, 0x0000_7f9e];
+
 /// Symmetry.
 pub const SYMMETRY: [u32; 2] = [0x2d7e_702b, 0x0be4_1a6e];
 
@@ -72,6 +75,8 @@ pub enum ModifierRule {
     Symmetry,
     /// Edit Poly: a poly object out, counts kept when its operations keep them.
     EditPoly,
+    /// MeshSmooth (NURMS / quad output: Catmull-Clark topology, a tri object out).
+    MeshSmooth,
 }
 
 /// Modifiers whose topology passes through, by Class ID (ids as the corpus class
@@ -113,6 +118,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         SHELL => Some(ModifierRule::Shell),
         SYMMETRY => Some(ModifierRule::Symmetry),
         EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
+        MESHSMOOTH => Some(ModifierRule::MeshSmooth),
         _ => None,
     }
 }
