@@ -42,6 +42,7 @@ proptest! {
         })
         .expect("tobj reads the writer's text");
         prop_assert_eq!(models.len(), objects.len());
+        let mut uvs_seen = false;
         for (m, o) in models.iter().zip(&objects) {
             prop_assert_eq!(&m.name, &o.name);
             let mesh = &m.mesh;
@@ -61,8 +62,13 @@ proptest! {
                 prop_assert_eq!(back.map(f32::to_bits), o.positions[ours as usize].map(f32::to_bits), "corner {}", k);
             }
             if o.uvs.is_empty() {
-                prop_assert!(mesh.texcoord_indices.is_empty());
+                // Corners without `/vt` get tobj's fallback indices once the file has any
+                // `vt` (its documented behaviour), so only a file without UVs so far is checked.
+                if !uvs_seen {
+                    prop_assert!(mesh.texcoord_indices.is_empty());
+                }
             } else {
+                uvs_seen = true;
                 let uv_corners: Vec<u32> = o.uv_faces.iter().flatten().copied().collect();
                 prop_assert_eq!(mesh.texcoord_indices.len(), uv_corners.len());
                 for (&read, &ours) in mesh.texcoord_indices.iter().zip(&uv_corners) {
