@@ -51,7 +51,7 @@ fn main() {
             let apps: Vec<&Chunk<'_>> = o.chunk.children().iter().filter(|c| c.id == 0x2500).collect();
             for (k, &t) in refs.iter().enumerate().take(refs.len().saturating_sub(1)) {
                 let Some(x) = index.get(t) else { continue };
-                if !x.class.as_ref().is_some_and(|c| c.class_id == want) {
+                if x.class.as_ref().is_none_or(|c| c.class_id != want) {
                     continue;
                 }
                 let ops: Vec<u32> = apps
