@@ -163,22 +163,23 @@ pub fn stack_with_data<'a, 'b>(
 }
 
 /// The mod-context matrix of a modifier (object space → modifier context), column-vector
-/// form; identity when the chunk is absent or short.
-pub fn mod_context_tm(mod_app: Option<&Chunk<'_>>) -> Mat4 {
+/// form: identity when the chunk is absent (Max then applies none), `None` when it is
+/// shorter than a Matrix3.
+pub fn mod_context_tm(mod_app: Option<&Chunk<'_>>) -> Option<Mat4> {
     let Some(p) = mod_app.and_then(|c| c.child(MOD_CONTEXT_TM)).and_then(|c| c.payload()) else {
-        return Mat4::IDENTITY;
+        return Some(Mat4::IDENTITY);
     };
     if p.len() < 48 {
-        return Mat4::IDENTITY;
+        return None;
     }
     let f: Vec<f32> = p[..48].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     // Row-vector rows 0–2 are the images of the axes, row 3 the translation: as columns.
-    Mat4::from_cols(
+    Some(Mat4::from_cols(
         Vec4::new(f[0], f[1], f[2], 0.0),
         Vec4::new(f[3], f[4], f[5], 0.0),
         Vec4::new(f[6], f[7], f[8], 0.0),
         Vec4::new(f[9], f[10], f[11], 1.0),
-    )
+    ))
 }
 
 /// Evaluates every node of the scene, in storage order.
@@ -518,7 +519,10 @@ fn apply_modifier(
                 .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
             let gizmo = prs_matrix(index, m.reference(1)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
             let p = SymmetryParams {
-                gizmo: mod_context_tm(sm.mod_app).inverse() * gizmo,
+                gizmo: mod_context_tm(sm.mod_app)
+                    .ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?
+                    .inverse()
+                    * gizmo,
                 axis,
                 flip: params.int_or(4, 0).map_err(pe)? != 0,
                 slice: params.int_or(1, 1).map_err(pe)? != 0,
@@ -651,6 +655,25 @@ mod tests {
     fn unit_box() -> EvalMesh {
         box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
             .unwrap()
+    }
+
+    #[test]
+    fn mod_context_matrix_rows_become_columns() {
+        // Row-vector Matrix3 rows: X → (0, 1, 0), Y → (−1, 0, 0), Z → (0, 0, 2), translation
+        // (5, 6, 7), then the 4-byte flags word: 52 bytes. (1, 0, 0) maps to (5, 7, 7);
+        // (0, 1, 0) to (4, 6, 7); (0, 0, 1) to (5, 6, 9).
+        let floats = [0.0f32, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 5.0, 6.0, 7.0];
+        let mut payload: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        payload.extend([0u8; 4]);
+        let app = Chunk::container(MOD_APP, vec![Chunk::leaf(MOD_CONTEXT_TM, payload)]);
+        let m = mod_context_tm(Some(&app)).unwrap();
+        assert_eq!(m.transform_point3(Vec3::X), Vec3::new(5.0, 7.0, 7.0));
+        assert_eq!(m.transform_point3(Vec3::Y), Vec3::new(4.0, 6.0, 7.0));
+        assert_eq!(m.transform_point3(Vec3::Z), Vec3::new(5.0, 6.0, 9.0));
+        // Absent: identity (Max applies no mod context); short: unreadable, not guessed.
+        assert_eq!(mod_context_tm(None), Some(Mat4::IDENTITY));
+        let short = Chunk::container(MOD_APP, vec![Chunk::leaf(MOD_CONTEXT_TM, vec![0u8; 20])]);
+        assert_eq!(mod_context_tm(Some(&short)), None);
     }
 
     #[test]
