@@ -4,10 +4,13 @@
 # RSS on each corpus given, to show it does not grow with corpus size beyond the per-file
 # summary.
 #
-# Usage: scripts/bench-memory.sh [-n N] CORPUS_DIR [MORE_CORPUS_DIRS...]
-#   worker check on the N (default 8) largest files of the first corpus; coordinator check
-#   on every corpus given (e.g. 320 files = 10 × the public corpus, and 860 files).
-# Env: BIN (default target/release), TIERS (default t1,t2), JOBS (default nproc).
+# Usage: scripts/bench-memory.sh [-n N|all] CORPUS_DIR [MORE_CORPUS_DIRS...]
+#   worker check on the N (default 8) largest files of the first corpus — with `-n all`, on
+#   every file of every corpus given, ending with how many are within the bound and the
+#   closest ones; coordinator check on every corpus given (e.g. 320 files = 10 × the public
+#   corpus, and 860 files).
+# Env: BIN (default target/release), TIERS (default t1,t2), JOBS (default nproc),
+#      COORDINATOR=0 skips the coordinator check.
 # Worker RSS is read twice: the worker's own `end.timing.peak_rss_bytes` and GNU time's
 # maximum resident set size; the coordinator's is its VmHWM (its own pages, not its
 # children's), sampled from /proc until it exits.
@@ -29,10 +32,15 @@ work=$(mktemp -d /tmp/pmfarm-mem.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/gates"
 
-echo "== worker peak RSS vs decompressed stream bytes (largest $n files of $1; load $(cut -d' ' -f1-3 /proc/loadavg))"
+if [ "$n" = all ]; then
+    echo "== worker peak RSS vs decompressed stream bytes (every file of $*; load $(cut -d' ' -f1-3 /proc/loadavg))"
+    find "$@" -iname '*.max' -type f -printf '%s\t%p\n' | sort -rn >"$work/by-size"
+else
+    echo "== worker peak RSS vs decompressed stream bytes (largest $n files of $1; load $(cut -d' ' -f1-3 /proc/loadavg))"
+    find "$1" -iname '*.max' -type f -printf '%s\t%p\n' | sort -rn | head -n "$n" >"$work/by-size"
+fi
 printf '%-60s %10s %12s %10s %10s %12s %6s\n' file "size MB" "decoded MB" "RSS MB" "time MB" "bound MB" ok
-find "$1" -iname '*.max' -type f -printf '%s\t%p\n' | sort -rn >"$work/by-size"
-head -n "$n" "$work/by-size" | cut -f2 |
+cut -f2 "$work/by-size" |
     while read -r f; do
         /usr/bin/time -f '%M' -o "$work/time" "$bin/pmworker" --tiers "$tiers" "$f" >"$work/events" 2>/dev/null || true
         python3 - "$f" "$work/events" "$(cat "$work/time")" <<'EOF'
@@ -51,7 +59,12 @@ peak = max(rss, time_kb * 1024)
 name = os.path.relpath(path)[-60:]
 print(f"{name:<60} {mb(os.path.getsize(path)):10.1f} {mb(decoded):12.1f} {mb(rss):10.1f} {time_kb/1e3:10.1f} {mb(bound):12.1f} {'yes' if peak <= bound else 'NO':>6}")
 EOF
-    done
+    done | tee "$work/rows"
+# Share of the bound used: peak / bound, with peak the larger of the two readings.
+awk '{ peak = ($(NF-3) > $(NF-2) ? $(NF-3) : $(NF-2)); print peak / $(NF-1) "\t" $0 }' "$work/rows" | sort -rn >"$work/closest"
+echo "within the bound: $(grep -c ' yes$' "$work/rows" || true) of $(wc -l <"$work/rows") files; closest to it (peak / bound):"
+head -n 5 "$work/closest" | awk -F'\t' '{ printf "  %.3f  %s\n", $1, $2 }'
+[ "${COORDINATOR:-1}" = 0 ] && exit 0
 
 echo
 echo "== coordinator peak RSS (isolated pmfarm run, -j $jobs)"
@@ -61,7 +74,7 @@ for corpus in "$@"; do
     files=$(find "$corpus" -iname '*.max' -type f | wc -l)
     bytes=$(find "$corpus" -iname '*.max' -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}')
     t0=$(date +%s.%N)
-    "$bin/pmfarm" run "$corpus" --out "$out" --gates "$work/gates" -j "$jobs" --tiers "$tiers" \
+    "$bin/pmfarm" run "$corpus" --out "$out" --no-gates -j "$jobs" --tiers "$tiers" \
         --worker "$bin/pmworker" --no-report >/dev/null 2>&1 &
     pid=$!
     hwm=0

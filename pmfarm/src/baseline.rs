@@ -3,6 +3,7 @@
 //! reviewable text diff.
 
 use crate::results::{BaselineDiff, BaselineEntry, Change, DiffClass, DiffCounts, FileDiff, FileResult, Status};
+use pmschema::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -37,7 +38,7 @@ pub fn load(path: &Path) -> Result<Vec<BaselineEntry>, String> {
             return Err(at(format!("unknown status `{}` for {} (known: {})", e.status, e.path, known.join(", "))));
         }
         for (key, verdict) in &e.verdicts {
-            let tier_ok = key.split_once(':').is_some_and(|(t, s)| ["t1", "t2", "t3"].contains(&t) && !s.is_empty());
+            let tier_ok = key.split_once(':').is_some_and(|(t, s)| t.parse::<Tier>().is_ok() && !s.is_empty());
             if !tier_ok {
                 return Err(at(format!("verdict key `{key}` of {} is not `t1|t2|t3:stream`", e.path)));
             }

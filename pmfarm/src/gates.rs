@@ -28,6 +28,9 @@ use crate::buckets::glob_match;
 use crate::results::{FileDiff, FileResult, GateOutcome, Status};
 use pmcore::verify::Verdict;
 use pmworker::events::Tier;
+
+/// The `tier` of a rule about file statuses rather than one tier's verdicts.
+pub const FILE_SCOPE: &str = "file";
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -94,7 +97,7 @@ fn default_buckets() -> Vec<String> {
 }
 
 fn default_tier() -> String {
-    "file".to_string()
+    FILE_SCOPE.to_string()
 }
 
 impl Rule {
@@ -119,10 +122,10 @@ impl Rule {
         if self.name.trim().is_empty() {
             return Some("a rule has an empty name".into());
         }
-        if !["t1", "t2", "t3", "file"].contains(&self.tier.as_str()) {
-            return Some("tier must be t1, t2, t3 or file".into());
+        if self.tier != FILE_SCOPE && self.tier.parse::<Tier>().is_err() {
+            return Some(format!("tier must be {} or {FILE_SCOPE}", Tier::names()));
         }
-        if self.expected_fails.is_some() && self.tier != "file" {
+        if self.expected_fails.is_some() && self.tier != FILE_SCOPE {
             return Some("expected_fails judges file statuses: it needs tier = \"file\"".into());
         }
         if !self.has_metric() {
@@ -142,7 +145,7 @@ impl Rule {
         }
         let t3_paths = self.t3_min.keys().chain(self.t3_max.keys()).chain(self.t3_share_min.keys());
         for path in t3_paths {
-            if self.tier != "t3" {
+            if self.tier != Tier::T3.name() {
                 return Some(format!("`{path}`: T3 detail metrics need tier = \"t3\""));
             }
             if path.split('.').any(|s| s.is_empty()) {
@@ -247,7 +250,7 @@ pub fn tier_outcome(r: &FileResult, tier: &str) -> TierOutcome {
     if r.status == Status::Skip {
         return TierOutcome::Skip(r.reason.clone().unwrap_or_else(|| "skip".into()));
     }
-    if tier == "file" {
+    if tier == FILE_SCOPE {
         return match r.status {
             Status::Pass => TierOutcome::Pass,
             Status::Fail => TierOutcome::Fail,
@@ -358,7 +361,7 @@ pub fn evaluate(files: &[(String, GateFile)], results: &[FileResult], ctx: Conte
                 checked: true,
                 detail: String::new(),
             };
-            let requested = rule.tier == "file" || ctx.tiers.iter().any(|t| t.name() == rule.tier);
+            let requested = rule.tier == FILE_SCOPE || ctx.tiers.iter().any(|t| t.name() == rule.tier);
             if !requested {
                 out.push(GateOutcome {
                     checked: false,
@@ -585,7 +588,7 @@ fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push:
         );
     }
     let tier_results =
-        || members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == "file" || t.tier.name() == tier);
+        || members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == FILE_SCOPE || t.tier.name() == tier);
     if let Some(max) = rule.max_degraded_classes {
         let classes: BTreeSet<(u32, u32, u32)> = tier_results()
             .flat_map(|t| match &t.verdict {

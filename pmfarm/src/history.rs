@@ -5,13 +5,9 @@
 //! line for the merged run. The report draws the last [`TREND_RUNS`] lines as small charts
 //! and `pmfarm history FILE` prints them.
 //!
-//! Every number is computed from the same [`Report`] model the pages show, so a trend point
-//! and the report of its night cannot disagree.
-
-use crate::report::model::Report;
-use crate::results::{FileResult, Status};
-use pmcore::verify::Verdict;
-use pmworker::events::Tier;
+//! Every number is computed from the same report model the pages show
+//! (`report/history_entry.rs` makes an entry from it), so a trend point and the report of
+//! its night cannot disagree. This module owns only the file: its lines, appending, reading.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -25,7 +21,7 @@ pub const TREND_RUNS: usize = 60;
 
 /// Stream prefix of the T3 results of the `summary` exporter (3ds Max's own account of the
 /// scene, compared section by section).
-const SUMMARY_STREAM_PREFIX: &str = "summary/";
+pub(crate) const SUMMARY_STREAM_PREFIX: &str = "summary/";
 
 /// One run's headline numbers.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -108,53 +104,6 @@ pub fn tool_stamp() -> String {
     }
 }
 
-impl HistoryEntry {
-    /// The headline numbers of a run, from its report model and per-file results.
-    pub fn of_run(report: &Report, results: &[FileResult], date: String) -> HistoryEntry {
-        let ran = results.iter().filter(|r| r.status != Status::Skip).count() as u64;
-        let passed = results.iter().filter(|r| r.status == Status::Pass).count() as u64;
-        let mut tier_pass_rates: BTreeMap<String, BTreeMap<String, TierRate>> = BTreeMap::new();
-        for r in &report.pass_rates {
-            tier_pass_rates
-                .entry(r.max_version.clone())
-                .or_default()
-                .insert(r.tier.clone(), TierRate { passed: r.passed, total: r.total });
-        }
-        let coverages: Vec<f64> =
-            results.iter().filter_map(|r| r.inventory.as_ref().map(|i| i.typed_coverage)).collect();
-        let typed_coverage = (!coverages.is_empty()).then(|| coverages.iter().sum::<f64>() / coverages.len() as f64);
-        let summary_results: Vec<&Verdict> = results
-            .iter()
-            .flat_map(|r| r.results.iter())
-            .filter(|t| t.tier == Tier::T3 && t.stream.starts_with(SUMMARY_STREAM_PREFIX))
-            .map(|t| &t.verdict)
-            .collect();
-        let t3_summary_agreement = (!summary_results.is_empty()).then(|| {
-            summary_results.iter().filter(|v| matches!(v, Verdict::Pass { .. })).count() as f64
-                / summary_results.len() as f64
-        });
-        let wall_ms = report.stamp.timing.get("wall_ms").and_then(|v| v.as_u64()).unwrap_or(0);
-        let bytes = report.stamp.timing.get("bytes").and_then(|v| v.as_u64()).unwrap_or(0);
-        HistoryEntry {
-            schema: HISTORY_SCHEMA,
-            date,
-            tool: tool_stamp(),
-            corpus_root: report.stamp.corpus_root.clone(),
-            files: report.files,
-            bytes,
-            wall_ms,
-            status_counts: report.totals.clone(),
-            pass_rate: if ran == 0 { 0.0 } else { passed as f64 / ran as f64 },
-            tier_pass_rates,
-            typed_coverage,
-            t3_summary_agreement,
-            baseline: report.baseline.as_ref().map(|b| b.name.clone()),
-            regressions: report.baseline.as_ref().map(|b| b.counts.get("regressed").copied().unwrap_or(0)),
-            gates_failed: report.gates.iter().filter(|g| !g.passed).count() as u64,
-        }
-    }
-}
-
 /// Appends one entry as one line. The line goes out in a single `write` on a file opened
 /// for appending, then is synced: two runs appending to one file never interleave bytes, and
 /// a crash leaves at most a torn last line, which [`read`] ignores.
@@ -220,15 +169,6 @@ pub fn newest(entries: &[HistoryEntry], n: usize) -> &[HistoryEntry] {
 /// Now, UTC, as `YYYY-MM-DDTHH:MM:SSZ` (the one clock format of the farm, [`crate::lock::utc_now`]).
 pub fn utc_now() -> String {
     crate::lock::utc_now()
-}
-
-/// Loads the run in `out_dir` the way the report does and appends its entry to `history`.
-pub fn record(out_dir: &Path, history: &Path) -> Result<HistoryEntry, String> {
-    let data = crate::report::load(out_dir, &crate::report::ReportOptions::default()).map_err(|e| e.to_string())?;
-    let report = data.build();
-    let entry = HistoryEntry::of_run(&report, &data.results, utc_now());
-    append(history, &entry).map_err(|e| e.to_string())?;
-    Ok(entry)
 }
 
 /// A plain-text table of the entries (for `pmfarm history FILE`), newest last.

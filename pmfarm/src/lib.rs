@@ -18,47 +18,29 @@ pub mod merge;
 pub mod outcome;
 pub mod progress;
 pub mod report;
-pub mod results;
+/// The output data model, defined in `pmschema` (re-exported so `pmfarm::results` keeps working).
+pub use pmschema::results;
 pub mod run;
+pub mod run_dir;
 pub mod run_folder;
 pub mod shard;
 pub mod supervise;
+pub mod synth;
 pub mod verify_ledger;
 pub mod workspace;
 
 use std::path::Path;
 
-/// Reads `OUT/results.jsonl`.
+/// Reads `OUT/results.jsonl` ([`run_dir::RunDir::read_results`], the error as text).
 pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
-    let path = out.join("results.jsonl");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(n, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), n + 1)))
-        .collect()
+    run_dir::RunDir::new(out).read_results().map_err(|e| e.to_string())
 }
 
-/// `pmfarm report OUT [--baseline NAME] [--history FILE]`: renders the report of a
-/// finished run. NAME is a path to a baseline file or a bare name (`baselines/<name>.jsonl`).
-pub fn report_cmd(out: &Path, opts: &report::ReportOptions) -> i32 {
-    let _lock = match lock_finished_run(out) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("pmfarm: report: {}", display::escape_controls(&e));
-            return run::code::USAGE;
-        }
-    };
-    match report::render(out, opts) {
-        Ok(index) => {
-            println!("pmfarm: report: {}", display::path(&index.index_html()));
-            run::code::OK
-        }
-        Err(e) => {
-            eprintln!("pmfarm: report: {}", display::escape_controls(&e.to_string()));
-            run::code::USAGE
-        }
-    }
+/// `pmfarm report OUT`: renders the report of a finished run under the run folder's lock
+/// (the caller prints and picks the exit code).
+pub fn report_of_finished_run(out: &Path, opts: &report::ReportOptions) -> Result<report::ReportIndex, String> {
+    let _lock = lock_finished_run(out)?;
+    report::render(out, opts).map_err(|e| e.to_string())
 }
 
 /// Locks the run folder `out` for a command that reads a finished run from it (`report`,
@@ -86,7 +68,8 @@ pub fn lock_finished_run(out: &Path) -> Result<lock::RunLock, String> {
 pub fn lock_consistent_run(out: &Path) -> Result<lock::RunLock, String> {
     let held = lock_finished_run(out)?;
     let rep = verify_ledger::verify(out, verify_ledger::VerifyOptions::default()).map_err(|e| e.to_string())?;
-    let merged = !out.join(journal::JOURNAL).exists() && out.join("summary.json").is_file();
+    let dir = run_dir::RunDir::new(out);
+    let merged = !dir.journal().exists() && dir.summary().is_file();
     let journal_missing = |p: &String| p.starts_with(journal::JOURNAL) && p.contains("No such file");
     let problems: Vec<&String> = rep.problems.iter().filter(|p| !(merged && journal_missing(p))).collect();
     if merged {

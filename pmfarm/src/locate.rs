@@ -48,6 +48,18 @@ pub fn farm_workspace() -> Result<PathBuf, String> {
     ))
 }
 
+/// The workspace every subcommand resolves its defaults against ([`farm_workspace`]),
+/// else the current folder (a copy of the binary that belongs to no workspace).
+pub fn workspace_root() -> PathBuf {
+    farm_workspace().unwrap_or_else(|_| std::env::current_dir().unwrap_or_default())
+}
+
+/// The baselines folder of `run`, `merge`, `report` and `baseline`: `--baselines DIR`, else
+/// `baselines/` of [`workspace_root`].
+pub fn baselines_dir(explicit: Option<PathBuf>) -> PathBuf {
+    explicit.unwrap_or_else(|| workspace_root().join("baselines"))
+}
+
 /// The gates a run applies: `--no-gates`, `--gates DIR`, or `gates/` of the workspace
 /// the binary belongs to. Neither found is a configuration error telling what to pass.
 pub fn gate_source(explicit: Option<&Path>, no_gates: bool) -> Result<GateSource, String> {

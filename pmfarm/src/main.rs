@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use pmfarm::enumerate::{self, EnumerateError};
 use pmfarm::limits::{parse_secs, parse_size, Limits};
 use pmfarm::run::{code, RunConfig, WorkOptions};
-use pmworker::events::Tier;
+use pmworker::events::{ExportKind, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,9 +31,12 @@ enum Command {
         /// Output folder of the run.
         out: PathBuf,
         /// Baseline whose per-file verdicts the readable diffs are drawn from (a file, or a
-        /// bare name looked up as `baselines/<name>.jsonl`).
+        /// bare name looked up as `<name>.jsonl` in the baselines folder).
         #[arg(long)]
         baseline: Option<PathBuf>,
+        /// Baselines folder (default: `baselines/` of the workspace, as for `run`).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
         #[command(flatten)]
         junit: JunitArgs,
         /// History file whose newest runs the index draws as trend charts.
@@ -194,13 +197,13 @@ struct RunArgs {
     /// Address-space cap per worker (RLIMIT_AS): 512M, 4G, none.
     #[arg(long, default_value = "4G")]
     memory: String,
-    /// Tiers, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2,t3")]
-    tiers: Vec<String>,
-    /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs). With t3 and none
+    /// Tiers, comma-separated (`--export` implies t3).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "t1,t2,t3")]
+    tiers: Vec<Tier>,
+    /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs, shape). With t3 and none
     /// named: `summary`, whose reference (Max's document summary) is inside every `.max`.
-    #[arg(long = "export", value_delimiter = ',')]
-    exports: Vec<String>,
+    #[arg(long = "export", value_enum, value_delimiter = ',')]
+    exports: Vec<ExportKind>,
     /// Reference outputs for T3: a folder of same-named outputs, or a pairs folder (its
     /// `manifest.tsv`, or laid out like one); repeatable, searched in order.
     #[arg(long)]
@@ -264,17 +267,22 @@ fn main() {
     let exit = match cli.command {
         Command::Run(args) => run(*args),
         Command::Baseline(b) => baseline(b),
-        Command::Report { out, baseline, junit, history } => pmfarm::report_cmd(
+        Command::Report { out, baseline, baselines, junit, history } => report(
             &out,
-            &pmfarm::report::ReportOptions { baseline, junit_per_file: junit.per_file(), history },
+            &pmfarm::report::ReportOptions {
+                baseline,
+                baselines_dir: Some(pmfarm::locate::baselines_dir(baselines)),
+                junit_per_file: junit.per_file(),
+                history,
+            },
         ),
         Command::History { file, last } => history(&file, last),
         Command::VerifyLedger { out, partial, json } => {
-            pmfarm::verify_ledger::cmd(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
+            verify_ledger(&out, pmfarm::verify_ledger::VerifyOptions { partial }, json)
         }
         Command::Synth { like, scale, out, seed } => synth(&like, scale, &out, seed),
         Command::Merge { outs, out, gates, no_gates, baselines, no_report, history } => {
-            let baselines = baselines.unwrap_or_else(|| workspace_root().join("baselines"));
+            let baselines = pmfarm::locate::baselines_dir(baselines);
             let gates = match (gates, no_gates) {
                 (Some(d), _) => Some(pmfarm::gates::GateSource::Dir(enumerate::absolute(&d))),
                 (None, true) => Some(pmfarm::gates::GateSource::Disabled),
@@ -296,11 +304,48 @@ fn main() {
     std::process::exit(exit);
 }
 
+/// `pmfarm report OUT`: exit 0 with the index path, 2 with why not.
+fn report(out: &Path, opts: &pmfarm::report::ReportOptions) -> i32 {
+    match pmfarm::report_of_finished_run(out, opts) {
+        Ok(index) => {
+            println!("pmfarm: report: {}", pmfarm::display::path(&index.index_html()));
+            code::OK
+        }
+        Err(e) => {
+            eprintln!("pmfarm: report: {}", pmfarm::display::escape_controls(&e));
+            code::USAGE
+        }
+    }
+}
+
+/// `pmfarm verify-ledger OUT [--json]`: prints the findings; exit 0 consistent, 1 not, 2
+/// when the folder cannot be read.
+fn verify_ledger(out: &Path, opts: pmfarm::verify_ledger::VerifyOptions, json: bool) -> i32 {
+    match pmfarm::verify_ledger::verify(out, opts) {
+        Ok(rep) => {
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
+            } else {
+                print!("{}", pmfarm::verify_ledger::render(&rep));
+            }
+            if rep.consistent() {
+                code::OK
+            } else {
+                code::INCONSISTENT
+            }
+        }
+        Err(e) => {
+            eprintln!("pmfarm: verify-ledger: {e}");
+            code::USAGE
+        }
+    }
+}
+
 fn synth(like: &Path, scale: f64, out: &Path, seed: u64) -> i32 {
     if !(scale.is_finite() && scale > 0.0) {
         return usage(format!("--scale must be a positive number, not {scale}"));
     }
-    match pmcore::synth::corpus::synthesize(like, scale, seed, out) {
+    match pmfarm::synth::synthesize(like, scale, seed, out) {
         Ok(w) => {
             println!("pmfarm: wrote {} synthetic files ({} bytes) into {}", w.files, w.bytes, out.display());
             code::OK
@@ -329,11 +374,6 @@ fn usage(message: impl std::fmt::Display) -> i32 {
     code::USAGE
 }
 
-/// The pmfarm workspace this binary belongs to ([`pmfarm::locate`]), else the current folder.
-fn workspace_root() -> PathBuf {
-    pmfarm::locate::farm_workspace().unwrap_or_else(|_| std::env::current_dir().unwrap_or_default())
-}
-
 fn run(a: RunArgs) -> i32 {
     let mut limits = Limits::default();
     if let Some(j) = a.jobs {
@@ -353,23 +393,7 @@ fn run(a: RunArgs) -> i32 {
         Ok(m) => limits.memory_bytes = m,
         Err(e) => return usage(format!("--memory: {e}")),
     }
-    let mut tiers = Vec::new();
-    for t in &a.tiers {
-        match t.trim() {
-            "t1" => tiers.push(Tier::T1),
-            "t2" => tiers.push(Tier::T2),
-            "t3" => tiers.push(Tier::T3),
-            other => return usage(format!("--tiers: unknown tier `{other}` (expected t1, t2 or t3)")),
-        }
-    }
-    for e in &a.exports {
-        if !pmworker::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            return usage(format!(
-                "--export: unknown exporter `{e}` (expected one of {})",
-                pmworker::export::KNOWN_EXPORTERS.join(", ")
-            ));
-        }
-    }
+    let tiers = a.tiers.clone();
     if let Some(name) = &a.baseline {
         if !pmfarm::baseline::valid_name(name) {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
@@ -399,7 +423,6 @@ fn run(a: RunArgs) -> i32 {
     if shard.is_some() && a.history.is_some() {
         return usage("--history with --shard would append one line per shard: give --history to `pmfarm merge`");
     }
-    let root = workspace_root();
     let gates = match pmfarm::locate::gate_source(a.gates.as_deref(), a.no_gates) {
         Ok(g) => g,
         Err(e) => return usage(e),
@@ -411,18 +434,18 @@ fn run(a: RunArgs) -> i32 {
         limits,
         work: WorkOptions {
             exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
-                vec![pmworker::summary::NAME.to_string()]
+                vec![ExportKind::Summary]
             } else {
                 a.exports.clone()
             },
-            tiers,
+            tiers: pmworker::pipeline::effective_tiers(&tiers, &a.exports),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },
         baseline: a.baseline.clone(),
-        baselines_dir: a.baselines.clone().unwrap_or_else(|| root.join("baselines")),
+        baselines_dir: pmfarm::locate::baselines_dir(a.baselines.clone()),
         gates,
-        complete: shard.is_none(),
+        shard,
         report: !a.no_report,
         junit_per_file: a.junit.per_file(),
         retry_infra_errors: !a.keep_infra_errors,
@@ -490,7 +513,7 @@ fn baseline(cmd: BaselineCommand) -> i32 {
     if !pmfarm::baseline::valid_name(&name) {
         return usage(format!("baseline name `{name}` is not a slug ([a-z0-9-])"));
     }
-    let dir = dir.unwrap_or_else(|| workspace_root().join("baselines"));
+    let dir = pmfarm::locate::baselines_dir(dir);
     let _lock = match pmfarm::lock_consistent_run(&out) {
         Ok(l) => l,
         Err(e) => return usage(format!("baseline: {e}")),
@@ -527,3 +550,10 @@ fn baseline(cmd: BaselineCommand) -> i32 {
 /// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Allocator options that must be set before mimalloc starts (no transparent huge pages):
+/// `.preinit_array` runs before every constructor, mimalloc's included.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".preinit_array"]
+static ALLOCATOR_OPTIONS: pmworker::memory::PreInit = pmworker::memory::at_process_start;

@@ -13,6 +13,7 @@
 
 use crate::gates::GateSource;
 use crate::results::{BaselineDiff, BaselineSummary, DiffClass, FileDiff, FileResult, Summary};
+use crate::run_dir::{RunDir, RunDirError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -79,22 +80,16 @@ pub struct ShardOutput {
 impl ShardOutput {
     /// Reads a finished run folder.
     pub fn read(dir: &Path) -> Result<ShardOutput, MergeError> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|e| MergeError::Read { path, message: e.to_string() })
+        let run = RunDir::new(dir);
+        let err = |e: RunDirError| match e {
+            RunDirError::Io { path, source } => MergeError::Read { path, message: source.to_string() },
+            RunDirError::Parse { path, line, source } => {
+                MergeError::Read { path, message: format!("line {line}: {source}") }
+            }
         };
-        let parse_err =
-            |name: &str, e: serde_json::Error| MergeError::Read { path: dir.join(name), message: e.to_string() };
-        let summary: Summary =
-            serde_json::from_str(&read("summary.json")?).map_err(|e| parse_err("summary.json", e))?;
-        let results = crate::read_results(dir)
-            .map_err(|message| MergeError::Read { path: dir.join("results.jsonl"), message })?;
-        let diff = match dir.join("baseline-diff.json").is_file() {
-            true => Some(
-                serde_json::from_str(&read("baseline-diff.json")?).map_err(|e| parse_err("baseline-diff.json", e))?,
-            ),
-            false => None,
-        };
+        let summary = run.read_summary().map_err(err)?;
+        let results = run.read_results().map_err(err)?;
+        let diff = run.read_baseline_diff().map_err(err)?;
         Ok(ShardOutput { dir: dir.to_path_buf(), summary, results, diff })
     }
 }
@@ -223,6 +218,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        shard: None,
         timing: serde_json::json!({
             "wall_ms": wall_ms.unwrap_or(0),
             "bytes": bytes,
@@ -236,39 +232,11 @@ fn summarize(
 /// Writes `results.jsonl`, `summary.json` and (when merged) `baseline-diff.json` into
 /// `out`, each through a temporary file and a rename.
 pub fn write(out: &Path, merged: &Merged) -> Result<(), MergeError> {
-    let werr = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| MergeError::Write { path, source }
-    };
-    std::fs::create_dir_all(out).map_err(werr(out))?;
-    let mut lines = String::new();
-    for r in &merged.results {
-        lines.push_str(&serde_json::to_string(r).map_err(|e| werr(out)(std::io::Error::other(e)))?);
-        lines.push('\n');
-    }
-    write_atomic(&out.join("results.jsonl"), lines.as_bytes()).map_err(werr(&out.join("results.jsonl")))?;
-    let summary = serde_json::to_string_pretty(&merged.summary).map_err(|e| werr(out)(std::io::Error::other(e)))?;
-    write_atomic(&out.join("summary.json"), summary.as_bytes()).map_err(werr(&out.join("summary.json")))?;
-    let diff_path = out.join("baseline-diff.json");
-    match &merged.diff {
-        Some(d) => {
-            let json = serde_json::to_string_pretty(d).map_err(|e| werr(out)(std::io::Error::other(e)))?;
-            write_atomic(&diff_path, json.as_bytes()).map_err(werr(&diff_path))?;
-        }
-        None => {
-            let _ = std::fs::remove_file(&diff_path);
-        }
-    }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp); // no half-written temporary left behind
-    }
-    written
+    std::fs::create_dir_all(out).map_err(|source| MergeError::Write { path: out.to_path_buf(), source })?;
+    RunDir::new(out).write_outputs(&merged.results, &merged.summary, merged.diff.as_ref()).map_err(|e| match e {
+        RunDirError::Io { path, source } => MergeError::Write { path, source },
+        RunDirError::Parse { path, source, .. } => MergeError::Write { path, source: std::io::Error::other(source) },
+    })
 }
 
 /// `pmfarm merge OUT... --out M [--gates DIR] [--baselines DIR] [--no-report]`: merge,
@@ -315,9 +283,9 @@ pub fn merge_cmd(
     let counts: Vec<String> =
         s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
     println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
-    println!("pmfarm merge: results in {}", out.join("results.jsonl").display());
+    println!("pmfarm merge: results in {}", RunDir::new(out).results().display());
     if let Some(h) = history {
-        if let Err(e) = crate::history::record(out, h) {
+        if let Err(e) = crate::report::record_history(out, h) {
             eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
             let _ = crate::run_folder::finish(out); // the merged results are complete
             return code::USAGE;
@@ -327,8 +295,12 @@ pub fn merge_cmd(
     if report {
         let baseline =
             merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts =
-            crate::report::ReportOptions { baseline, junit_per_file: true, history: history.map(Path::to_path_buf) };
+        let opts = crate::report::ReportOptions {
+            baseline,
+            baselines_dir: Some(baselines_dir.to_path_buf()),
+            junit_per_file: true,
+            history: history.map(Path::to_path_buf),
+        };
         if let Err(e) = crate::report::render(out, &opts) {
             eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
             let _ = crate::run_folder::finish(out); // the merged results are complete

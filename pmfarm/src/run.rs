@@ -16,17 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Exit codes of `pmfarm`.
-pub mod code {
-    /// Every gate passed.
-    pub const OK: i32 = 0;
-    /// A gate failed, or a file ended without a status.
-    pub const GATE_FAILED: i32 = 1;
-    /// Usage or configuration error.
-    pub const USAGE: i32 = 2;
-    /// Nothing runnable: no corpus, or only pointers and skips.
-    pub const NOTHING_RUNNABLE: i32 = 77;
-}
+/// Exit codes of `pmfarm` (defined in `pmschema`).
+pub use pmschema::exit::farm as code;
 
 /// What the worker is asked to do; recorded in the journal and the summary so a
 /// resumption runs the same thing.
@@ -35,7 +26,7 @@ pub struct WorkOptions {
     /// Tiers.
     pub tiers: Vec<Tier>,
     /// Exporters.
-    pub exports: Vec<String>,
+    pub exports: Vec<pmworker::events::ExportKind>,
     /// Reference folders for T3, in search order (`--reference`, repeatable). Journals
     /// written when this was a single optional folder still read (`null` or one path).
     #[serde(default, deserialize_with = "one_or_many_paths")]
@@ -50,7 +41,7 @@ impl WorkOptions {
         let mut args = vec!["--tiers".to_string(), self.tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")];
         if !self.exports.is_empty() {
             args.push("--export".into());
-            args.push(self.exports.join(","));
+            args.push(self.exports.iter().map(|e| e.name()).collect::<Vec<_>>().join(","));
         }
         for r in &self.reference {
             args.push("--reference".into());
@@ -105,8 +96,9 @@ pub struct RunConfig {
     pub baselines_dir: PathBuf,
     /// Gates applied to the results (`--gates DIR`, the workspace's `gates/`, or none).
     pub gates: crate::gates::GateSource,
-    /// `false` for one shard of a sharded run: checks that need every file wait for `merge`.
-    pub complete: bool,
+    /// The shard this run checks (`--shard`), `None` for a whole run: a shard's checks that
+    /// need every file wait for `merge`. Recorded in the journal and in `summary.json`.
+    pub shard: Option<crate::shard::Shard>,
     /// Write the HTML/JSON report at the end.
     pub report: bool,
     /// JUnit with one test case per file instead of one per bucket.
@@ -118,6 +110,11 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// `false` for one shard of a sharded run.
+    pub fn complete(&self) -> bool {
+        self.shard.is_none()
+    }
+
     /// Full worker argument list before the file: the entry prefix, then the work options.
     fn worker_args(&self) -> Vec<String> {
         let mut args = self.worker_prefix.clone();
@@ -166,6 +163,7 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         files: corpus.items.iter().map(|i| i.rel.clone()).collect(),
         options: serde_json::to_value(&cfg.work).unwrap_or_default(),
         resumed: false,
+        shard: cfg.shard.map(|s| s.label()),
     };
     if let Err(e) = journal.append(&record) {
         eprintln!("pmfarm: journal: {e}");
@@ -216,9 +214,17 @@ pub fn resume(cfg: &RunConfig) -> i32 {
             return code::USAGE;
         }
     };
-    let Some(JournalRecord::Run { corpus_root, files, options, .. }) = replay.run else {
+    let Some(JournalRecord::Run { corpus_root, files, options, shard, .. }) = replay.run else {
         eprintln!("pmfarm: --resume: the journal has no run record");
         return code::USAGE;
+    };
+    let shard = match shard.as_deref().map(crate::shard::Shard::parse_one_based) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => {
+            eprintln!("pmfarm: --resume: shard in the journal: {e}");
+            return code::USAGE;
+        }
+        None => None,
     };
     let work: WorkOptions = match serde_json::from_value(options) {
         Ok(w) => w,
@@ -269,12 +275,13 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         files,
         options: serde_json::to_value(&work).unwrap_or_default(),
         resumed: true,
+        shard: shard.map(|s| s.label()),
     };
     if let Err(e) = journal.append(&record) {
         eprintln!("pmfarm: journal: {e}");
         return code::USAGE;
     }
-    let cfg = RunConfig { work, ..cfg.clone() };
+    let cfg = RunConfig { work, shard, ..cfg.clone() };
     execute(corpus, done, journal, &cfg, &gates, baseline)
 }
 
@@ -346,11 +353,11 @@ fn execute(
     let ctx = crate::gates::Context {
         diff: diff.as_ref().map(|d| d.files.as_slice()),
         tiers: &cfg.work.tiers,
-        complete: cfg.complete,
+        complete: cfg.complete(),
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
-    if let Err(e) = write_outputs(&cfg.out, &results, &summary, diff.as_ref()) {
+    if let Err(e) = crate::run_dir::RunDir::new(&cfg.out).write_outputs(&results, &summary, diff.as_ref()) {
         eprintln!("pmfarm: cannot write outputs in {}: {e}", crate::display::path(&cfg.out));
         return code::USAGE;
     }
@@ -361,7 +368,7 @@ fn execute(
     // The history line is appended before the report, which draws it.
     let mut history_failed = false;
     if let Some(h) = &cfg.history {
-        match crate::history::record(&cfg.out, h) {
+        match crate::report::record_history(&cfg.out, h) {
             Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
             Err(e) => {
                 eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
@@ -397,7 +404,7 @@ fn execute(
         eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", results.len(), skip_reasons(&results));
         return code::NOTHING_RUNNABLE;
     }
-    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete);
+    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
     if failures.is_empty() {
         code::OK
     } else {
@@ -613,7 +620,7 @@ pub(crate) fn tally(results: &[FileResult]) -> Tally {
         manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
         bytes += r.bytes;
     }
-    let corpus_manifest_sha256 = pmworker::pipeline::hex(&Sha256::digest(manifest.as_bytes()));
+    let corpus_manifest_sha256 = pmschema::hex(&Sha256::digest(manifest.as_bytes()));
     Tally { status_counts, buckets, corpus_manifest_sha256, bytes }
 }
 
@@ -646,6 +653,7 @@ fn summarize(
         buckets,
         gates,
         baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
+        shard: cfg.shard.map(|s| s.label()),
         timing: serde_json::json!({
             "wall_ms": wall_ms,
             "bytes": bytes,
@@ -653,42 +661,6 @@ fn summarize(
             "finished": crate::history::utc_now(),
         }),
     }
-}
-
-fn write_outputs(
-    out: &Path,
-    results: &[FileResult],
-    summary: &Summary,
-    diff: Option<&BaselineDiff>,
-) -> std::io::Result<()> {
-    let mut lines = String::new();
-    for r in results {
-        lines.push_str(&serde_json::to_string(r).map_err(std::io::Error::other)?);
-        lines.push('\n');
-    }
-    write_atomic(&out.join("results.jsonl"), lines.as_bytes())?;
-    let json = serde_json::to_string_pretty(summary).map_err(std::io::Error::other)?;
-    write_atomic(&out.join("summary.json"), json.as_bytes())?;
-    let diff_path = out.join("baseline-diff.json");
-    match diff {
-        Some(d) => {
-            let json = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
-            write_atomic(&diff_path, json.as_bytes())?;
-        }
-        None => {
-            let _ = std::fs::remove_file(diff_path); // never leave a stale comparison behind
-        }
-    }
-    Ok(())
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension("tmp");
-    let written = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp); // no half-written temporary left behind
-    }
-    written
 }
 
 fn print_summary(s: &Summary, out: &Path) {
@@ -709,15 +681,19 @@ fn print_summary(s: &Summary, out: &Path) {
         ),
         None => println!("pmfarm: gates: none (--no-gates)"),
     }
-    println!("pmfarm: results in {}", crate::display::path(&out.join("results.jsonl")));
+    println!("pmfarm: results in {}", crate::display::path(&crate::run_dir::RunDir::new(out).results()));
 }
 
 /// Renders the report (the reports module owns its content); false when it could not be
 /// written (the run then exits non-zero, its results kept).
 fn render_report(cfg: &RunConfig) -> bool {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
-    let opts =
-        crate::report::ReportOptions { baseline, junit_per_file: cfg.junit_per_file, history: cfg.history.clone() };
+    let opts = crate::report::ReportOptions {
+        baseline,
+        baselines_dir: Some(cfg.baselines_dir.clone()),
+        junit_per_file: cfg.junit_per_file,
+        history: cfg.history.clone(),
+    };
     match crate::report::render(&cfg.out, &opts) {
         Ok(index) => {
             println!("pmfarm: report: {}", crate::display::path(&index.index_html()));

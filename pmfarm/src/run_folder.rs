@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 pub const IN_PROGRESS: &str = "in-progress";
 
 /// Outputs a run writes after its journal; removed before a new run or a resumption starts.
-pub const OUTPUTS: [&str; 3] = ["results.jsonl", "summary.json", "baseline-diff.json"];
+pub const OUTPUTS: [&str; 3] = [crate::run_dir::RESULTS, crate::run_dir::SUMMARY, crate::run_dir::BASELINE_DIFF];
 
 /// The report folder inside the run folder.
-pub const REPORT_DIR: &str = "report";
+pub const REPORT_DIR: &str = crate::run_dir::REPORT;
 
 /// Prefix of the temporary folders a report is rendered into (`OUT/.report-tmp-<pid>`).
 pub const REPORT_TMP_PREFIX: &str = ".report-tmp-";
@@ -143,7 +143,7 @@ mod tests {
         for name in OUTPUTS {
             std::fs::write(t.path().join(name), "old").unwrap();
         }
-        std::fs::create_dir_all(t.path().join("report")).unwrap();
+        std::fs::create_dir_all(t.path().join(REPORT_DIR)).unwrap();
         std::fs::write(t.path().join("report/junit.xml"), "old").unwrap();
         std::fs::create_dir_all(report_tmp(t.path())).unwrap();
         begin(t.path(), "run").unwrap();
@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn a_report_is_swapped_in_whole() {
         let t = tempfile::tempdir().unwrap();
-        let old = t.path().join("report");
+        let old = t.path().join(REPORT_DIR);
         std::fs::create_dir_all(&old).unwrap();
         std::fs::write(old.join("index.html"), "old").unwrap();
         std::fs::write(old.join("bucket-x.html"), "old").unwrap();

@@ -21,8 +21,8 @@
 //!
 //! Exit codes: 0 consistent, 1 inconsistent, 2 usage (OUT is not a folder).
 
-use crate::journal::JOURNAL;
 use crate::results::{empty_status_counts, BaselineDiff, DiffClass, FileResult, JournalRecord, Status, Summary};
+use crate::run_dir::{BASELINE_DIFF, JOURNAL, RESULTS, SUMMARY};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -147,7 +147,7 @@ pub fn verify(out: &Path, opts: VerifyOptions) -> Result<LedgerReport, VerifyErr
     check_report(out, &mut rep);
     let Some(replayed) = replay(&journal.records, &mut rep) else { return Ok(rep) };
 
-    let results_path = out.join("results.jsonl");
+    let results_path = out.join(RESULTS);
     if results_path.exists() {
         check_results(out, &replayed, &mut rep);
     } else if rep.finished {
@@ -186,7 +186,7 @@ struct Replayed {
 /// Walks the records, checking the ledger rules, and returns what they add up to
 /// (`None` when there is no first `run` record to check against).
 fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<Replayed> {
-    let Some((_, JournalRecord::Run { schema, corpus_root, files, options, resumed })) = records.first() else {
+    let Some((_, JournalRecord::Run { schema, corpus_root, files, options, resumed, shard })) = records.first() else {
         rep.problems.push(format!("{JOURNAL}: the first record is not a `run` record"));
         return None;
     };
@@ -211,17 +211,17 @@ fn replay(records: &[(usize, JournalRecord)], rep: &mut LedgerReport) -> Option<
             }
         }
         match record {
-            JournalRecord::Run { schema: s, corpus_root: c, files: f, options: o, resumed: r } => {
+            JournalRecord::Run { schema: s, corpus_root: c, files: f, options: o, resumed: r, shard: k } => {
                 rep.segments += 1;
                 finished_at = None;
                 running.clear();
                 if !r {
                     rep.problems.push(format!("{JOURNAL}:{line}: a second fresh `run` record (not a resumption)"));
                 }
-                if (s, c, f, o) != (schema, corpus_root, files, options) {
+                if (s, c, f, o, k) != (schema, corpus_root, files, options, shard) {
                     rep.problems.push(format!(
                         "{JOURNAL}:{line}: the resumption differs from the first run in schema, corpus root, \
-                         files or options"
+                         files, options or shard"
                     ));
                 }
             }
@@ -340,9 +340,9 @@ fn file_name(path: &Path) -> String {
 
 /// `results.jsonl` against the replay, then `summary.json` against `results.jsonl`.
 fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
-    let Some(lines) = read_lines::<FileResult>(&out.join("results.jsonl"), rep) else { return };
+    let Some(lines) = read_lines::<FileResult>(&out.join(RESULTS), rep) else { return };
     let diff: Option<BaselineDiff> =
-        out.join("baseline-diff.json").exists().then(|| read_json(&out.join("baseline-diff.json"), rep)).flatten();
+        out.join(BASELINE_DIFF).exists().then(|| read_json(&out.join(BASELINE_DIFF), rep)).flatten();
     let spurious: BTreeSet<&str> = diff
         .iter()
         .flat_map(|d| d.files.iter())
@@ -390,7 +390,7 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
         ));
     }
 
-    let summary_path = out.join("summary.json");
+    let summary_path = out.join(SUMMARY);
     if !summary_path.exists() {
         // Both files are renamed into place one after the other; a run killed between the
         // two renames has not journaled `finished` yet, and `--resume` rewrites both.
@@ -467,7 +467,7 @@ fn check_report(out: &Path, rep: &mut LedgerReport) {
     if !report.exists() {
         return;
     }
-    let summary_id = std::fs::read_to_string(out.join("summary.json"))
+    let summary_id = std::fs::read_to_string(out.join(SUMMARY))
         .ok()
         .and_then(|t| serde_json::from_str::<Summary>(&t).ok())
         .map(|s| s.run_id().to_string());
@@ -521,29 +521,6 @@ pub fn render(rep: &LedgerReport) -> String {
     s
 }
 
-/// The `verify-ledger` subcommand: prints the report (JSON with `json`) and returns the
-/// exit code: 0 consistent, 1 inconsistent, 2 usage.
-pub fn cmd(out: &Path, opts: VerifyOptions, json: bool) -> i32 {
-    match verify(out, opts) {
-        Ok(rep) => {
-            if json {
-                println!("{}", serde_json::to_string_pretty(&rep).unwrap_or_default());
-            } else {
-                print!("{}", render(&rep));
-            }
-            if rep.consistent() {
-                0
-            } else {
-                1
-            }
-        }
-        Err(e) => {
-            eprintln!("pmfarm: verify-ledger: {e}");
-            2
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +539,7 @@ mod tests {
             files: files.iter().map(|f| f.to_string()).collect(),
             options: serde_json::json!({"tiers": ["t1"]}),
             resumed,
+            shard: None,
         }
     }
 
@@ -574,7 +552,7 @@ mod tests {
         }
         if let Some(results) = outputs {
             let lines: String = results.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
-            std::fs::write(t.path().join("results.jsonl"), lines).unwrap();
+            std::fs::write(t.path().join(RESULTS), lines).unwrap();
             let mut counts = empty_status_counts();
             for r in results {
                 *counts.get_mut(r.status.name()).unwrap() += 1;
@@ -587,7 +565,7 @@ mod tests {
                     .into(),
                 ..Default::default()
             };
-            std::fs::write(t.path().join("summary.json"), serde_json::to_string(&summary).unwrap()).unwrap();
+            std::fs::write(t.path().join(SUMMARY), serde_json::to_string(&summary).unwrap()).unwrap();
         }
         t
     }
@@ -736,7 +714,7 @@ mod tests {
     fn summary_counts_are_recomputed() {
         let (records, results) = complete_run();
         let dir = run_dir(&records, Some(&results));
-        let path = dir.path().join("summary.json");
+        let path = dir.path().join(SUMMARY);
         let mut s: Summary = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         *s.status_counts.get_mut("crash").unwrap() = 0;
         *s.status_counts.get_mut("pass").unwrap() = 2;
@@ -762,12 +740,9 @@ mod tests {
             counts: [(DiffClass::Spurious.name().to_string(), 1)].into(),
             files: vec![FileDiff { path: "b.max".into(), class, changes: Vec::new() }],
         };
-        std::fs::write(
-            dir.path().join("baseline-diff.json"),
-            serde_json::to_string(&diff(DiffClass::Spurious)).unwrap(),
-        )
-        .unwrap();
-        let summary_path = dir.path().join("summary.json");
+        std::fs::write(dir.path().join(BASELINE_DIFF), serde_json::to_string(&diff(DiffClass::Spurious)).unwrap())
+            .unwrap();
+        let summary_path = dir.path().join(SUMMARY);
         let mut s: Summary = serde_json::from_str(&std::fs::read_to_string(&summary_path).unwrap()).unwrap();
         s.baseline = Some(BaselineSummary { name: "base".into(), counts: diff(DiffClass::Spurious).counts });
         std::fs::write(&summary_path, serde_json::to_string(&s).unwrap()).unwrap();
@@ -777,7 +752,7 @@ mod tests {
         // The same replacement without the `spurious` classification is a lost result.
         let mut same = diff(DiffClass::Same);
         same.counts = diff(DiffClass::Spurious).counts;
-        std::fs::write(dir.path().join("baseline-diff.json"), serde_json::to_string(&same).unwrap()).unwrap();
+        std::fs::write(dir.path().join(BASELINE_DIFF), serde_json::to_string(&same).unwrap()).unwrap();
         let rep = check(&dir, false);
         assert!(rep.problems.iter().any(|p| p.contains("`b.max` differs from its journaled result")), "{rep:?}");
     }

@@ -415,17 +415,6 @@ pub fn source_directories(
     }
 }
 
-/// `.max` files (case-insensitive extension) directly in `dir`, sorted; never recursive.
-pub fn max_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && crate::enumerate::is_max(p))
-        .collect();
-    out.sort();
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

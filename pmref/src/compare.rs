@@ -10,11 +10,12 @@
 //! keep Max's local axes. Nothing is assumed where the file says nothing: such files are
 //! compared with the conversion their root nodes carry, and the detail says so.
 
-use crate::scene::{Format, RefNode, RefScene};
+use crate::scene::{max_ticks, Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
 use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
 use pmcore::model::controllers::{object_offset, world_matrix};
 use pmcore::model::geometry::Mesh;
+use pmcore::model::keys::world_matrix_at;
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::{Mismatch, Verdict};
 use serde_json::{json, Value};
@@ -357,7 +358,7 @@ fn matrix_error(expected: &DMat4, actual: &DMat4) -> (f64, f64) {
     let ta = actual.w_axis.truncate();
     let t = (te - ta).length() / te.length().max(ta.length()).max(1.0);
     let mut l: f64 = 0.0;
-    let mut size: f64 = 1.0;
+    let mut size: f64 = f64::MIN_POSITIVE;
     for c in 0..3 {
         let (a, b) = (expected.col(c).truncate(), actual.col(c).truncate());
         size = size.max(a.length()).max(b.length());
@@ -411,15 +412,48 @@ fn transforms_under(
     let mut unreadable_at: Option<&RefNode> = None;
     let mut animated: Vec<&str> = Vec::new();
     let mut roots_undeclared = 0;
+    let mut animated_compared = 0;
     for (r, node) in reference.nodes.iter().enumerate() {
         let Some(mx) = m.max_of[r] else {
             unmatched += 1;
             continue;
         };
         if reference.is_animated(r) {
-            // The file's pose is the animation's at the export time; pmcore reads
-            // controller defaults only, so animated nodes belong to `animation`.
-            animated.push(&node.name);
+            // The file's static pose is the animation's at the export time, unknown; the
+            // curves give the pose at the start frame (`TimeSpanStart`, else the node's
+            // first key), compared with pmcore's controllers sampled there. A node whose
+            // curves are not all keyed at that time is left to `animation`.
+            let start = reference.start_time.or_else(|| reference.key_times(r).first().copied()).unwrap_or(0);
+            let Some(expected_ref) = reference.matrix_at(r, start) else {
+                animated.push(&node.name);
+                continue;
+            };
+            match max_local_at(tree, m, reference, r, max_ticks(start), conversion) {
+                Ok(max_local) => {
+                    compared += 1;
+                    animated_compared += 1;
+                    let (t, l) = matrix_error(&max_local, &expected_ref);
+                    max_t = max_t.max(t);
+                    max_l = max_l.max(l);
+                    if (t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE) && first.is_none() {
+                        off += 1;
+                        let message = format!(
+                            "node {:?} (animated, at the start frame): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                            node.name
+                        );
+                        first_detail = json!({ "node": node.name, "max": describe(&max_local), "reference": describe(&expected_ref) });
+                        first = Some(fail("t3-pairs-transforms", message, locator(name, node), node.offset));
+                    } else if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+                        off += 1;
+                    }
+                }
+                Err(why) if why.contains("declares neither") => roots_undeclared += 1,
+                Err(why) => {
+                    unreadable += 1;
+                    misses.push(format!("{}: {why}", node.name));
+                    unreadable_at.get_or_insert(node);
+                }
+            }
             continue;
         }
         if node.parent.is_none() && !conversion.roots_comparable {
@@ -484,6 +518,7 @@ fn transforms_under(
         "nodes_unreadable_in_max": unreadable,
         "nodes_without_max_node": unmatched,
         "animated_nodes_left_to_animation": animated,
+        "animated_nodes_compared_at_start": animated_compared,
         "roots_not_compared_undeclared_axes": roots_undeclared,
         "max_translation_error": max_t,
         "max_linear_error": max_l,
@@ -560,6 +595,7 @@ fn geometry_under(
     let resolution = reference.position_resolution.unwrap_or(0.0) * 3f64.sqrt();
     let (mut meshes, mut passed, mut vertices_compared, mut triangulated_meshes) = (0, 0, 0usize, 0usize);
     let mut matched_as_set = 0usize;
+    let (mut uv_compared, mut uv_not_in_max) = (0usize, 0usize);
     let mut other_corners: Vec<String> = Vec::new();
     let mut max_error = 0.0f64;
     let mut misses: Vec<MeshMiss> = Vec::new();
@@ -580,6 +616,7 @@ fn geometry_under(
         // the modifier stack).
         let evaluated = pmcore::eval::evaluate_node(index, o, pmcore::eval::DEFAULT_BUDGET_VERTICES, false);
         let modifiers = evaluated.modifiers;
+        let deformer = moving_modifier(index, o);
         let max_mesh = match evaluated.outcome {
             NodeOutcome::Evaluated(Evaluated::Mesh(mm)) => mm,
             NodeOutcome::Evaluated(Evaluated::CountOnly { note, .. }) => {
@@ -644,7 +681,13 @@ fn geometry_under(
         } else {
             let reference_positions: Vec<DVec3> =
                 mesh.positions.iter().map(|q| node.geometric.transform_point3(DVec3::from_array(*q))).collect();
-            let tolerance = |e: DVec3, a: DVec3| POSITION_TOLERANCE * e.length().max(a.length()).max(1.0) + resolution;
+            // Max rounds every vertex to f32 through matrices whose magnitude is the mesh's:
+            // the error of a vertex near the origin scales with the mesh's extent, not with
+            // its own length (cancellation), so the relative tolerance is taken against the
+            // larger of the two.
+            let extent = reference_positions.iter().chain(&live).fold(1.0f64, |m, p| m.max(p.abs().max_element()));
+            let tolerance =
+                |e: DVec3, a: DVec3| POSITION_TOLERANCE * e.length().max(a.length()).max(extent) + resolution;
             // (excess over the tolerance, relative error, vertex)
             let mut worst = (0.0f64, 0.0f64, 0usize);
             for (i, (e, a)) in live.iter().zip(&reference_positions).enumerate() {
@@ -658,7 +701,25 @@ fn geometry_under(
             let in_order = worst.0 <= 1.0 && max_polys.iter().zip(&mesh.polygons).all(|(a, b)| same_cycle(a, b));
             if in_order {
                 max_error = max_error.max(worst.1);
-                None
+                match (&max_mesh.uv, &mesh.uv, triangulated) {
+                    (Some(max_uv), Some(ref_uv), false) => match compare_uv(&max_polys, max_uv, &mesh.polygons, ref_uv) {
+                        Ok(n) => {
+                            uv_compared += n;
+                            None
+                        }
+                        Err((corner, m_uv, r_uv)) => Some((
+                            "uv",
+                            format!(
+                                "{kind}{stack_note}: map channel 1 at polygon corner {corner}: {m_uv:?} in Max, {r_uv:?} in the reference"
+                            ),
+                        )),
+                    },
+                    (None, Some(_), _) => {
+                        uv_not_in_max += 1;
+                        None
+                    }
+                    _ => None,
+                }
             } else if let Some((err, polygons_equal)) =
                 match_as_set(&live, &max_polys, &reference_positions, &mesh.polygons, tolerance)
             {
@@ -699,6 +760,18 @@ fn geometry_under(
         };
         match difference {
             None => passed += 1,
+            Some(("positions", message)) if deformer.is_some() => {
+                // Counts agree; pmcore::eval passes this modifier's topology through
+                // without moving the vertices, so Max's positions are not known here.
+                let (class_id, class_name) = deformer.unwrap_or_default();
+                misses.push(miss(
+                    "deformer-not-evaluated",
+                    format!(
+                        "{class_name} (0x{:08x}, 0x{:08x}) moves vertices and pmcore::eval passes it through: positions not comparable ({message})",
+                        class_id[0], class_id[1]
+                    ),
+                ));
+            }
             Some((what, message)) => {
                 real_fail = true;
                 if first.is_none() {
@@ -723,6 +796,8 @@ fn geometry_under(
         "meshes_with_other_polygon_corners": other_corners,
         "vertices_compared": vertices_compared,
         "max_position_error": max_error,
+        "uv_corners_compared": uv_compared,
+        "meshes_uv_not_evaluated_in_max": uv_not_in_max,
         "misses_by_class": by_class,
         "misses": misses.iter().take(20).collect::<Vec<_>>(),
         "first_difference": first_detail,
@@ -807,10 +882,81 @@ fn match_as_set(
     Some((worst, a == b))
 }
 
+/// Modifiers that move vertices and that `pmcore::eval` applies as topology pass-through (or
+/// whose output it does not compute: Cloth), by Class ID: a node under one has Max's counts
+/// but not Max's positions. Mapping, selection, material and normal modifiers are not here.
+pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
+    ([0x0095_c723, 0x0001_5666], "Skin"),
+    ([0x0000_0010, 0], "Bend"),
+    ([0xf997_b124, 0], "Noise"),
+    ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
+    ([0x2521_5824, 0], "XForm"),
+    ([0x0000_0020, 0], "Taper"),
+    ([0x0000_0047, 0], "Wave"),
+    ([0x0000_0045, 0], "Ripple"),
+    ([0x0000_0090, 0], "Twist"),
+    ([0x0000_0064, 0x0000_7f9e], "Relax"),
+    ([0x0001_00b0, 0x00bc_2d21], "Stretch"),
+    ([0xde17_a34e, 0x8a41_e2a0], "Spherify"),
+    ([0x36d0_4fa5, 0x5007_27b3], "Melt"),
+    ([0x0000_0b00, 0x57da_4442], "Conform"),
+    ([0x0001_10b4, 0x0000_7f9e], "PathDeform (WSM)"),
+    ([0x67c1_cd47, 0x7782_f878], "Cloth"),
+];
+
+/// The first modifier of a node's stack (base upward) that moves vertices (above), with its
+/// Class ID and a name for the message.
+fn moving_modifier(
+    index: &SceneIndex<'_>,
+    node: &pmcore::model::scene_index::SceneObject<'_>,
+) -> Option<([u32; 2], String)> {
+    let (_, modifiers) = pmcore::eval::stack::stack(index, node)?;
+    modifiers.iter().rev().find_map(|m| {
+        let id = m.class.as_ref()?.class_id;
+        MOVES_VERTICES.iter().find(|(c, _)| *c == id).map(|(c, name)| (*c, (*name).to_string()))
+    })
+}
+
+/// UV tolerance: map coordinates are `f32` in Max and of order 1 (1e-5 = ~100 roundings).
+pub const UV_TOLERANCE: f64 = 1e-5;
+
+/// Map channel 1 per polygon corner, for polygons already known to be the same cycles in the
+/// same order: each Max polygon is aligned on its reference polygon's first corner. `Ok`
+/// with the corners compared, or the first corner (running index) that differs with both
+/// sides.
+#[allow(clippy::type_complexity)]
+fn compare_uv(
+    max_polygons: &[Vec<u32>],
+    max_uv: &pmcore::eval::mesh::MapChannel,
+    reference_polygons: &[Vec<u32>],
+    reference_uv: &[[f64; 2]],
+) -> Result<usize, (usize, [f64; 2], [f64; 2])> {
+    let mut corner = 0usize;
+    for (i, (mp, rp)) in max_polygons.iter().zip(reference_polygons).enumerate() {
+        let shift = (0..mp.len()).find(|&s| mp.iter().cycle().skip(s).take(mp.len()).eq(rp.iter())).unwrap_or(0);
+        for k in 0..rp.len() {
+            let m = max_uv
+                .faces
+                .get(i)
+                .and_then(|f| f.get((k + shift) % mp.len().max(1)))
+                .and_then(|&v| max_uv.vertices.get(v as usize))
+                .map(|v| [v.x as f64, v.y as f64]);
+            let r = reference_uv.get(corner + k).copied();
+            match (m, r) {
+                (Some(m), Some(r)) if (m[0] - r[0]).abs() <= UV_TOLERANCE && (m[1] - r[1]).abs() <= UV_TOLERANCE => {}
+                (m, r) => return Err((corner + k, m.unwrap_or([f64::NAN; 2]), r.unwrap_or([f64::NAN; 2]))),
+            }
+        }
+        corner += rp.len();
+    }
+    Ok(corner)
+}
+
 fn what_class(what: &str) -> &'static str {
     match what {
         "counts" => "count-difference",
         "positions" => "position-difference",
+        "uv" => "uv-difference",
         _ => "polygon-difference",
     }
 }
@@ -820,23 +966,192 @@ fn same_cycle(a: &[u32], b: &[u32]) -> bool {
     a.len() == b.len() && (a.is_empty() || (0..a.len()).any(|s| a.iter().cycle().skip(s).take(a.len()).eq(b.iter())))
 }
 
-fn animation(_tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, _name: &str) -> Comparison {
-    let animated: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
-    let keys: usize = animated.iter().map(|c| c.times.len()).sum();
-    let on_matched = animated.iter().filter(|c| m.max_of[c.node].is_some()).count();
-    let detail =
-        json!({ "curves": animated.len(), "keys": keys, "curves_on_matched_nodes": on_matched, "keys_compared": 0 });
-    let reason = if !reference.format.has_animation() {
-        "format carries no animation curves".to_string()
-    } else if animated.is_empty() {
-        "the reference has no animation curve with two or more keys".to_string()
-    } else {
-        format!(
-            "{} curve(s), {keys} key(s): pmcore does not type controller key tables yet (T2), nothing to sample",
-            animated.len()
-        )
+/// Max's side of a reference node's local matrix at Max time `tick`: relative to the Max
+/// node of its reference parent, or `conversion · world` for a root.
+fn max_local_at(
+    tree: &MaxTree<'_, '_>,
+    m: &Matching,
+    reference: &RefScene,
+    r: usize,
+    tick: f64,
+    conversion: &Conversion,
+) -> Result<DMat4, String> {
+    let index = tree.index;
+    let mx = m.max_of[r].ok_or("no Max node of that name")?;
+    let world = world_matrix_at(index, &index.objects[tree.nodes[mx].storage], tick).map_err(|e| e.to_string())?;
+    let world = to_dmat(world);
+    match reference.nodes[r].parent.map(|p| m.max_of[p]) {
+        Some(Some(pm)) => {
+            let parent = world_matrix_at(index, &index.objects[tree.nodes[pm].storage], tick)
+                .map_err(|e| format!("(parent) {e}"))?;
+            Ok(to_dmat(parent).inverse() * world)
+        }
+        Some(None) => Err("the reference parent has no Max node".into()),
+        None if conversion.similarity => Ok(conversion.matrix * world * conversion.matrix.inverse()),
+        None if !conversion.roots_comparable => Err(conversion.note.clone()),
+        None => Ok(conversion.matrix * world),
+    }
+}
+
+/// Animation: every animated reference node's local matrix at each of its key times (the
+/// values the file stores, no interpolation on its side) against pmcore's controllers
+/// sampled at the same time (`pmcore::model::keys`), under the same axes, units and
+/// tolerances as `transforms`.
+fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+    let animated_curves: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
+    let keys: usize = animated_curves.iter().map(|c| c.times.len()).sum();
+    let on_matched = animated_curves.iter().filter(|c| m.max_of[c.node].is_some()).count();
+    let mut detail = json!({
+        "curves": animated_curves.len(),
+        "keys": keys,
+        "curves_on_matched_nodes": on_matched,
+        "keys_compared": 0,
+        "tolerance": { "translation_relative": POSITION_TOLERANCE, "rotation_scale": LINEAR_TOLERANCE },
+    });
+    if !reference.format.has_animation() {
+        return Comparison {
+            name: "animation",
+            verdict: Verdict::Skip { reason: "format carries no animation curves".into() },
+            detail,
+        };
+    }
+    if animated_curves.is_empty() {
+        return Comparison {
+            name: "animation",
+            verdict: Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() },
+            detail,
+        };
+    }
+    let conversion = match conversions(reference).map(|c| c.into_iter().next()) {
+        Ok(Some(c)) => c,
+        Ok(None) | Err(_) => {
+            return Comparison {
+                name: "animation",
+                verdict: Verdict::Skip { reason: "the file's axis conversion is not modelled".into() },
+                detail,
+            }
+        }
     };
-    Comparison { name: "animation", verdict: Verdict::Skip { reason }, detail }
+    let mut nodes: Vec<usize> = animated_curves.iter().map(|c| c.node).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let (mut poses, mut poses_off, mut keys_compared, mut times_not_keyed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut max_t, mut max_l) = (0.0f64, 0.0f64);
+    let mut misses: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut first: Option<Verdict> = None;
+    let mut first_detail = Value::Null;
+    let mut unreadable: Option<(String, u64)> = None;
+    for &r in &nodes {
+        let node = &reference.nodes[r];
+        if m.max_of[r].is_none() {
+            misses.entry("no-max-node".into()).or_default().push(node.name.clone());
+            continue;
+        }
+        for time in reference.key_times(r) {
+            let Some(expected_ref) = reference.matrix_at(r, time) else {
+                times_not_keyed += 1;
+                continue;
+            };
+            let tick = max_ticks(time);
+            let max_local = match max_local_at(tree, m, reference, r, tick, &conversion) {
+                Ok(l) => l,
+                Err(why) if why.contains("shape not modelled") => {
+                    // Between two keys whose in-between shape is not modelled: this pose is
+                    // not compared; the keys themselves still are.
+                    let list = misses.entry("in-between-not-modelled".into()).or_default();
+                    let entry = format!("{}: {why}", node.name);
+                    if !list.contains(&entry) {
+                        list.push(entry);
+                    }
+                    continue;
+                }
+                Err(why) => {
+                    let class = if why.contains("not an evaluable") || why.contains("not sampled") {
+                        "controller-not-sampled"
+                    } else if why.contains("declares neither") {
+                        "axes-undeclared"
+                    } else {
+                        "max-side-unreadable"
+                    };
+                    let list = misses.entry(class.into()).or_default();
+                    let entry = format!("{}: {why}", node.name);
+                    if !list.contains(&entry) {
+                        list.push(entry.clone());
+                    }
+                    if class != "axes-undeclared" {
+                        unreadable.get_or_insert((entry, node.offset));
+                    }
+                    break;
+                }
+            };
+            poses += 1;
+            let keyed_here = reference.curves.iter().filter(|c| c.node == r && c.times.contains(&time)).count();
+            keys_compared += keyed_here;
+            let (t, l) = matrix_error(&max_local, &expected_ref);
+            max_t = max_t.max(t);
+            max_l = max_l.max(l);
+            if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+                poses_off += 1;
+                if first.is_none() {
+                    let at = reference
+                        .curves
+                        .iter()
+                        .find(|c| c.node == r && c.times.contains(&time))
+                        .map(|c| c.offset)
+                        .unwrap_or(node.offset);
+                    let index = tree.index;
+                    let keyed = m.max_of[r]
+                        .is_some_and(|mx| pmcore::model::keys::has_keys(index, &index.objects[tree.nodes[mx].storage]));
+                    let message = format!(
+                        "node {:?} at frame {:.2} (tick {tick:.1}): local transform differs (translation error {t:.3e} relative, rotation/scale error {l:.3e}){}",
+                        node.name,
+                        tick / 160.0,
+                        if keyed { "" } else { "; the Max node holds no keys (the .max is not the animated scene state)" }
+                    );
+                    first_detail = json!({ "node": node.name, "fbx_time": time, "max_tick": tick,
+                        "max": describe(&max_local), "reference": describe(&expected_ref) });
+                    first = Some(fail("t3-pairs-animation", message, locator(name, node), at));
+                }
+            }
+        }
+    }
+    if let Value::Object(map) = &mut detail {
+        map.insert("axes".into(), json!(conversion.note));
+        map.insert("animated_nodes".into(), json!(nodes.len()));
+        map.insert("poses_compared".into(), json!(poses));
+        map.insert("poses_off".into(), json!(poses_off));
+        map.insert("keys_compared".into(), json!(keys_compared));
+        map.insert("times_not_keyed_on_every_curve".into(), json!(times_not_keyed));
+        map.insert("max_translation_error".into(), json!(max_t));
+        map.insert("max_linear_error".into(), json!(max_l));
+        map.insert("misses".into(), json!(misses));
+        map.insert("first_difference".into(), first_detail);
+    }
+    let verdict = match (first, unreadable) {
+        (Some(v), _) => v,
+        (None, Some((why, offset))) => fail(
+            "t3-pairs-animation-unreadable",
+            format!("a node's controllers cannot be sampled in Max: {why}"),
+            format!("@reference/{name}/{}", why.split(':').next().unwrap_or_default()),
+            offset,
+        ),
+        (None, None) if poses == 0 => Verdict::Skip {
+            reason: match misses.iter().next() {
+                Some((class, list)) => format!("no pose compared ({class}): {}", list.join("; ")),
+                None => "no key time is keyed on every curve of its node".into(),
+            },
+        },
+        (None, None) if misses.is_empty() => Verdict::Pass {
+            note: Some(format!("{poses} pose(s) of {} node(s) equal, {keys_compared} key(s)", nodes.len())),
+        },
+        (None, None) => Verdict::Pass {
+            note: Some(format!(
+                "{poses} pose(s) equal, {keys_compared} key(s); not compared: {}",
+                misses.iter().map(|(k, v)| format!("{k} ({})", v.len())).collect::<Vec<_>>().join(", ")
+            )),
+        },
+    };
+    Comparison { name: "animation", verdict, detail }
 }
 
 /// Skin modifier Class ID, as the pairs corpus stores it (`(0x0095c723, 0x00015666)`;
@@ -946,10 +1261,42 @@ mod tests {
     }
 
     #[test]
+    fn uv_follow_the_reference_polygon_start_corner() {
+        // A unit quad whose map vertex k sits at corner k; the reference writes the same
+        // polygon from corner 2, so its corner uvs start at (1, 1).
+        let max_uv = pmcore::eval::mesh::MapChannel {
+            vertices: vec![
+                glam::Vec2::new(0.0, 0.0),
+                glam::Vec2::new(1.0, 0.0),
+                glam::Vec2::new(1.0, 1.0),
+                glam::Vec2::new(0.0, 1.0),
+            ],
+            faces: vec![vec![0, 1, 2, 3]],
+        };
+        let reference = [[1.0, 1.0], [0.0, 1.0], [0.0, 0.0], [1.0, 0.0]];
+        assert_eq!(compare_uv(&[vec![0, 1, 2, 3]], &max_uv, &[vec![2, 3, 0, 1]], &reference), Ok(4));
+        let moved = [[1.0, 1.0], [0.0, 1.0], [0.0, 0.5], [1.0, 0.0]];
+        assert_eq!(
+            compare_uv(&[vec![0, 1, 2, 3]], &max_uv, &[vec![2, 3, 0, 1]], &moved),
+            Err((2, [0.0, 0.0], [0.0, 0.5]))
+        );
+    }
+
+    #[test]
     fn cycles_compare_up_to_the_start_corner() {
         assert!(same_cycle(&[1, 2, 3, 4], &[3, 4, 1, 2]));
         assert!(!same_cycle(&[1, 2, 3, 4], &[4, 3, 2, 1]));
         assert!(!same_cycle(&[1, 2, 3], &[1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn linear_error_is_relative_to_the_axis_length_even_below_one() {
+        // A root scaled 0.0254 (inches to metres) turned by 0.01 rad: the columns move by
+        // 0.0254 · 0.01, which is 0.01 of their length — not 2.5e-4 of a unit.
+        let a = DMat4::from_scale(DVec3::splat(0.0254));
+        let b = DMat4::from_rotation_z(0.01) * a;
+        let (_, l) = matrix_error(&a, &b);
+        assert!((l - 0.01).abs() < 1e-4, "{l}");
     }
 
     #[test]

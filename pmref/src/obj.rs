@@ -42,6 +42,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ObjError> {
             geometric: DMat4::IDENTITY,
             mesh: Some(RefMesh { positions, polygons, uv: None }),
             offset: 0,
+            fbx_transform: None,
         });
     }
     Ok(RefScene {

@@ -92,6 +92,65 @@ pub struct RefNode {
     pub mesh: Option<RefMesh>,
     /// Where the node record is in the file (its locator).
     pub offset: u64,
+    /// FBX: the properties the local matrix is built from, so that animation curves can
+    /// replace `Lcl Translation / Rotation / Scaling` components at a key time.
+    #[serde(skip)]
+    pub fbx_transform: Option<FbxTransform>,
+}
+
+/// The FBX transform properties of a model (vectors as written; angles in degrees).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FbxTransform {
+    /// `Lcl Translation`, `Lcl Rotation`, `Lcl Scaling` (indexed by channel T, R, S).
+    pub lcl: [[f64; 3]; 3],
+    /// `RotationOrder` (0 = XYZ).
+    pub rotation_order: i64,
+    /// `PreRotation`, `PostRotation`.
+    pub pre: [f64; 3],
+    /// `PostRotation`.
+    pub post: [f64; 3],
+    /// `RotationOffset`, `RotationPivot`, `ScalingOffset`, `ScalingPivot`.
+    pub rotation_offset: [f64; 3],
+    /// `RotationPivot`.
+    pub rotation_pivot: [f64; 3],
+    /// `ScalingOffset`.
+    pub scaling_offset: [f64; 3],
+    /// `ScalingPivot`.
+    pub scaling_pivot: [f64; 3],
+}
+
+impl FbxTransform {
+    /// The local matrix FBX defines:
+    /// `T · Roff · Rp · Rpre · R · Rpost⁻¹ · Rp⁻¹ · Soff · Sp · S · Sp⁻¹`.
+    pub fn matrix(&self) -> DMat4 {
+        let t = |v: [f64; 3]| DMat4::from_translation(glam::DVec3::from_array(v));
+        let r = euler_matrix(self.lcl[1], self.rotation_order);
+        let pre = euler_matrix(self.pre, 0);
+        let post = euler_matrix(self.post, 0);
+        let s = DMat4::from_scale(glam::DVec3::from_array(self.lcl[2]));
+        let (rp, sp) = (t(self.rotation_pivot), t(self.scaling_pivot));
+        t(self.lcl[0])
+            * t(self.rotation_offset)
+            * rp
+            * pre
+            * r
+            * post.inverse()
+            * rp.inverse()
+            * t(self.scaling_offset)
+            * sp
+            * s
+            * sp.inverse()
+    }
+
+    /// Channel index of `T`, `R`, `S`.
+    pub fn channel_index(channel: char) -> Option<usize> {
+        match channel {
+            'T' => Some(0),
+            'R' => Some(1),
+            'S' => Some(2),
+            _ => None,
+        }
+    }
 }
 
 /// One animation curve.
@@ -165,6 +224,33 @@ impl RefScene {
             .any(|c| c.node == i && c.times.len() >= 2 && c.values.iter().any(|v| (v - c.values[0]).abs() > 1e-9))
     }
 
+    /// Node `i`'s local matrix at FBX time `time` built from its key values alone: every
+    /// curve of the node must hold a key at `time` or be constant (the file's own
+    /// interpolation between keys is not modelled, so other times are not reconstructed);
+    /// components without a curve keep their property value. `None` when some curve has no
+    /// key there, or the node has no FBX transform.
+    pub fn matrix_at(&self, i: usize, time: i64) -> Option<DMat4> {
+        let mut transform = self.nodes.get(i)?.fbx_transform.clone()?;
+        for c in self.curves.iter().filter(|c| c.node == i && !c.values.is_empty()) {
+            let channel = FbxTransform::channel_index(c.channel)?;
+            let value = match c.times.iter().position(|&t| t == time) {
+                Some(k) => *c.values.get(k)?,
+                None if c.values.iter().all(|v| (v - c.values[0]).abs() <= 1e-12) => c.values[0],
+                None => return None,
+            };
+            transform.lcl[channel][c.component.min(2)] = value;
+        }
+        Some(transform.matrix())
+    }
+
+    /// Key times of node `i`'s curves (sorted, without repeats).
+    pub fn key_times(&self, i: usize) -> Vec<i64> {
+        let mut times: Vec<i64> = self.curves.iter().filter(|c| c.node == i).flat_map(|c| c.times.clone()).collect();
+        times.sort_unstable();
+        times.dedup();
+        times
+    }
+
     /// Node index by exact name.
     pub fn node_by_name(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.name == name)
@@ -173,6 +259,12 @@ impl RefScene {
 
 /// FBX ticks per second.
 pub const FBX_TICKS_PER_SECOND: i64 = 46_186_158_000;
+
+/// 3ds Max ticks (4800 per second) of an FBX time: one Max tick is 9 622 116.25 FBX ticks, so
+/// the result is fractional in general (exactly a whole tick for whole frames at 30 fps).
+pub fn max_ticks(fbx_time: i64) -> f64 {
+    fbx_time as f64 * 4800.0 / FBX_TICKS_PER_SECOND as f64
+}
 
 /// Rotation matrix of FBX Euler angles in degrees for rotation order `order` (0 = XYZ:
 /// X applied first, so `R = Rz · Ry · Rx` in column vectors).

@@ -275,6 +275,7 @@ fn frames(obj: &XObject, parent: Option<usize>, nodes: &mut Vec<RefNode>) -> Res
         geometric: DMat4::IDENTITY,
         mesh: None,
         offset: obj.offset,
+        fbx_transform: None,
     };
     for c in &obj.children {
         match c.kind.as_str() {
@@ -314,6 +315,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, XError> {
                 geometric: DMat4::IDENTITY,
                 mesh: Some(mesh_of(&obj)?),
                 offset: obj.offset,
+                fbx_transform: None,
             }),
             _ => {}
         }

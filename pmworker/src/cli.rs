@@ -4,7 +4,7 @@
 //! the one place of the worker that prints and picks exit codes.
 
 use crate::emit::{last_breadcrumb, Sink, StdoutSink};
-use crate::events::{exit, EndStatus, Event, PanicReport, Tier};
+use crate::events::{exit, EndStatus, Event, ExportKind, PanicReport, Tier};
 use crate::pipeline::{run_path, Options};
 use clap::Parser;
 use std::ffi::OsString;
@@ -16,14 +16,15 @@ use std::path::PathBuf;
 struct Cli {
     /// The .max file (or NeL .skel/.anim/.shape/.ig file) to check.
     file: PathBuf,
-    /// Tiers to run, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "t1,t2", value_parser = parse_tier)]
+    /// Tiers to run, comma-separated (`--export` implies t3).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "t1,t2")]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs),
+    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs, shape),
     /// comma-separated; `obj-base` writes base objects without their modifier stacks, `pairs`
-    /// compares the file with 3ds Max's own exports found through `--reference`.
-    #[arg(long = "export", value_delimiter = ',')]
-    exports: Vec<String>,
+    /// compares the file with 3ds Max's own exports found through `--reference`, `shape`
+    /// writes NeL `CMesh` shapes and compares them with the NeL exporter's (`nel-shape`).
+    #[arg(long = "export", value_enum, value_delimiter = ',')]
+    exports: Vec<ExportKind>,
     /// Folder of reference outputs for T3, matched by relative name; repeatable (pairs
     /// folders are searched by relative name, then unique base name).
     #[arg(long)]
@@ -40,15 +41,6 @@ struct Cli {
     /// With --dump: deepest level printed.
     #[arg(long, requires = "dump", default_value_t = 64)]
     depth: usize,
-}
-
-fn parse_tier(s: &str) -> Result<Tier, String> {
-    match s.trim() {
-        "t1" => Ok(Tier::T1),
-        "t2" => Ok(Tier::T2),
-        "t3" => Ok(Tier::T3),
-        other => Err(format!("unknown tier `{other}` (expected t1, t2 or t3)")),
-    }
 }
 
 fn install_panic_hook() {
@@ -95,18 +87,9 @@ where
             }
         };
     }
-    for e in &cli.exports {
-        if !crate::export::KNOWN_EXPORTERS.contains(&e.as_str()) {
-            eprintln!(
-                "pmworker: unknown exporter `{e}` (expected one of {})",
-                crate::export::KNOWN_EXPORTERS.join(", ")
-            );
-            return exit::USAGE;
-        }
-    }
     crate::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
     let opts = Options {
-        tiers: cli.tiers,
+        tiers: crate::pipeline::effective_tiers(&cli.tiers, &cli.exports),
         exports: cli.exports,
         reference: cli.reference,
         out: cli.out,

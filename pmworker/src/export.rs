@@ -10,36 +10,24 @@
 //! result (for baseline diffs).
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export};
-use crate::pipeline::{hex, Options};
+use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
+use crate::exporter::write_output;
+pub use crate::exporter::ExportVerdict;
+use crate::options::Options;
 use pmcore::export::obj::{self, ObjObject};
 use pmcore::export::rig::{self, RigOutcome};
 use pmcore::export::skel::{self, Skeleton};
 use pmcore::export::t3;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use pmschema::hex;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The exporters this worker knows, in the order they run when T3 asks for all.
-pub const EXPORTERS: [&str; 3] = ["obj", "skel", crate::summary::NAME];
-/// The pseudo-exporter that compares the file with 3ds Max's own exports (`--export
-/// pairs`; also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
-pub const PAIRS: &str = "pairs";
-/// Every exporter name `--export` accepts: `obj-base` is the OBJ exporter writing base
-/// objects without their modifier stacks; `pairs` the comparisons with Max's own exports.
-pub const KNOWN_EXPORTERS: [&str; 5] = ["obj", "obj-base", "skel", crate::summary::NAME, PAIRS];
-
-/// A T3 verdict for one exporter, with its counters.
-pub struct ExportVerdict {
-    /// Exporter name (`obj`, `skel`): the `stream` of the T3 result.
-    pub stream: String,
-    /// The verdict.
-    pub verdict: Verdict,
-    /// Field counters and other detail for the `result` event.
-    pub detail: Option<serde_json::Value>,
-}
+// The exporters `--export` accepts are `pmschema::ExportKind`; the ones that run when T3
+// asks for all are `ExportKind::DEFAULT_SET`. `pairs` compares the file with 3ds Max's own
+// exports (also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
 
 /// What an exporter produced, kept in memory for T3.
 enum Produced {
@@ -64,18 +52,25 @@ enum Outcome {
 /// Runs the requested exporters (all of them when only tier T3 was asked for) on the file
 /// read from `source` and returns one T3 verdict per exporter.
 pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    let names: Vec<String> =
-        if opts.exports.is_empty() { EXPORTERS.iter().map(|s| s.to_string()).collect() } else { opts.exports.clone() };
+    let mut kinds: Vec<ExportKind> =
+        if opts.exports.is_empty() { ExportKind::DEFAULT_SET.to_vec() } else { opts.exports.clone() };
+    // The shape exporter joins the defaults when a reference folder is a NeL corpus.
+    if opts.exports.is_empty()
+        && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file() && r.join("shape").is_dir())
+    {
+        kinds.push(ExportKind::Shape);
+    }
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
-    let pairs_asked = names.iter().any(|n| n == PAIRS)
+    let pairs_asked = kinds.contains(&ExportKind::Pairs)
         || (opts.exports.is_empty() && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file()));
-    let mut verdicts: Vec<ExportVerdict> = names
+    let mut verdicts: Vec<ExportVerdict> = kinds
         .iter()
-        .filter(|n| *n != PAIRS)
-        .flat_map(|name| match name.as_str() {
-            crate::summary::NAME => crate::summary::run(&stem, file, opts, sink),
-            _ => vec![run_one(name, &stem, file, opts, sink)],
+        .filter(|k| **k != ExportKind::Pairs)
+        .flat_map(|kind| match kind {
+            ExportKind::Summary => crate::summary::run(&stem, file, opts, sink),
+            ExportKind::Shape => crate::shape::run(source, &stem, file, opts, sink),
+            _ => vec![run_one(*kind, &stem, file, opts, sink)],
         })
         .collect();
     if pairs_asked {
@@ -105,14 +100,14 @@ fn crumb(sink: &mut dyn Sink, tier: &str, exporter: &str) {
     sink.breadcrumb(Breadcrumb { tier: tier.into(), stream: exporter.into(), ..Default::default() });
 }
 
-/// OBJ options of exporter `name` (`obj-base`: modifier stacks not applied).
-fn obj_options(name: &str) -> obj::ExportOptions {
-    obj::ExportOptions { base_only: name == "obj-base", ..Default::default() }
+/// OBJ options of exporter `kind` (`obj-base`: modifier stacks not applied).
+fn obj_options(kind: ExportKind) -> obj::ExportOptions {
+    obj::ExportOptions { base_only: kind == ExportKind::ObjBase, ..Default::default() }
 }
 
-fn produce(name: &str, file: &MaxFile) -> Outcome {
-    match name {
-        "obj" | "obj-base" => match obj::export_with(file, obj_options(name)) {
+fn produce(kind: ExportKind, file: &MaxFile) -> Outcome {
+    match kind {
+        ExportKind::Obj | ExportKind::ObjBase => match obj::export_with(file, obj_options(kind)) {
             Ok((objects, summary)) => Outcome::Built {
                 bytes: obj::write(&objects).into_bytes(),
                 produced: Produced::Obj(objects),
@@ -121,7 +116,7 @@ fn produce(name: &str, file: &MaxFile) -> Outcome {
             },
             Err(e) => Outcome::Error(e.to_string(), locate(file, e.object(), e.stream_offset())),
         },
-        "skel" => match rig::export(file) {
+        ExportKind::Skel => match rig::export(file) {
             Ok(RigOutcome::Built { skeleton, summary }) => Outcome::Built {
                 bytes: skel::write(&skeleton),
                 produced: Produced::Skel(skeleton),
@@ -132,15 +127,21 @@ fn produce(name: &str, file: &MaxFile) -> Outcome {
             Ok(RigOutcome::NotImplemented(why)) => Outcome::NotImplemented(why),
             Err(e) => Outcome::Error(e.to_string(), locate(file, e.object(), None)),
         },
-        other => Outcome::Error(format!("unknown exporter `{other}`"), ("Scene".into(), 0)),
+        other => Outcome::Error(format!("exporter `{other}` writes no single output"), ("Scene".into(), 0)),
     }
 }
 
-fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> ExportVerdict {
+fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> ExportVerdict {
+    let name = kind.name();
     crumb(sink, "export", name);
-    let outcome = produce(name, file);
-    let mut event =
-        Export { exporter: name.into(), status: String::new(), files: Vec::new(), sha256: None, summary: Value::Null };
+    let outcome = produce(kind, file);
+    let mut event = Export {
+        exporter: name.into(),
+        status: ExportStatus::Error,
+        files: Vec::new(),
+        sha256: None,
+        summary: Value::Null,
+    };
     let verdict = |verdict, detail| ExportVerdict { stream: name.to_string(), verdict, detail };
     let (produced, file_name, digest) = match outcome {
         Outcome::Built { produced, extension, bytes, summary } => {
@@ -149,7 +150,7 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
             match write_output(opts.out.as_deref(), &file_name, &bytes) {
                 Ok(()) => {
                     let digest = hex(&Sha256::digest(&bytes));
-                    event.status = "ok".into();
+                    event.status = ExportStatus::Ok;
                     event.files = vec![file_name.clone()];
                     event.sha256 = Some(digest.clone());
                     sink.emit(Event::Export(event));
@@ -157,7 +158,7 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
                 }
                 Err(e) => {
                     let message = format!("cannot write {file_name}: {e}");
-                    event.status = "error".into();
+                    event.status = ExportStatus::Error;
                     event.summary = json!({ "error": message });
                     sink.emit(Event::Export(event));
                     let locator = (format!("@export/{file_name}"), 0);
@@ -166,19 +167,19 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
             }
         }
         Outcome::NotApplicable(why) => {
-            event.status = "not-applicable".into();
+            event.status = ExportStatus::NotApplicable;
             event.summary = json!({ "reason": why });
             sink.emit(Event::Export(event));
-            return verdict(Verdict::Skip { reason: format!("not-applicable: {why}") }, era_detail(name, file));
+            return verdict(Verdict::Skip { reason: format!("not-applicable: {why}") }, era_detail(kind, file));
         }
         Outcome::NotImplemented(why) => {
-            event.status = "not-implemented".into();
+            event.status = ExportStatus::NotImplemented;
             event.summary = json!({ "reason": why });
             sink.emit(Event::Export(event));
-            return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, era_detail(name, file));
+            return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, era_detail(kind, file));
         }
         Outcome::Error(message, locator) => {
-            event.status = "error".into();
+            event.status = ExportStatus::Error;
             event.summary = json!({ "error": message, "chunk_path": locator.0 });
             sink.emit(Event::Export(event));
             return verdict(fail_at("export-error", message, locator), None);
@@ -204,7 +205,7 @@ fn run_one(name: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dy
     if let Value::Object(map) = &mut detail {
         map.insert("sha256".into(), Value::String(digest));
         if let Produced::Skel(_) = produced {
-            if let Some(Value::Object(era)) = era_detail(name, file) {
+            if let Some(Value::Object(era)) = era_detail(kind, file) {
                 map.extend(era);
             }
         }
@@ -239,28 +240,12 @@ fn compare(produced: &Produced, reference: &[u8], path: &Path) -> (Verdict, Valu
 
 /// For skel: the biped figure era from triage (the `_big/_small` era-mismatch input),
 /// `None` when the file has no biped system.
-fn era_detail(name: &str, file: &MaxFile) -> Option<Value> {
-    let biped = (name == "skel").then(|| pmcore::triage::detect_file(file)).flatten()?.biped?;
+fn era_detail(kind: ExportKind, file: &MaxFile) -> Option<Value> {
+    let biped = (kind == ExportKind::Skel).then(|| pmcore::triage::detect_file(file)).flatten()?.biped?;
     Some(json!({ "figure_era": biped.figure_era }))
 }
 
 /// A failure that names the chunk (or output file) it is about.
 fn fail_at(kind: &str, message: String, (chunk_path, offset): (String, u64)) -> Verdict {
     Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path, offset, ..Default::default() })
-}
-
-/// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed
-/// once written (the digest in the `export` event is what stays).
-pub(crate) fn write_output(out: Option<&Path>, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    match out {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)?;
-            std::fs::write(dir.join(name), bytes)
-        }
-        None => {
-            let dir = tempfile::tempdir()?;
-            let path: PathBuf = dir.path().join(name);
-            std::fs::write(path, bytes)
-        }
-    }
 }

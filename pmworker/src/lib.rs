@@ -6,14 +6,19 @@
 pub mod cli;
 pub mod dump;
 pub mod emit;
-pub mod events;
+/// The event contract, defined in `pmschema` (re-exported so `pmworker::events` keeps working).
+pub use pmschema::events;
 pub mod export;
+pub mod exporter;
 pub mod fault;
 pub mod memory;
 pub mod nel;
+pub mod options;
 pub mod pairs;
 pub mod pipeline;
+pub mod shape;
 pub mod slot;
 pub mod summary;
 pub mod t2;
+pub mod timing;
 pub mod triage;

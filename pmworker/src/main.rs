@@ -12,3 +12,10 @@ fn main() {
 /// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Allocator options that must be set before mimalloc starts (no transparent huge pages):
+/// `.preinit_array` runs before every constructor, mimalloc's included.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".preinit_array"]
+static ALLOCATOR_OPTIONS: pmworker::memory::PreInit = pmworker::memory::at_process_start;

@@ -6,7 +6,8 @@
 
 use crate::emit::Sink;
 use crate::events::*;
-use crate::pipeline::{finish_timing, Options};
+use crate::options::Options;
+use crate::timing::finish_timing;
 use pmcore::verify::Verdict;
 use std::time::Instant;
 

@@ -6,7 +6,7 @@
 
 use crate::emit::Sink;
 use crate::events::Breadcrumb;
-use crate::export::ExportVerdict;
+use crate::exporter::ExportVerdict;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;

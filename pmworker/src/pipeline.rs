@@ -1,49 +1,19 @@
 //! The per-file pipeline: read → classify → facts → T1 → T2 → triage → exports/T3 → end.
 //! The binary runs it once per process; the farm's in-process mode runs the same code.
 
+pub use crate::options::{effective_tiers, Options};
+pub use crate::timing::{durations, finish_timing, peak_rss_bytes};
+pub use pmschema::hex;
+
 use crate::emit::Sink;
 use crate::events::*;
 use pmcore::verify::{StreamVerdict, Verdict};
 use pmcore::{classify, facts::FileFacts, Input, MaxFile};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::Path;
 use std::time::Instant;
-
-/// What to run on a file.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Tiers to run.
-    pub tiers: Vec<Tier>,
-    /// Exporters to run (`obj`, `skel`).
-    pub exports: Vec<String>,
-    /// Folders of reference outputs for T3, searched in order (same names as the exports;
-    /// pairs folders for `pairs`).
-    pub reference: Vec<PathBuf>,
-    /// Folder for export outputs (a temporary folder per exporter when absent).
-    pub out: Option<PathBuf>,
-    /// Called once the file is open, with its decoded stream bytes: the worker binary tunes
-    /// its allocator there (a gzip file's decoded size is known only now). `None` in process.
-    pub on_decoded: Option<fn(u64)>,
-    /// True in a worker process: an allocation failure while inflating ends the process the
-    /// way any failed allocation does (`memory allocation of N bytes failed`, abort), so the
-    /// farm records `oom` rather than a verdict on the file. False in process.
-    pub abort_on_oom: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            tiers: vec![Tier::T1, Tier::T2],
-            exports: Vec::new(),
-            reference: Vec::new(),
-            out: None,
-            on_decoded: None,
-            abort_on_oom: false,
-        }
-    }
-}
 
 /// Ends the process like a failed allocation when a stream could not be inflated for
 /// lack of memory under the budget: that is the process's condition, not the file's.
@@ -160,6 +130,9 @@ fn run_input(
     fill_facts(&mut facts, &file_facts);
     sink.emit(Event::Facts(facts));
     timing.durations_ms.insert("open".into(), clock.elapsed().as_millis() as u64);
+    // Phase boundaries release freed memory on large inputs in a worker process (a no-op
+    // in process: only the worker's command line records the input size).
+    crate::memory::between_phases();
 
     if opts.tiers.contains(&Tier::T1) {
         let clock = Instant::now();
@@ -171,12 +144,14 @@ fn run_input(
         };
         emit_results(sink, Tier::T1, verdicts, &mut tally);
         timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
+        crate::memory::between_phases();
     }
     if opts.tiers.contains(&Tier::T2) {
         let clock = Instant::now();
         let verdicts = crate::t2::run(&file, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
         timing.durations_ms.insert("t2".into(), clock.elapsed().as_millis() as u64);
+        crate::memory::between_phases();
     }
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "triage".into(), stream: "Scene".into(), ..Default::default() });
@@ -184,7 +159,7 @@ fn run_input(
     sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
 
-    if !opts.exports.is_empty() || opts.tiers.contains(&Tier::T3) {
+    if opts.runs_t3() {
         let clock = Instant::now();
         for v in crate::export::run(display_path, &file, opts, sink) {
             tally.add(&v.verdict, &v.stream);
@@ -240,33 +215,6 @@ fn finish_skip(sink: &mut dyn Sink, facts: Facts, reason: &str, timing: Timing) 
         timing: finish_timing(timing),
     }));
     EndStatus::Skip
-}
-
-/// Adds the peak RSS to the phase durations.
-pub fn finish_timing(mut timing: Timing) -> Timing {
-    timing.peak_rss_bytes = peak_rss_bytes();
-    timing
-}
-
-/// Peak RSS of this process in bytes.
-pub fn peak_rss_bytes() -> u64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we own.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
-        (usage.ru_maxrss as u64).saturating_mul(1024)
-    } else {
-        0
-    }
-}
-
-/// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Durations map helper for callers that time their own phases.
-pub fn durations(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-    pairs.iter().map(|(k, v)| ((*k).to_string(), *v)).collect()
 }
 
 #[cfg(test)]

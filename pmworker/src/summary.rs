@@ -6,43 +6,49 @@
 //! Skips are counted as skips by the tally, never as passes.
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export};
-use crate::export::ExportVerdict;
-use crate::pipeline::{hex, Options};
+use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
+use crate::exporter::{write_output, ExportVerdict};
+use crate::options::Options;
 use pmcore::export::summary::{self, SectionOutcome};
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
+use pmschema::hex;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
 /// Exporter name.
-pub const NAME: &str = "summary";
+pub const NAME: &str = ExportKind::Summary.name();
 
 /// Runs the exporter and its per-section T3.
 pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: NAME.into(), ..Default::default() });
     let account = summary::account(file);
-    let mut event =
-        Export { exporter: NAME.into(), status: String::new(), files: Vec::new(), sha256: None, summary: json!(null) };
+    let mut event = Export {
+        exporter: NAME.into(),
+        status: ExportStatus::Error,
+        files: Vec::new(),
+        sha256: None,
+        summary: json!(null),
+    };
     match &account {
         Ok(a) => {
             let bytes = serde_json::to_vec_pretty(a).unwrap_or_default();
             let name = format!("{stem}.summary.json");
-            match crate::export::write_output(opts.out.as_deref(), &name, &bytes) {
+            match write_output(opts.out.as_deref(), &name, &bytes) {
                 Ok(()) => {
-                    event.status = "ok".into();
+                    event.status = ExportStatus::Ok;
                     event.sha256 = Some(hex(&Sha256::digest(&bytes)));
                     event.files = vec![name];
                     event.summary = json!({ "objects": a.objects.len(), "plugins": a.plugins.len() });
                 }
                 Err(e) => {
-                    event.status = "error".into();
+                    event.status = ExportStatus::Error;
                     event.summary = json!({ "error": format!("cannot write {name}: {e}") });
                 }
             }
         }
         Err(e) => {
-            event.status = "error".into();
+            event.status = ExportStatus::Error;
             event.summary = json!({ "error": e.to_string(), "chunk_path": "Scene" });
         }
     }

@@ -5,7 +5,7 @@
 
 use pmcore::chunk::{parse_stream, write_stream};
 use pmworker::emit::VecSink;
-use pmworker::events::{Event, Tier, Timing};
+use pmworker::events::{Event, ExportKind, Tier, Timing};
 use pmworker::pipeline::{run_bytes, Options};
 
 /// Chunk-tree parse: whatever parses must write back to exactly the same bytes.
@@ -66,7 +66,7 @@ pub fn ole_open(data: &[u8]) {
 pub fn typed_pipeline(data: &[u8]) {
     let opts = Options {
         tiers: vec![Tier::T1, Tier::T2],
-        exports: vec!["obj".into(), "skel".into(), "summary".into()],
+        exports: vec![ExportKind::Obj, ExportKind::Skel, ExportKind::Summary],
         ..Options::default()
     };
     let mut sink = VecSink::default();
@@ -150,7 +150,14 @@ pub fn reference_readers(data: &[u8]) {
             if let Ok(doc) = pmref::fbx::binary::read(&bytes) {
                 let again = pmref::fbx::binary::read(&pmref::fbx::binary::write(&doc)).expect("written records read");
                 assert_eq!(again.nodes.len(), doc.nodes.len(), "record count changed through write");
-                let _ = pmref::fbx::scene::scene_of(&doc);
+                if let Ok(scene) = pmref::fbx::scene::scene_of(&doc) {
+                    // The animation comparison's reads of the scene: poses at key times.
+                    for i in 0..scene.nodes.len().min(8) {
+                        for t in scene.key_times(i).into_iter().take(4) {
+                            let _ = scene.matrix_at(i, t);
+                        }
+                    }
+                }
             }
         }
         1 => {

@@ -6,6 +6,7 @@
 //! fails the test instead. Tests never write into it.
 
 pub mod browser;
+pub mod harness;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

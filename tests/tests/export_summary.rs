@@ -101,9 +101,20 @@ fn verdicts(file: &MaxFile) -> Vec<SectionVerdict> {
     summary::compare(&max, summary::account(file).as_ref())
 }
 
-/// Failures explained by the file, not by pmcore (docs/exporters.md): Max's summary names 69
-/// nodes but the Scene stream of this file stores one.
-const EXPLAINED_FAILS: &[(&str, &str)] = &[("shultays__light.max", "objects"), ("shultays__light.max", "scene-totals")];
+/// Failures explained by the file or by a rule of Max's not derivable yet (docs/exporters.md):
+/// Max's summary of `shultays__light.max` names 69 nodes and 9 materials but its Scene
+/// stream stores one node; `arm.max` lists `knight.jpg`, whose GUID no Scene object
+/// stores; `nekidaem__08…` stores two bitmap paths without folder or extension that Max
+/// leaves out; `erbolvov1989__1.max` (Max 2010) writes its asset paths as 8-bit text and
+/// Max lists none of them.
+const EXPLAINED_FAILS: &[(&str, &str)] = &[
+    ("shultays__light.max", "objects"),
+    ("shultays__light.max", "scene-totals"),
+    ("shultays__light.max", "materials"),
+    ("arm.max", "dependencies"),
+    ("nekidaem__08-extended_header_length_alysson_claret.max", "dependencies"),
+    ("erbolvov1989__1.max", "dependencies"),
+];
 
 #[test]
 fn per_section_verdicts_on_every_real_file() {
@@ -164,8 +175,15 @@ fn per_section_verdicts_on_every_real_file() {
     assert!(row("objects")[0] >= 237 && row("scene-totals")[0] >= 237, "{table:?}");
     assert!(row("plugins")[0] == 238 && row("plugins")[1] == 0, "{table:?}");
     assert!(row("render")[0] >= 236 && row("render")[1] == 0, "{table:?}");
-    assert!(row("materials")[0] >= 204 && row("dependencies")[0] >= 163 && row("mesh-totals")[0] >= 133, "{table:?}");
-    for section in ["objects", "scene-totals"] {
+    // Materials and dependencies: issue #24's target is 90 % of the files carrying them.
+    assert!(row("materials")[0] >= 237 && row("dependencies")[0] >= 214 && row("mesh-totals")[0] >= 133, "{table:?}");
+    for section in ["materials", "dependencies"] {
+        let [p, f, u, _] = row(section);
+        assert!(p as f64 >= 0.9 * (p + f + u) as f64, "{section} below 90 %: {table:?}");
+    }
+    // Materials are never skipped on the real files (every name chunk is read).
+    assert_eq!(row("materials")[2], 0, "{table:?}");
+    for section in ["objects", "scene-totals", "materials", "dependencies"] {
         for f in fails.iter().filter(|f| f.split(' ').nth(1).is_some_and(|s| s.trim_end_matches(':') == section)) {
             assert!(
                 EXPLAINED_FAILS.iter().any(|(file, s)| f.starts_with(file) && *s == section),

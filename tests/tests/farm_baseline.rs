@@ -120,10 +120,22 @@ fn public_corpus_against_a_baseline_of_itself_has_no_regressions() {
     let second = t.path().join("second");
     let gates = pmtests::workspace_root().join("gates");
     let common = ["--gates", s(&gates), "--baselines", s(&baselines), "--no-report"];
-    assert_exit(&Farm::new(&["run", s(&public), "--out", s(&first)]).args(common).output(), 0);
+    // The default gates are red on the public corpus for its known T3 summary misses
+    // (docs/gates.md: `file-status` names them), so a run may exit 1; what this test judges
+    // is the baseline: every gate but `file-status` holds, and nothing regressed.
+    let held_but_file_status = |out: &std::process::Output, dir: &std::path::Path| {
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        for gate in summary(dir)["gates"].as_array().unwrap() {
+            if gate["name"] != "default/file-status" && gate["checked"] == true {
+                assert_eq!(gate["passed"], true, "{gate:#}");
+            }
+        }
+    };
+    let out = Farm::new(&["run", s(&public), "--out", s(&first)]).args(common).output();
+    held_but_file_status(&out, &first);
     assert_exit(&Farm::new(&["baseline", "save", s(&first), "public", "--baselines", s(&baselines)]).output(), 0);
     let out = Farm::new(&["run", s(&public), "--out", s(&second), "--baseline", "public"]).args(common).output();
-    assert_exit(&out, 0);
+    held_but_file_status(&out, &second);
     let summary = summary(&second);
     let counts = &summary["baseline"]["counts"];
     assert_eq!(counts["regressed"], 0, "{summary:#}");

@@ -5,7 +5,7 @@
 
 use pmtests::hostile::{cases_from, Rng};
 use pmworker::emit::VecSink;
-use pmworker::events::{EndStatus, Event, Tier, Timing};
+use pmworker::events::{EndStatus, Event, ExportKind, Tier, Timing};
 use pmworker::pipeline::{run_bytes, Options};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,7 +44,7 @@ fn hostile_inputs_never_panic_and_fail_with_a_locator() {
     let Some(corpus) = pmtests::public_corpus() else { return };
     let opts = Options {
         tiers: vec![Tier::T1, Tier::T2, Tier::T3],
-        exports: vec!["obj".into(), "skel".into()],
+        exports: vec![ExportKind::Obj, ExportKind::Skel],
         ..Options::default()
     };
     let mut rng = Rng::new(0x5EED);

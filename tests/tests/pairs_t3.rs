@@ -48,7 +48,7 @@ fn summary(results: &[Comparison]) -> String {
 struct Named {
     max: &'static str,
     export: &'static str,
-    expected: [(&'static str, &'static str); 3],
+    expected: &'static [(&'static str, &'static str)],
 }
 
 const NAMED: &[Named] = &[
@@ -57,37 +57,51 @@ const NAMED: &[Named] = &[
     Named {
         max: "Daminvar__Armagine/cell.max",
         export: "Daminvar__Armagine/Armagine/Assets/cell/cell.FBX",
-        expected: [("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
+        expected: &[("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
     },
     // FBX 7.5 (64-bit record headers), metres (UnitScaleFactor 100).
     Named {
         max: "../wild/macgyverlin__4.max",
         export: "MacgyverLin__FBXPreprocessor/build/4.FBX",
-        expected: [("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
+        expected: &[("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
     },
     // FBX 6.1: a mesh under Skin over six Point helpers (Properties60, named links).
     Named {
         max: "../wild/tae8838__blue.max",
         export: "tae8838__LD35/Assets/Models/Characters/Blue.FBX",
-        expected: [("hierarchy", "pass"), ("transforms", "pass"), ("skin", "pass")],
+        expected: &[("hierarchy", "pass"), ("transforms", "pass"), ("skin", "pass")],
     },
-    // FBX 7.3 whose six nodes are all animated: transforms leaves them to `animation`.
+    // FBX 7.3 whose six nodes are all animated: compared at the start frame, where the
+    // `.max`'s keys (another state of the scene) put pSphere1 elsewhere.
     Named {
         max: "Academia2013Cohort4__Equipe2/PizzaQuest/Assets/Models/Zombie.max",
         export: "Academia2013Cohort4__Equipe2/Monsters/Walking Zombie.FBX",
-        expected: [("hierarchy", "pass"), ("transforms", "skip"), ("geometry", "pass")],
+        expected: &[("hierarchy", "pass"), ("transforms", "fail"), ("geometry", "pass"), ("animation", "fail")],
+    },
+    // FBX 7.3, one node rotating under Euler XYZ (three Bezier Float tracks of three keys):
+    // transforms at the start frame and animation at the 3 key times pass.
+    Named {
+        max: "Academia2013Cohort4__Equipe2/Sword.max",
+        export: "Academia2013Cohort4__Equipe2/PizzaQuest/Assets/Models/Sword.FBX",
+        expected: &[("hierarchy", "pass"), ("transforms", "pass"), ("animation", "pass")],
+    },
+    // FBX 6.1 baked at every frame (101 poses): Max's Bezier in-betweens sampled at each.
+    Named {
+        max: "../wild/tae8838__stage.max",
+        export: "tae8838__LD35/Assets/Models/Stage/Stage.FBX",
+        expected: &[("hierarchy", "pass"), ("animation", "pass")],
     },
     // Binary DirectX .x (three frames, Y/Z swapped and scaled 0.3 by its exporter).
     Named {
         max: "../wild/shultays__flag.max",
         export: "shultays__pigment/flag.X",
-        expected: [("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
+        expected: &[("hierarchy", "pass"), ("transforms", "pass"), ("geometry", "pass")],
     },
     // OBJ (4 printed decimals, Y-up flip): geometry only.
     Named {
         max: "../public/copitofrostbite__scene.max",
         export: "CopitoFrostbite__graf11/Ejemplo3/Modelos/dock/Dock.obj",
-        expected: [("hierarchy", "skip"), ("transforms", "skip"), ("geometry", "pass")],
+        expected: &[("hierarchy", "skip"), ("transforms", "skip"), ("geometry", "pass")],
     },
 ];
 
@@ -98,7 +112,7 @@ fn named_pairs_give_the_measured_verdicts() {
         let reference = std::fs::read(pairs.join(n.export)).expect("export readable");
         let ext = Path::new(n.export).extension().unwrap().to_string_lossy().into_owned();
         let results = compare(&pairs.join(n.max), n.export, &ext, &reference);
-        for (comparison, expected) in n.expected {
+        for &(comparison, expected) in n.expected {
             assert_eq!(
                 verdict_of(&results, comparison).name(),
                 expected,
@@ -212,6 +226,37 @@ fn one_translation_changed_is_caught_by_transforms_at_its_node() {
         return;
     };
     assert_caught(&results, "transforms", &node);
+}
+
+#[test]
+fn one_key_shifted_is_caught_by_animation_at_its_node() {
+    let Some(pairs) = pairs() else { return };
+    let export = "Academia2013Cohort4__Equipe2/PizzaQuest/Assets/Models/Sword.FBX";
+    let max = pairs.join("Academia2013Cohort4__Equipe2/Sword.max");
+    let mut doc = binary::read(&std::fs::read(pairs.join(export)).unwrap()).unwrap();
+    // The middle key of the first AnimationCurve (a rotation component of "Sword", in
+    // degrees) moves by 5°.
+    let curve = objects(&mut doc).children.iter_mut().find(|n| n.name == "AnimationCurve").unwrap();
+    let values = curve.children.iter_mut().find(|n| n.name == "KeyValueFloat").unwrap();
+    let Property::F32s(v) = &mut values.properties[0] else { panic!("key values are f32") };
+    assert_eq!(v.len(), 3);
+    v[1] += 5.0;
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("Sword.FBX");
+    std::fs::write(&copy, binary::write(&doc)).unwrap();
+    let results = compare(&max, export, "fbx", &std::fs::read(&copy).unwrap());
+    match verdict_of(&results, "animation") {
+        Verdict::Fail(m) => {
+            assert_eq!(m.chunk_path, format!("@reference/{export}/Sword"), "{}", m.message);
+            assert!(m.message.contains("frame 15.00"), "the shifted key's time: {}", m.message);
+            assert!(m.offset > 0, "the locator carries the curve's offset");
+        }
+        other => panic!("animation did not catch it: {other:?}\n{}", summary(&results)),
+    }
+    // The start frame's key is untouched: hierarchy and transforms stay as they were.
+    for other in ["hierarchy", "transforms"] {
+        assert_eq!(verdict_of(&results, other).name(), "pass", "{other}:\n{}", summary(&results));
+    }
 }
 
 #[test]
@@ -337,7 +382,9 @@ fn every_pair_keeps_the_documented_pass_counts() {
     }
     eprintln!("pairs: {exports} exports, passes per comparison {passes:?}");
     assert_eq!(exports, 105);
-    for (comparison, documented) in [("hierarchy", 95), ("transforms", 82), ("geometry", 62), ("skin", 7)] {
+    for (comparison, documented) in
+        [("hierarchy", 95), ("transforms", 82), ("geometry", 63), ("animation", 14), ("skin", 7)]
+    {
         assert!(passes.get(comparison).copied().unwrap_or(0) >= documented, "{comparison}: {passes:?}");
     }
 }

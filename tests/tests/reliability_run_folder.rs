@@ -48,13 +48,7 @@ impl Scratch {
 
     /// `pmfarm ARGS` with this test's `$TMPDIR` and no fault armed.
     fn farm(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(pmtests::binary("pmfarm"));
-        cmd.args(args)
-            .env("TMPDIR", &self.tmp)
-            .env_remove("PMWORKER_FAULT")
-            .env_remove("PMWORKER_FAULT_FILE")
-            .stdin(Stdio::null());
-        cmd
+        pmtests::harness::Farm::new(args).env("TMPDIR", &self.tmp).command()
     }
 
     /// `pmfarm run CORPUS --out OUT --gates GATES EXTRA…`.

@@ -26,7 +26,12 @@ fn rendered() -> (tempfile::TempDir, report::ReportIndex) {
     let fixture = fx::write(tmp.path(), true);
     let index = report::render(
         &fixture.out,
-        &ReportOptions { baseline: Some(fixture.baseline.clone()), junit_per_file: false, history: None },
+        &ReportOptions {
+            baseline: Some(fixture.baseline.clone()),
+            baselines_dir: None,
+            junit_per_file: false,
+            history: None,
+        },
     )
     .unwrap();
     (tmp, index)
@@ -42,8 +47,12 @@ fn file_rows(dom: &str) -> Vec<(String, bool)> {
         .skip(1)
         .map(|chunk| {
             let tag = &chunk[..chunk.find('>').unwrap()];
-            let sort = chunk.find("data-sort=\"").expect("path cell has a sort key") + "data-sort=\"".len();
-            let path = unescape(&chunk[sort..sort + chunk[sort..].find('"').unwrap()]);
+            // The first cell is the path; its text is the path (a link's text when it links elsewhere).
+            let open = chunk.find("<td").expect("a path cell");
+            let cell = open + chunk[open..].find('>').unwrap() + 1;
+            let html = &chunk[cell..cell + chunk[cell..].find("</td>").unwrap()];
+            let text: String = html.split('<').map(|part| part.split_once('>').map_or(part, |(_, t)| t)).collect();
+            let path = unescape(&text);
             (path, !tag.contains("hidden"))
         })
         .collect()

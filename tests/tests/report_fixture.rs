@@ -22,8 +22,12 @@ fn json(path: &Path) -> Value {
 fn render(with_diff: bool, baseline: bool) -> (tempfile::TempDir, fx::Fixture, report::ReportIndex) {
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), with_diff);
-    let opts =
-        ReportOptions { baseline: baseline.then(|| fixture.baseline.clone()), junit_per_file: false, history: None };
+    let opts = ReportOptions {
+        baseline: baseline.then(|| fixture.baseline.clone()),
+        baselines_dir: None,
+        junit_per_file: false,
+        history: None,
+    };
     let index = report::render(&fixture.out, &opts).expect("report renders");
     (tmp, fixture, index)
 }
@@ -251,7 +255,12 @@ fn a_run_without_baseline_says_so() {
 fn a_named_baseline_that_does_not_exist_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), true);
-    let opts = ReportOptions { baseline: Some("no-such-baseline".into()), junit_per_file: false, history: None };
+    let opts = ReportOptions {
+        baseline: Some("no-such-baseline".into()),
+        baselines_dir: None,
+        junit_per_file: false,
+        history: None,
+    };
     let err = report::render(&fixture.out, &opts).unwrap_err().to_string();
     assert!(err.contains("no-such-baseline"), "{err}");
 }
@@ -358,8 +367,11 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
 
     let tmp = tempfile::tempdir().unwrap();
     let fixture = fx::write(tmp.path(), true);
-    let index =
-        report::render(&fixture.out, &ReportOptions { baseline: None, junit_per_file: true, history: None }).unwrap();
+    let index = report::render(
+        &fixture.out,
+        &ReportOptions { baseline: None, baselines_dir: None, junit_per_file: true, history: None },
+    )
+    .unwrap();
     let xml = read(&index.dir.join("junit.xml"));
     assert_eq!(xml.matches("<testcase ").count(), fixture.results.len() + 2);
     assert_eq!(xml.matches("<failure ").count(), 3, "the T1 failure, the skel T3 failure and the broken gate");

@@ -7,7 +7,6 @@ mod report_support;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// The issue's size bound for a report of the public and the demo corpus.
 const MAX_REPORT_BYTES: u64 = 20 * 1024 * 1024;
@@ -18,7 +17,7 @@ fn json(path: &Path) -> Value {
 }
 
 fn pmfarm(args: &[&str]) -> std::process::Output {
-    let out = Command::new(pmtests::binary("pmfarm")).args(args).output().expect("pmfarm runs");
+    let out = pmtests::harness::Farm::new(args).output();
     assert!(
         out.status.code().is_some_and(|c| c == 0 || c == 1),
         "pmfarm {args:?}: {}\n{}",
@@ -128,4 +127,51 @@ fn demo_corpus_report_agrees_with_the_run() {
         index["buckets"].as_array().unwrap().iter().find(|b| b["slug"] == "status-fail").expect("status-fail bucket");
     let page = std::fs::read_to_string(out.join("report").join(failing["html"].as_str().unwrap())).unwrap();
     assert!(page.contains("class=\"badge fail\""), "the failing file is on its bucket page");
+}
+
+/// Issue 27: at the Ryzom corpus's scale the report stays under 20 MB and its index page
+/// under 1 MB. The run is the public corpus's own results copied 247 times (8,645 files,
+/// each copy under its own folder, so every path is distinct), rendered by `pmfarm report`.
+#[test]
+fn report_of_an_8645_file_run_stays_under_20_mb() {
+    if !pmtests::long_tests() {
+        pmtests::notice("SKIP: report size at 8,645 files is a long test (set PMFARM_LONG_TESTS=1)");
+        return;
+    }
+    let Some(corpus) = pmtests::public_corpus() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (small, big) = (tmp.path().join("public"), tmp.path().join("x247"));
+    pmfarm(&["run", corpus.to_str().unwrap(), "--out", small.to_str().unwrap()]);
+    let lines: Vec<Value> = std::fs::read_to_string(small.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    std::fs::create_dir_all(&big).unwrap();
+    std::fs::copy(small.join("summary.json"), big.join("summary.json")).unwrap();
+    let mut copied = String::new();
+    for copy in 0..247 {
+        for line in &lines {
+            let mut line = line.clone();
+            line["path"] = Value::from(format!("copy-{copy:03}/{}", line["path"].as_str().unwrap()));
+            copied.push_str(&line.to_string());
+            copied.push('\n');
+        }
+    }
+    std::fs::write(big.join("results.jsonl"), copied).unwrap();
+    pmfarm(&["report", big.to_str().unwrap()]);
+
+    let report = big.join("report");
+    let index = json(&report.join("index.json"));
+    assert_eq!(index["files"], (lines.len() * 247) as u64);
+    let mut total = 0;
+    for entry in std::fs::read_dir(&report).unwrap() {
+        let entry = entry.unwrap();
+        total += entry.metadata().unwrap().len();
+    }
+    let index_html = std::fs::metadata(report.join("index.html")).unwrap().len();
+    pmtests::notice(&format!("report of {} files: {total} bytes, index.html {index_html} bytes", lines.len() * 247));
+    assert!(total < 20_000_000, "report is {total} bytes (bound: 20 MB)");
+    assert!(index_html < 1_000_000, "index.html is {index_html} bytes (bound: 1 MB)");
 }

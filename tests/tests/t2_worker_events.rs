@@ -2,13 +2,13 @@
 //! breadcrumbs naming stream, chunk path and class before each Scene object, and an
 //! `inventory` event whose classes add up and list the unregistered superclass as generic.
 
+use pmtests::harness::Worker;
 use pmworker::events::{Event, Tier};
-use std::process::Command;
 
 fn events(path: &std::path::Path) -> Vec<Event> {
-    let out = Command::new(pmtests::binary("pmworker")).arg(path).output().expect("pmworker runs");
-    assert!(out.status.success(), "{}: exit {:?}", path.display(), out.status);
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| Event::from_line(l).expect("valid event")).collect()
+    let run = Worker::new(path).run();
+    assert_eq!(run.code, Some(0), "{}: {}", path.display(), run.stderr);
+    run.events
 }
 
 #[test]

@@ -79,6 +79,9 @@ pub enum ModifierRule {
     MeshSmooth,
 }
 
+/// UVW Map (topology passes through; [`super::uvw_map`] projects its planar case).
+pub const UVW_MAP: [u32; 2] = [0x000f_72b1, 0];
+
 /// Modifiers whose topology passes through, by Class ID (ids as the corpus class
 /// directories list them; the names are only comments, they are localized in the files).
 pub const PASS_THROUGH: &[([u32; 2], &str)] = &[

@@ -10,6 +10,7 @@
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
+//! * [`uvw_map`] — the UVW Map modifier's planar projection of map channel 1;
 //! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
 //!   memory budget above which only counts are computed.
 //!
@@ -25,6 +26,7 @@ pub mod shell;
 pub mod stack;
 pub mod subdivide;
 pub mod symmetry;
+pub mod uvw_map;
 
 pub use mesh::{Counts, EvalMesh, FaceRule};
 pub use stack::{evaluate_index, evaluate_node, Evaluated, NodeEval, NodeOutcome, Stop, DEFAULT_BUDGET_VERTICES};

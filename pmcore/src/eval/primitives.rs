@@ -175,6 +175,11 @@ fn pole(z: f32) -> ProfilePoint {
 /// Max hides the spokes) and separate triangles otherwise (a sphere's pole). A `closed`
 /// profile also joins its last point to its first (tube, torus).
 fn revolve(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans: bool) -> EvalMesh {
+    revolve_from(profile, sides, closed, hidden_fans, 0.0)
+}
+
+/// [`revolve`] with the first side at angle `start` (radians from +X, counter-clockwise).
+fn revolve_from(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans: bool, start: f32) -> EvalMesh {
     let mut positions = Vec::new();
     let mut first = Vec::with_capacity(profile.len());
     for p in profile {
@@ -183,7 +188,7 @@ fn revolve(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans: bool
             positions.push(Vec3::new(0.0, 0.0, p.z));
         } else {
             for s in 0..sides {
-                let a = TAU * s as f32 / sides as f32;
+                let a = start + TAU * s as f32 / sides as f32;
                 positions.push(Vec3::new(p.radius * a.cos(), p.radius * a.sin(), p.z));
             }
         }
@@ -213,6 +218,35 @@ fn revolve(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans: bool
         }
     }
     EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
+}
+
+/// Where Torus and Tube put their first side: on +Y (measured on the NeL exports of
+/// mtp-target's snow_torus.max and snow_tube.max, whose object offsets are identity: the
+/// map-channel seam lies on +Y).
+const RING_START: f32 = std::f32::consts::FRAC_PI_2;
+
+/// Map channel 1 of a closed profile of rings revolved by [`revolve_from`] (Torus, Tube):
+/// a (profile + 1) × (sides + 1) grid of map vertices, seams doubled; `u` = profile index
+/// / profile length, `v` = 1 − side / sides (Max's `v` runs clockwise seen from +Z while
+/// the sides run counter-clockwise). One map quad per revolved quad, in the same order.
+/// Measured on the same two exports: torus `u` steps 1/12 up from the outer equator,
+/// `v` = 1/12 at 60° (the side before +Y); tube `u` 1/12 per ring up the radius-2 wall.
+fn ring_map(profile: usize, sides: u32) -> MapChannel {
+    let columns = sides as usize + 1;
+    let mut vertices = Vec::with_capacity((profile + 1) * columns);
+    for k in 0..=profile {
+        for s in 0..columns {
+            vertices.push(Vec2::new(k as f32 / profile as f32, 1.0 - s as f32 / sides as f32));
+        }
+    }
+    let at = |k: usize, s: usize| (k * columns + s) as u32;
+    let mut faces = Vec::with_capacity(profile * sides as usize);
+    for k in 0..profile {
+        for s in 0..sides as usize {
+            faces.push(vec![at(k, s), at(k, s + 1), at(k + 1, s + 1), at(k + 1, s)]);
+        }
+    }
+    MapChannel { vertices, faces }
 }
 
 /// Cylinder (class 0x00000012, 0) and Cone (class 0xa86c23dd, 0): radius at the base and
@@ -283,6 +317,10 @@ pub struct TubeParams {
     pub sides: i32,
     /// Slice on.
     pub slice: bool,
+    /// Smooth on: walls in smoothing group 1, caps in group 2.
+    pub smooth: bool,
+    /// Generate Mapping Coords.: map channel 1 from [`ring_map`].
+    pub map_coords: bool,
 }
 
 impl TubeParams {
@@ -292,7 +330,9 @@ impl TubeParams {
     }
 }
 
-/// Tube: a closed profile — one wall up, top cap across, the other wall down, bottom cap.
+/// Tube: a closed profile — the radius-2 wall up, top cap across, the radius-1 wall down,
+/// bottom cap (the order the map channel's `u` follows in the NeL export of snow_tube.max:
+/// 0 at the foot of the radius-2 wall).
 pub fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
     let c = segs("cap segs", p.cap_segs, 1)?;
@@ -301,11 +341,24 @@ pub fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
         return Err(PrimitiveError::Unsupported("slice"));
     }
     let across = |from: f32, to: f32, i: u32| from + (to - from) * i as f32 / c as f32;
-    let mut profile: Vec<ProfilePoint> = (0..=h).map(|i| ring(p.radius1, p.height * i as f32 / h as f32)).collect();
-    profile.extend((1..c).map(|i| ring(across(p.radius1, p.radius2, i), p.height)));
-    profile.extend((0..=h).rev().map(|i| ring(p.radius2, p.height * i as f32 / h as f32)));
-    profile.extend((1..c).map(|i| ring(across(p.radius2, p.radius1, i), 0.0)));
-    Ok(revolve(&profile, s, true, false))
+    let mut profile: Vec<ProfilePoint> = (0..=h).map(|i| ring(p.radius2, p.height * i as f32 / h as f32)).collect();
+    profile.extend((1..c).map(|i| ring(across(p.radius2, p.radius1, i), p.height)));
+    profile.extend((0..=h).rev().map(|i| ring(p.radius1, p.height * i as f32 / h as f32)));
+    profile.extend((1..c).map(|i| ring(across(p.radius1, p.radius2, i), 0.0)));
+    let mut mesh = revolve_from(&profile, s, true, false, RING_START);
+    if p.smooth {
+        // Profile pairs 0..h and h+c..2h+c are walls, the rest caps; `s` quads per pair.
+        let (h, c) = (h as usize, c as usize);
+        for (i, f) in mesh.polygons.iter_mut().enumerate() {
+            let pair = i / s as usize;
+            let wall = pair < h || (h + c..2 * h + c).contains(&pair);
+            f.smoothing = if wall { 1 } else { 2 };
+        }
+    }
+    if p.map_coords {
+        mesh.uv = Some(ring_map(profile.len(), s));
+    }
+    Ok(mesh)
 }
 
 /// Torus (class 0x00000020, 0).
@@ -321,6 +374,10 @@ pub struct TorusParams {
     pub sides: i32,
     /// Slice on.
     pub slice: bool,
+    /// Every face in smoothing group 1 (Max's Smooth = All).
+    pub smooth_all: bool,
+    /// Generate Mapping Coords.: map channel 1 from [`ring_map`].
+    pub map_coords: bool,
 }
 
 impl TorusParams {
@@ -343,7 +400,14 @@ pub fn torus_mesh(p: &TorusParams) -> Result<EvalMesh, PrimitiveError> {
             ring(p.radius1 + p.radius2 * a.cos(), p.radius2 * a.sin())
         })
         .collect();
-    Ok(revolve(&profile, n, true, false))
+    let mut mesh = revolve_from(&profile, n, true, false, RING_START);
+    if p.smooth_all {
+        mesh.polygons.iter_mut().for_each(|f| f.smoothing = 1);
+    }
+    if p.map_coords {
+        mesh.uv = Some(ring_map(profile.len(), n));
+    }
+    Ok(mesh)
 }
 
 /// Sphere (class 0x00000011, 0).
@@ -649,6 +713,8 @@ mod tests {
             cap_segs: 1,
             sides: 18,
             slice: false,
+            smooth: false,
+            map_coords: false,
         };
         assert_eq!(vtp(&tube_mesh(&p).unwrap()), (216, 432, 216));
     }
@@ -656,8 +722,69 @@ mod tests {
     #[test]
     fn torus_24_by_12() {
         // 24 segments × 12 sides: 288 vertices, 288 quads, 576 triangles.
-        let p = TorusParams { radius1: 10.0, radius2: 2.0, segments: 24, sides: 12, slice: false };
+        let p = TorusParams {
+            radius1: 10.0,
+            radius2: 2.0,
+            segments: 24,
+            sides: 12,
+            slice: false,
+            smooth_all: false,
+            map_coords: false,
+        };
         assert_eq!(vtp(&torus_mesh(&p).unwrap()), (288, 576, 288));
+    }
+
+    #[test]
+    fn torus_smooth_and_mapped_by_hand() {
+        // 4 segments × 4 sides, radii 2 and 1. First side on +Y: vertex 0 = profile point 0
+        // (outer equator, radius 3) at 90° → (0, 3, 0). Map grid (4 + 1) × (4 + 1) = 25;
+        // map vertex (profile 1, side 1) = 1·5 + 1 = 6 → (u, v) = (1/4, 1 − 1/4). The first
+        // quad (profile 0→1, side 0→1) maps to [0, 1, 6, 5]. Smooth = All: group 1 everywhere.
+        let p = TorusParams {
+            radius1: 2.0,
+            radius2: 1.0,
+            segments: 4,
+            sides: 4,
+            slice: false,
+            smooth_all: true,
+            map_coords: true,
+        };
+        let m = torus_mesh(&p).unwrap();
+        assert!(m.positions[0].abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-6));
+        let uv = m.uv.as_ref().unwrap();
+        assert_eq!(uv.vertices.len(), 25);
+        assert_eq!(uv.vertices[6], Vec2::new(0.25, 0.75));
+        assert_eq!(uv.vertices[24], Vec2::new(1.0, 0.0));
+        assert_eq!(uv.faces[0], vec![0, 1, 6, 5]);
+        assert!(m.polygons.iter().all(|f| f.smoothing == 1));
+        let flat = torus_mesh(&TorusParams { smooth_all: false, map_coords: false, ..p }).unwrap();
+        assert!(flat.uv.is_none() && flat.polygons.iter().all(|f| f.smoothing == 0));
+    }
+
+    #[test]
+    fn tube_smooth_and_mapped_by_hand() {
+        // 4 sides, 1 height and 1 cap segment: profile radius-2 foot, radius-2 top, radius-1
+        // top, radius-1 foot (4 points, closed). Pairs: wall, top cap, wall, bottom cap, 4
+        // quads each → groups 1,1,1,1, 2,2,2,2, 1,…, 2,…. Vertex 0 = (0, radius 2, 0). Map
+        // `u` = profile index / 4: map vertex (profile 2, side 0) = 2·5 → (0.5, 1).
+        let p = TubeParams {
+            radius1: 1.0,
+            radius2: 2.0,
+            height: 3.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+            smooth: true,
+            map_coords: true,
+        };
+        let m = tube_mesh(&p).unwrap();
+        assert!(m.positions[0].abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-6));
+        let groups: Vec<u32> = m.polygons.iter().map(|f| f.smoothing).collect();
+        assert_eq!(groups, [[1; 4], [2; 4], [1; 4], [2; 4]].concat());
+        let uv = m.uv.as_ref().unwrap();
+        assert_eq!(uv.vertices[10], Vec2::new(0.5, 1.0));
+        assert_eq!(uv.faces.len(), 16);
     }
 
     #[test]
@@ -693,6 +820,15 @@ mod tests {
         assert_eq!(vtp(&geosphere_mesh(&t).unwrap()), (20, 36, 36));
     }
 
+    /// Map channel 1 present, one map face per polygon with its arity, indices in range.
+    fn mapped(m: &EvalMesh) -> bool {
+        m.uv.as_ref().is_some_and(|uv| {
+            uv.faces.len() == m.polygons.len()
+                && uv.faces.iter().zip(&m.polygons).all(|(f, p)| f.len() == p.corners.len())
+                && uv.faces.iter().flatten().all(|&i| (i as usize) < uv.vertices.len())
+        })
+    }
+
     fn valid(m: &EvalMesh) -> bool {
         let v = m.positions.len() as u32;
         m.polygons
@@ -719,10 +855,14 @@ mod tests {
             let m = cylinder_mesh(&cy).unwrap();
             proptest::prop_assert!(valid(&m));
             proptest::prop_assert_eq!(m.counts().vertices, cy.vertices());
-            let tu = TubeParams { radius1: 2.0, radius2: 1.0, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false };
-            proptest::prop_assert_eq!(tube_mesh(&tu).unwrap().counts().vertices, tu.vertices());
-            let to = TorusParams { radius1: 3.0, radius2: 1.0, segments: sides, sides: a + 2, slice: false };
-            proptest::prop_assert_eq!(torus_mesh(&to).unwrap().counts().vertices, to.vertices());
+            let tu = TubeParams { radius1: 2.0, radius2: 1.0, height: 1.0, height_segs: a, cap_segs: c, sides, slice: false, smooth: true, map_coords: true };
+            let m = tube_mesh(&tu).unwrap();
+            proptest::prop_assert!(valid(&m) && mapped(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, tu.vertices());
+            let to = TorusParams { radius1: 3.0, radius2: 1.0, segments: sides, sides: a + 2, slice: false, smooth_all: true, map_coords: true };
+            let m = torus_mesh(&to).unwrap();
+            proptest::prop_assert!(valid(&m) && mapped(&m));
+            proptest::prop_assert_eq!(m.counts().vertices, to.vertices());
             let sp = SphereParams { radius: 1.0, segments: sides + 1, hemisphere: 0.0, slice: false, base_to_pivot: false };
             let m = sphere_mesh(&sp).unwrap();
             proptest::prop_assert!(valid(&m));

@@ -384,10 +384,14 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 radius1: p.float(0).map_err(pe)?,
                 radius2: p.float(1).map_err(pe)?,
                 height: p.float(2).map_err(pe)?,
-                height_segs: p.int(3).map_err(pe)?,
+                // Parameter 3 is the sides and 5 the height segments: snow_tube.max stores
+                // 18 / 1 / 5 (Max's default tube) and its NeL export has 18 sides, 5 rows.
+                sides: p.int(3).map_err(pe)?,
                 cap_segs: p.int(4).map_err(pe)?,
-                sides: p.int(5).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
+                smooth: p.int_or(6, 0).map_err(pe)? != 0,
+                map_coords: p.int_or(10, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
             prim::tube_mesh(&q)
@@ -400,6 +404,11 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 segments: p.int(4).map_err(pe)?,
                 sides: p.int(5).map_err(pe)?,
                 slice: p.int_or(7, 0).map_err(pe)? != 0,
+                // Smooth (6) = 2 smooths every face: snow_torus.max stores 2 and its NeL
+                // export is smooth everywhere (169 entries = 13 × 13 map seams only). The
+                // other modes (sides / segments) are not measured and keep no groups.
+                smooth_all: p.int_or(6, 0).map_err(pe)? == 2,
+                map_coords: p.int_or(10, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
             prim::torus_mesh(&q)
@@ -414,7 +423,22 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
                 base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
             };
             guard(q.vertices())?;
-            prim::sphere_mesh(&q)
+            // Smooth (parameter 2) puts every face in smoothing group 1 (SDK sphere sample).
+            // Measured on the normals of the NeL exports of ryzom street.max: Max splits each
+            // band quad along its other diagonal (corners 1–3), and the fan around the bottom
+            // pole (vertex 0) faces outward, i.e. down.
+            let smooth = p.int_or(2, 0).map_err(pe)? != 0;
+            prim::sphere_mesh(&q).map(|mut m| {
+                for f in &mut m.polygons {
+                    f.smoothing = u32::from(smooth);
+                    match f.corners[..] {
+                        [a, b, c, d] => f.triangles = vec![[a, b, d], [b, c, d]],
+                        [0, b, c] => f.corners = vec![0, c, b],
+                        _ => {}
+                    }
+                }
+                m
+            })
         }
         classes::GEOSPHERE => {
             let p = p()?;
@@ -463,6 +487,14 @@ fn apply_modifier(
         return Err(stop(m, "modifier not evaluated"));
     };
     Ok(match rule {
+        // UVW Map: topology passes through; a planar map of the measured kind is projected.
+        ModifierRule::PassThrough if class.class_id == classes::UVW_MAP => match input {
+            Evaluated::Mesh(mesh) => match super::uvw_map::planar_settings(index, m) {
+                Ok(planar) => Evaluated::Mesh(super::uvw_map::apply_planar(mesh, &planar)),
+                Err(_) => Evaluated::Mesh(mesh),
+            },
+            other => other,
+        },
         ModifierRule::PassThrough => input,
         ModifierRule::EditPoly => {
             let ops = edit_poly::committed_operations(sm.mod_app)

@@ -2,11 +2,14 @@
 //!
 //! [`obj`] writes Wavefront OBJ from stored mesh buffers; [`rig`] builds a NeL skeleton
 //! from a non-biped `Bip01` rig and [`skel`] writes and reads the `.skel` bytes; [`t3`]
-//! compares produced and reference outputs field by field.
+//! compares produced and reference outputs field by field; [`nel_shape`] builds NeL `CMesh`
+//! shapes from evaluated meshes and [`shape_t3`] compares them with the NeL exporter's.
 
 pub mod obj;
 pub mod rig;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
+pub mod nel_shape;
+pub mod shape_t3;
 pub mod summary;
 pub mod t3;

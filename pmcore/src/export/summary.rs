@@ -8,6 +8,7 @@
 
 use crate::facts::doc_summary::{DocSummary, SceneTotals};
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees, NODE_IMPL, OSM_DERIVED, WSM_DERIVED};
+use crate::model::scene_use::SceneUse;
 use crate::MaxFile;
 use std::collections::BTreeMap;
 
@@ -67,8 +68,8 @@ pub struct SceneAccount {
     pub plugins: Vec<String>,
     /// External files: the asset table's file names, or why not.
     pub dependencies: Result<Vec<String>, Vec<String>>,
-    /// Material names (see [`materials`]).
-    pub materials: Vec<String>,
+    /// Material names (see [`materials`]), or the classes whose names cannot be read.
+    pub materials: Result<Vec<String>, Vec<String>>,
     /// Render size and range as Max's Render Data lines, or the classes that stop it.
     pub render: Result<Vec<String>, Vec<String>>,
     /// Mesh totals (vertices, faces) from the OBJ export, or why not.
@@ -108,27 +109,43 @@ pub fn account(file: &MaxFile) -> Result<SceneAccount, SummaryError> {
     let trees = SceneTrees::of(file).ok_or(SummaryError::NoScene)?;
     let index = trees.index().ok_or(SummaryError::NoScene)?;
     let mut account = account_of(&index);
-    account.dependencies = dependencies(file);
+    account.dependencies = dependencies(file, &index);
     Ok(account)
 }
 
-/// External files: the distinct file names of the asset table (`FileAssetMetaData3`/`2`),
-/// every asset type, in stored order. Files without an asset table (Max 2009 and older) are
-/// unsupported: their dependencies live in the texmaps (`3dsmax` placeholders in Max 9).
-pub fn dependencies(file: &MaxFile) -> Result<Vec<String>, Vec<String>> {
-    let table = crate::model::assets::of(file).ok_or_else(|| vec!["no FileAssetMetaData stream".to_string()])?;
+/// Asset types Max leaves out of External Dependencies: `Other` (OSL shader sources of
+/// OSL maps, `pairs/MichaelDonalGallagher__3D-Modelling/Battery.max`: seven in the table,
+/// none listed).
+const UNLISTED_ASSET_TYPES: &[&str] = &["Other"];
+
+/// External files as Max lists them: the distinct file names (without folders, without
+/// case) of the asset table (`FileAssetMetaData3` / `2`) that the scene uses. An asset is
+/// used when a Scene object stores its GUID (a Bitmap's ParamBlock2, a DirectX Shader, a
+/// WaveObject, …) — except when the only such objects are the render environment itself
+/// (its background file, never listed) or hang below a left-over material-library entry
+/// (Unwrap UVW's `UV_Checker.png`); assets of type `Other` are never listed. Files
+/// without an asset table (Max 2009 and older) are unsupported.
+pub fn dependencies(file: &MaxFile, index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+    let table =
+        crate::model::assets::of(file).ok_or_else(|| vec!["no asset table (Max 2009 and older)".to_string()])?;
     if let Some(at) = table.stopped_at {
         return Err(vec![format!("asset table unreadable at byte {at}")]);
     }
+    let usage = SceneUse::of(index).map_err(|e| vec![e])?;
+    let ids: Vec<[u8; 16]> = table.assets.iter().map(|a| a.guid).collect();
+    let holders = crate::model::scene_use::holders_of(index, &ids);
+    let is_environment =
+        |h: &usize| index.get(*h).and_then(|o| o.class.as_ref()).is_some_and(|c| c.class_id == RENDER_ENVIRONMENT);
     // Max lists a file name once, whatever folders the table holds it under
     // (`public/nekidaem__01-teapot_no_cams_vray.max`: two BARK5.jpg records, one line).
     let mut names: Vec<String> = Vec::new();
-    for a in &table.assets {
-        if !names
-            .iter()
-            .any(|n| n.eq_ignore_ascii_case(a.file_name()) || n.to_lowercase() == a.file_name().to_lowercase())
-        {
-            names.push(a.file_name().to_string());
+    for (asset, holders) in table.assets.iter().zip(&holders) {
+        let listed = !UNLISTED_ASSET_TYPES.contains(&asset.kind.as_str())
+            && !holders.is_empty()
+            && !holders.iter().all(is_environment)
+            && !holders.iter().all(|&h| usage.only_left_over(h));
+        if listed && !names.iter().any(|n| n.to_lowercase() == asset.file_name().to_lowercase()) {
+            names.push(asset.file_name().to_string());
         }
     }
     Ok(names)
@@ -145,7 +162,7 @@ pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
         totals: DerivedTotals::default(),
         plugins: Vec::new(),
         dependencies: Err(Vec::new()),
-        materials: Vec::new(),
+        materials: Err(Vec::new()),
         render: Err(Vec::new()),
         mesh: Err(Vec::new()),
         categories: BTreeMap::new(),
@@ -171,56 +188,60 @@ pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
     out
 }
 
-/// Superclass of materials (`MATERIAL_CLASS_ID`).
-pub const MATERIAL_SUPERCLASS: u32 = 0x0c00;
-/// Node reference slot of the material (slot 0 = transform, 1 = object).
-pub const NODE_MATERIAL_SLOT: usize = 3;
 /// MtlBase header children: name (UTF-16) and flags.
 const MTL_NAME: u16 = 0x4001;
 const MTL_FLAGS: u16 = 0x4003;
 
-/// Material names as Max lists them: from every node's material (reference slot 3), the
-/// materials reachable through references (sub-materials of Multi/Sub-Object, blends …),
-/// each instance once, children before their parent. A material's name is the 0x4001
-/// child of its MtlBase header: the direct child container that holds 0x4001 and 0x4003
-/// (0x4000 in Standard, 0x5431 in VRayMtl — measured, not a fixed id).
-pub fn materials(index: &SceneIndex<'_>) -> Vec<String> {
-    let mut seen = vec![false; index.objects.len()];
-    let mut out = Vec::new();
-    for node in index.objects.iter().filter(|o| is_scene_node(o)) {
-        if let Some(m) = node.reference(NODE_MATERIAL_SLOT) {
-            visit_material(index, m, &mut seen, &mut out);
+/// Material names as Max lists them: the entries of the scene material library (SceneImpl
+/// reference slot 1, `MtlBaseLib` 0x3333:0) in stored order — materials and texmaps alike
+/// (environment maps such as `Map #0`, `DefaultVRaySky`) — except entries no other Scene
+/// object references (left over: Unwrap UVW's `uvchecker_mat`). Sub-materials are listed
+/// only when the library holds them. A name is the MtlBase header's 0x4001 (see
+/// [`mtl_name`]); an entry whose name cannot be read makes the section unsupported,
+/// naming its class.
+pub fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+    let usage = SceneUse::of(index).map_err(|e| vec![e])?;
+    let mut names = Vec::new();
+    let mut unreadable = Vec::new();
+    for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used) {
+        match index.get(entry) {
+            Some(o) => match mtl_name(o) {
+                Some(name) => names.push(name),
+                None => unreadable.push(format!("{}: material name not found", class_label(o))),
+            },
+            None => unreadable.push(format!("library entry {entry} outside the Scene")),
         }
     }
-    out
-}
-
-fn visit_material(index: &SceneIndex<'_>, start: usize, seen: &mut [bool], out: &mut Vec<String>) {
-    // Iterative post-order walk (bounded by the object count; no recursion on hostile input).
-    let mut stack: Vec<(usize, bool)> = vec![(start, false)];
-    while let Some((i, children_done)) = stack.pop() {
-        let Some(o) = index.get(i) else { continue };
-        if children_done {
-            if o.class.as_ref().is_some_and(|c| c.superclass == MATERIAL_SUPERCLASS) {
-                out.push(mtl_name(o).unwrap_or_default());
-            }
-            continue;
-        }
-        if std::mem::replace(&mut seen[i], true) || o.is_node() {
-            continue;
-        }
-        stack.push((i, true));
-        let mut targets: Vec<usize> = o.references().into_iter().filter_map(|(_, t)| t).collect();
-        targets.reverse();
-        stack.extend(targets.into_iter().map(|t| (t, false)));
+    if unreadable.is_empty() {
+        Ok(names)
+    } else {
+        unreadable.sort();
+        unreadable.dedup();
+        Err(unreadable)
     }
 }
 
-fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+fn class_label(o: &SceneObject<'_>) -> String {
+    match &o.class {
+        Some(c) => format!("{} ({:#x}:{:#x})", c.name, c.class_id[0], c.class_id[1]),
+        None => format!("<class of chunk 0x{:04x}>", o.chunk.id),
+    }
+}
+
+/// A material's or texmap's name: 0x4001 of its MtlBase header, the chunk holding both
+/// 0x4001 and 0x4003 — a direct child container of the object (0x4000 in Standard, 0x5431
+/// in VRayMtl: measured, not a fixed id), else the object chunk itself (scripted materials
+/// such as PBR Material 0xD00F1E00:0xBE77E500, `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
+pub fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+    let is_header = |c: &crate::chunk::Chunk<'_>| c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some();
+    // The header container first: some texmaps (OSL Map) hold other 0x4001/0x4003 chunks
+    // at their top level (`wild/ricobarrett__meetingtable.max`).
     o.chunk
         .children()
         .iter()
-        .find(|c| c.is_container() && c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some())
+        .filter(|c| c.is_container())
+        .chain(std::iter::once(o.chunk))
+        .find(|c| is_header(c))
         .and_then(|c| c.child(MTL_NAME))
         .and_then(crate::chunk::Chunk::payload)
         .map(crate::model::utf16)
@@ -364,24 +385,26 @@ pub struct SectionVerdict {
     /// Multisets only: whether the order agrees too (reported, not judged).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_order: Option<bool>,
+    /// The reason classes behind a skip or fail, for ranking over a run: the classes that
+    /// stop the derivation (`Edit Poly (0x…)`), `absent-in-file`, or the kind of
+    /// difference (`Vertices differ`, `Max lists names ours lacks`). Empty for a pass.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<String>,
 }
 
-fn skip(section: &'static str, reason: impl Into<String>, max: Option<Vec<String>>) -> SectionVerdict {
-    SectionVerdict {
-        section,
-        outcome: SectionOutcome::Skip { reason: reason.into() },
-        max,
-        ours: None,
-        same_order: None,
-    }
+fn skip(section: &'static str, reason: String, max: Option<Vec<String>>, classes: Vec<String>) -> SectionVerdict {
+    SectionVerdict { section, outcome: SectionOutcome::Skip { reason }, max, ours: None, same_order: None, classes }
 }
+
+/// The reason class of a section the file lacks.
+pub const ABSENT_IN_FILE: &str = "absent-in-file";
 
 fn absent(section: &'static str) -> SectionVerdict {
-    skip(section, "absent-in-file", None)
+    skip(section, ABSENT_IN_FILE.to_string(), None, vec![ABSENT_IN_FILE.to_string()])
 }
 
 fn unsupported(section: &'static str, classes: &[String], max: Vec<String>) -> SectionVerdict {
-    skip(section, format!("unsupported: {}", classes.join(", ")), Some(max))
+    skip(section, format!("unsupported: {}", classes.join(", ")), Some(max), classes.to_vec())
 }
 
 /// Compares Max's account with ours, one verdict per section of [`SECTIONS`].
@@ -411,7 +434,10 @@ pub fn compare(max: &DocSummary, ours: Result<&SceneAccount, &SummaryError>) -> 
         },
         match &max.materials {
             None => absent("materials"),
-            Some(names) => multiset("materials", names, &ours.materials),
+            Some(names) => match &ours.materials {
+                Err(classes) => unsupported("materials", classes, names.clone()),
+                Ok(mine) => multiset("materials", names, mine),
+            },
         },
         match &max.dependencies {
             None => absent("dependencies"),
@@ -492,17 +518,23 @@ fn lines_equal(section: &'static str, max: Vec<String>, ours: Vec<String>) -> Se
         .zip(&ours)
         .position(|(a, b)| a != b)
         .or((max.len() != ours.len()).then(|| max.len().min(ours.len())));
-    let outcome = match first {
-        None => SectionOutcome::Pass,
-        Some(i) => SectionOutcome::Fail {
-            first_difference: format!(
+    let (outcome, classes) = match first {
+        None => (SectionOutcome::Pass, Vec::new()),
+        Some(i) => {
+            // The class is the differing line's key (`Vertices: 12` → `Vertices differ`).
+            let class = match max.get(i).or(ours.get(i)).and_then(|l| l.split([':', '=']).next()) {
+                Some(key) if max.get(i).is_some() && ours.get(i).is_some() => format!("{key} differ"),
+                _ => "line count differs".to_string(),
+            };
+            let first_difference = format!(
                 "line {i}: Max {:?}, ours {:?}",
                 max.get(i).map(String::as_str).unwrap_or("<none>"),
                 ours.get(i).map(String::as_str).unwrap_or("<none>")
-            ),
-        },
+            );
+            (SectionOutcome::Fail { first_difference }, vec![class])
+        }
     };
-    SectionVerdict { section, outcome, max: Some(max), ours: Some(ours), same_order: None }
+    SectionVerdict { section, outcome, max: Some(max), ours: Some(ours), same_order: None, classes }
 }
 
 /// Name lists compared as multisets; the order is reported, not judged.
@@ -526,11 +558,53 @@ fn multiset(section: &'static str, max: &[String], ours: &[String]) -> SectionVe
         None => SectionOutcome::Pass,
         Some(first_difference) => SectionOutcome::Fail { first_difference },
     };
+    // Classes of a difference: names Max lists more often than we do, and the reverse.
+    let mut classes = Vec::new();
+    if a.iter().any(|(n, x)| b.get(n).copied().unwrap_or(0) < *x) {
+        classes.push("Max lists names ours lacks".to_string());
+    }
+    if b.iter().any(|(n, y)| a.get(n).copied().unwrap_or(0) < *y) {
+        classes.push("ours lists names Max lacks".to_string());
+    }
     SectionVerdict {
         section,
         outcome,
         max: Some(max.to_vec()),
         ours: Some(ours.to_vec()),
         same_order: Some(max == ours),
+        classes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_fail_names_its_reason_class_and_a_pass_none() {
+        let v =
+            lines_equal("mesh-totals", strings(&["Vertices: 8", "Faces: 12"]), strings(&["Vertices: 8", "Faces: 6"]));
+        assert_eq!(v.classes, ["Faces differ"]);
+        let v = lines_equal("render", strings(&["Render Width=640"]), strings(&[]));
+        assert_eq!(v.classes, ["line count differs"]);
+        let v = multiset("materials", &strings(&["a", "b"]), &strings(&["b", "c"]));
+        assert_eq!(v.classes, ["Max lists names ours lacks", "ours lists names Max lacks"]);
+        let v = multiset("materials", &strings(&["a", "b"]), &strings(&["b", "a"]));
+        assert_eq!((v.outcome, v.classes.len(), v.same_order), (SectionOutcome::Pass, 0, Some(false)));
+    }
+
+    #[test]
+    fn skips_name_their_classes() {
+        assert_eq!(absent("render").classes, [ABSENT_IN_FILE]);
+        let v = unsupported("mesh-totals", &strings(&["Lathe (0xb0:0x0)", "ProBoolean (0x…)"]), Vec::new());
+        assert_eq!(v.classes, ["Lathe (0xb0:0x0)", "ProBoolean (0x…)"]);
+        assert_eq!(
+            v.outcome,
+            SectionOutcome::Skip { reason: "unsupported: Lathe (0xb0:0x0), ProBoolean (0x…)".into() }
+        );
     }
 }

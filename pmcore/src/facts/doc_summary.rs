@@ -340,6 +340,13 @@ fn counted<const N: usize>(parts: &[String], keys: &[&[&str]; N]) -> Result<[u64
     Ok(out)
 }
 
+/// The saving release with a decimal point whatever the locale (`18.00`, `22,00` → `22.00`,
+/// `9,0` → `9.0`): the number of the release part of General, in any known language, never
+/// the build string.
+pub fn saving_release(sections: &[Section]) -> Option<String> {
+    DocSummary::from_sections(sections).general?.release
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

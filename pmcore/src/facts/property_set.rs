@@ -245,13 +245,6 @@ pub fn headed_parts(sections: &[Section]) -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// The saving release with a decimal point whatever the locale (`18.00`, `22,00` → `22.00`,
-/// `9,0` → `9.0`): the number of the release part of General, in any known language, never
-/// the build string.
-pub fn saving_release(sections: &[Section]) -> Option<String> {
-    super::doc_summary::DocSummary::from_sections(sections).general?.release
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +351,6 @@ mod tests {
         bytes.extend(0u32.to_le_bytes());
         let sections = parse(&bytes).expect("parses");
         assert!(headed_parts(&sections).is_empty());
-        assert_eq!(saving_release(&sections), None);
+        assert_eq!(super::super::doc_summary::saving_release(&sections), None);
     }
 }

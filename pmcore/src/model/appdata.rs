@@ -7,21 +7,12 @@
 //! exactly [0x0120 key: `u32` ClassId.a, ClassId.b, SuperClassId, SubId, Size; 0x0130
 //! value bytes].
 
+use super::decode_state::{child_spans, Ctx, Span, Surprise};
 use super::normalize;
-use super::part::{child_spans, Ctx, Span, Surprise};
 use super::writer::{BuildError, Writer};
 use crate::chunk::{Chunk, HeaderWidth};
 
-/// AppData container id.
-pub const APPDATA: u16 = 0x2150;
-/// Entry count leaf.
-pub const COUNT: u16 = 0x0100;
-/// Entry container.
-pub const ENTRY: u16 = 0x0110;
-/// Entry key leaf (20 bytes).
-pub const KEY: u16 = 0x0120;
-/// Entry value leaf.
-pub const VALUE: u16 = 0x0130;
+pub use super::appdata_ids::{APPDATA, COUNT, ENTRY, KEY, VALUE};
 
 /// Identity of one AppData entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

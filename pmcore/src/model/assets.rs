@@ -13,6 +13,8 @@ pub const ASSET_STREAMS: [(&str, usize); 2] = [("FileAssetMetaData3", 2), ("File
 /// One asset.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Asset {
+    /// The asset's GUID as stored (16 bytes): objects that use the asset store it, not the path.
+    pub guid: [u8; 16],
     /// Asset type as written (`Bitmap`, …).
     pub kind: String,
     /// File path as written.
@@ -49,13 +51,14 @@ pub fn read(data: &[u8], paths: usize) -> AssetTable {
     let mut at = 0;
     while at < data.len() {
         let record = (|| {
+            let guid: [u8; 16] = data.get(at..at.checked_add(16)?)?.try_into().ok()?;
             let (kind, mut next) = string(data, at.checked_add(16)?)?;
             let (path, after) = string(data, next)?;
             next = after;
             for _ in 1..paths {
                 next = string(data, next)?.1;
             }
-            Some((Asset { kind, path }, next))
+            Some((Asset { guid, kind, path }, next))
         })();
         match record {
             Some((asset, next)) => {
@@ -98,6 +101,7 @@ mod tests {
         let t = read(&v3, 2);
         assert_eq!(t.assets.len(), 1);
         assert_eq!((t.assets[0].kind.as_str(), t.assets[0].file_name()), ("Bitmap", "BARK5.JPG"));
+        assert_eq!(t.assets[0].guid, [7; 16]);
         assert_eq!(t.stopped_at, None);
         v3.extend([1, 2, 3]);
         assert_eq!(read(&v3, 2).stopped_at, Some(v3.len() - 3));

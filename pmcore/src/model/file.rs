@@ -79,7 +79,9 @@ impl TypedFile {
                 }
                 kind => StreamModel::Run(RunModel::decode(kind, &tree, len, &mut ctx)),
             };
-            out.streams.push(TypedStream { index, name: s.name.clone(), len, model, claims: ctx.claims });
+            let mut claims = ctx.claims;
+            claims.seal();
+            out.streams.push(TypedStream { index, name: s.name.clone(), len, model, claims });
         }
         out
     }
@@ -110,14 +112,44 @@ impl TypedStream {
     /// Builds the stream from its typed state and the raw spans of `source` (the
     /// decoded bytes it was decoded from, or a copy with owned spans overwritten).
     pub fn build(&self, source: &[u8]) -> Result<Built, BuildError> {
+        self.build_into(source, false)
+    }
+
+    /// Builds the stream as [`TypedStream::build`] would from [`TypedStream::scribbled`]
+    /// `source`, without the copy: raw copies of owned bytes come out inverted. Needs the
+    /// claims recorded at decode.
+    pub fn build_proving(&self, source: &[u8]) -> Result<Built, BuildError> {
+        self.build_into(source, true)
+    }
+
+    fn build_into(&self, source: &[u8], proof: bool) -> Result<Built, BuildError> {
         let mut bytes = Vec::with_capacity(source.len());
         let mut w = Writer::new(&self.name, &mut bytes);
-        match &self.model {
-            StreamModel::Scene(m) => m.build(source, &mut w)?,
-            StreamModel::Run(m) => m.build(source, &mut w)?,
+        if proof {
+            w = w.scribbling(self.claims.spans());
         }
+        self.write(source, &mut w)?;
         let normalizations = std::mem::take(&mut w.normalizations);
         Ok(Built { bytes, normalizations })
+    }
+
+    /// True when the build from `source` (scribbled when `proof`, see
+    /// [`TypedStream::build_proving`]) equals `source` byte for byte. Compares while it
+    /// builds and keeps no output: the common case of T2 costs no copy of the stream.
+    pub fn rebuilds_exactly(&self, source: &[u8], proof: bool) -> Result<bool, BuildError> {
+        let mut w = Writer::comparing(&self.name, source);
+        if proof {
+            w = w.scribbling(self.claims.spans());
+        }
+        self.write(source, &mut w)?;
+        Ok(w.matched())
+    }
+
+    fn write(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+        match &self.model {
+            StreamModel::Scene(m) => m.build(source, w),
+            StreamModel::Run(m) => m.build(source, w),
+        }
     }
 
     /// `source` with every owned span overwritten (each byte inverted, so none survives):

@@ -10,11 +10,14 @@
 //! directories, ClassData and Config; [`normalize`] is the whitelist.
 
 pub mod appdata;
+pub mod appdata_ids;
 pub mod assets;
 pub mod controllers;
+pub mod decode_state;
 pub mod directory;
 pub mod file;
 pub mod geometry;
+pub mod keys;
 pub mod mesh_chunks;
 pub mod normalize;
 pub mod object_parts;
@@ -24,6 +27,7 @@ pub mod references;
 pub mod registry;
 pub mod scene;
 pub mod scene_index;
+pub mod scene_use;
 pub mod streams;
 pub mod value;
 pub mod writer;

@@ -35,7 +35,7 @@ pub fn expected_scene<'a>(tree: &[Chunk<'a>]) -> Vec<Chunk<'a>> {
     if let Some(Body::Container(objects)) = out.first_mut().map(|root| &mut root.body) {
         for object in objects.iter_mut() {
             if let Body::Container(parts) = &mut object.body {
-                parts.retain(|c| !(c.id == super::appdata::APPDATA && is_empty_appdata(c)));
+                parts.retain(|c| !(c.id == super::appdata_ids::APPDATA && is_empty_appdata(c)));
             }
         }
     }
@@ -43,5 +43,5 @@ pub fn expected_scene<'a>(tree: &[Chunk<'a>]) -> Vec<Chunk<'a>> {
 }
 
 fn is_empty_appdata(c: &Chunk<'_>) -> bool {
-    c.is_container() && !c.children().iter().any(|e| e.id == super::appdata::ENTRY)
+    c.is_container() && !c.children().iter().any(|e| e.id == super::appdata_ids::ENTRY)
 }

@@ -4,7 +4,7 @@
 //! - 0x2035 map: a leading `s32` (meaning unknown, kept), then `(slot, storage index)`
 //!   pairs **in stored order**.
 
-use super::part::{Ctx, Span, Surprise};
+use super::decode_state::{Ctx, Span, Surprise};
 use super::writer::{BuildError, Writer};
 use crate::chunk::{Chunk, HeaderWidth};
 

@@ -164,7 +164,17 @@ impl Decoded {
         let scribbled = self.stream.scribbled(&self.bytes);
         let built = self.stream.build(&scribbled).unwrap();
         assert_eq!(built.bytes, self.bytes, "rebuild with typed bytes overwritten");
+        let proving = self.stream.build_proving(&self.bytes).unwrap();
+        assert_eq!(proving.bytes, self.bytes, "rebuild with the proof in place");
+        for proof in [false, true] {
+            assert!(self.stream.rebuilds_exactly(&self.bytes, proof).unwrap(), "compared while built, proof {proof}");
+        }
     }
+}
+
+fn sealed(mut claims: super::part::Claims) -> super::part::Claims {
+    claims.seal();
+    claims
 }
 
 fn decode_scene(bytes: Vec<u8>) -> Decoded {
@@ -176,7 +186,7 @@ fn decode_scene(bytes: Vec<u8>) -> Decoded {
         name: "Scene".into(),
         len: bytes.len() as u64,
         model: StreamModel::Scene(model),
-        claims: ctx.claims,
+        claims: sealed(ctx.claims),
     };
     Decoded { stream, bytes }
 }
@@ -190,7 +200,7 @@ fn decode_run(name: &str, bytes: Vec<u8>) -> (Decoded, RunModel) {
         name: name.into(),
         len: bytes.len() as u64,
         model: StreamModel::Run(model.clone()),
-        claims: ctx.claims,
+        claims: sealed(ctx.claims),
     };
     (Decoded { stream, bytes }, model)
 }
@@ -456,7 +466,31 @@ fn the_regeneration_proof_catches_a_build_that_copies_owned_bytes() {
     });
     assert_eq!(d.stream.build(&d.bytes).unwrap().bytes, d.bytes, "plain rebuild still passes");
     let scribbled = d.stream.scribbled(&d.bytes);
-    assert_ne!(d.stream.build(&scribbled).unwrap().bytes, d.bytes, "the proof exposes it");
+    let exposed = d.stream.build(&scribbled).unwrap().bytes;
+    assert_ne!(exposed, d.bytes, "the proof exposes it");
+    assert_eq!(d.stream.build_proving(&d.bytes).unwrap().bytes, exposed, "in place, without the copy, alike");
+    assert!(d.stream.rebuilds_exactly(&d.bytes, false).unwrap());
+    assert!(!d.stream.rebuilds_exactly(&d.bytes, true).unwrap(), "the comparing build sees it too");
+}
+
+#[test]
+fn the_in_place_proof_inverts_exactly_the_owned_bytes_a_raw_span_crosses() {
+    // Owned spans 2..4 and 6..7 (overlapping and touching claims merge when sealed); a raw
+    // copy of 1..8 comes out as the scribbled copy would give it.
+    let source: Vec<u8> = (0u8..10).collect();
+    let mut claims = super::part::Claims::new(true);
+    for (start, end) in [(6, 7), (2, 3), (2, 4), (3, 4)] {
+        claims.claim(super::part::Span { start, end });
+    }
+    claims.seal();
+    assert_eq!(claims.spans(), [super::part::Span { start: 2, end: 4 }, super::part::Span { start: 6, end: 7 }]);
+    let mut out = Vec::new();
+    let mut w = super::writer::Writer::new("S", &mut out).scribbling(claims.spans());
+    w.raw(&source, 1, 8).unwrap();
+    assert_eq!(out, [1, !2, !3, 4, 5, !6, 7]);
+    let mut w = super::writer::Writer::comparing("S", &source[1..8]).scribbling(claims.spans());
+    w.raw(&source, 1, 8).unwrap();
+    assert!(!w.matched(), "an owned byte read raw never compares equal");
 }
 
 mod properties {

@@ -2,6 +2,7 @@
 //! patched when the chunk closes, so a build is one forward pass with no measuring
 //! pass and no per-chunk allocation. Each chunk keeps the header width it was read with.
 
+use super::part::Span;
 use crate::chunk::HeaderWidth;
 
 const SHORT_MAX: u64 = 0x7FFF_FFFF;
@@ -58,12 +59,48 @@ pub struct Open {
     container: bool,
 }
 
+/// Where a build's bytes go.
+enum Out<'o> {
+    /// Appended to a buffer: the bytes are wanted (save, diagnostics of a mismatch).
+    Buffer(&'o mut Vec<u8>),
+    /// Compared with the bytes the stream was decoded from as they are produced, none kept:
+    /// T2's normal pass needs no second copy of the stream.
+    Compare(Compare<'o>),
+}
+
+/// State of a comparing build.
+struct Compare<'o> {
+    expected: &'o [u8],
+    /// Output position.
+    pos: usize,
+    /// Some produced byte differs from `expected` (or lies past its end).
+    differs: bool,
+    /// Reused payload buffer for `leaf_with` and scribbled spans.
+    scratch: Vec<u8>,
+}
+
+impl Compare<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.check(self.pos, bytes);
+        self.pos += bytes.len();
+    }
+
+    fn check(&mut self, at: usize, bytes: &[u8]) {
+        if !self.differs && self.expected.get(at..at + bytes.len()) != Some(bytes) {
+            self.differs = true;
+        }
+    }
+}
+
 /// Output of a typed build plus the whitelisted normalizations it applied.
 pub struct Writer<'o> {
     /// Stream name, for error messages only.
     pub stream: &'o str,
-    /// Output buffer.
-    pub out: &'o mut Vec<u8>,
+    out: Out<'o>,
+    /// Typed-owned spans of the source, sorted and disjoint: with the regeneration proof,
+    /// [`Writer::raw`] emits every byte inside them inverted, exactly as if build read a
+    /// scribbled copy of the source, without making that copy.
+    scribble: &'o [Span],
     /// Whitelisted normalizations applied (see [`super::normalize`]), with counts.
     pub normalizations: Vec<(&'static str, u64)>,
 }
@@ -71,7 +108,30 @@ pub struct Writer<'o> {
 impl<'o> Writer<'o> {
     /// A writer appending to `out`.
     pub fn new(stream: &'o str, out: &'o mut Vec<u8>) -> Self {
-        Writer { stream, out, normalizations: Vec::new() }
+        Writer { stream, out: Out::Buffer(out), scribble: &[], normalizations: Vec::new() }
+    }
+
+    /// A writer that keeps nothing and compares what it produces with `expected`; read the
+    /// answer with [`Writer::matched`].
+    pub fn comparing(stream: &'o str, expected: &'o [u8]) -> Self {
+        let compare = Compare { expected, pos: 0, differs: false, scratch: Vec::new() };
+        Writer { stream, out: Out::Compare(compare), scribble: &[], normalizations: Vec::new() }
+    }
+
+    /// Applies the regeneration proof: raw copies of any byte inside `spans` (sorted by
+    /// start, disjoint — [`super::part::Claims::spans`] after decode) come out inverted.
+    pub fn scribbling(mut self, spans: &'o [Span]) -> Self {
+        self.scribble = spans;
+        self
+    }
+
+    /// For a comparing writer: every byte produced equals `expected`, and all of it was
+    /// produced. Always false for a buffer writer.
+    pub fn matched(&self) -> bool {
+        match &self.out {
+            Out::Compare(c) => !c.differs && c.pos == c.expected.len(),
+            Out::Buffer(_) => false,
+        }
     }
 
     /// Records one application of a whitelisted normalization.
@@ -82,20 +142,51 @@ impl<'o> Writer<'o> {
         }
     }
 
+    fn len(&self) -> usize {
+        match &self.out {
+            Out::Buffer(b) => b.len(),
+            Out::Compare(c) => c.pos,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        match &mut self.out {
+            Out::Buffer(b) => b.extend_from_slice(bytes),
+            Out::Compare(c) => c.put(bytes),
+        }
+    }
+
+    /// A size field [`Writer::close`] fills in: a buffer holds the placeholder, a comparing
+    /// writer checks the field when it is patched.
+    fn placeholder(&mut self, bytes: &[u8]) {
+        match &mut self.out {
+            Out::Buffer(b) => b.extend_from_slice(bytes),
+            Out::Compare(c) => c.pos += bytes.len(),
+        }
+    }
+
+    fn patch(&mut self, at: usize, bytes: &[u8]) {
+        match &mut self.out {
+            Out::Buffer(b) => b[at..at + bytes.len()].copy_from_slice(bytes),
+            Out::Compare(c) => c.check(at, bytes),
+        }
+    }
+
     /// Writes a header with a placeholder size.
     pub fn open(&mut self, id: u16, width: HeaderWidth, container: bool) -> Open {
-        let start = self.out.len();
-        self.out.extend_from_slice(&id.to_le_bytes());
+        let start = self.len();
+        self.put(&id.to_le_bytes());
         match width {
+            HeaderWidth::Short => self.placeholder(&[0xFF; 4]),
             // Run-to-end forms carry no size: written as read, never patched.
-            HeaderWidth::Short | HeaderWidth::ShortToEnd => self.out.extend_from_slice(&[0xFF; 4]),
+            HeaderWidth::ShortToEnd => self.put(&[0xFF; 4]),
             HeaderWidth::Long => {
-                self.out.extend_from_slice(&[0; 4]);
-                self.out.extend_from_slice(&[0xFF; 8]);
+                self.put(&[0; 4]);
+                self.placeholder(&[0xFF; 8]);
             }
             HeaderWidth::LongToEnd => {
-                self.out.extend_from_slice(&1u32.to_le_bytes());
-                self.out.extend_from_slice(&[0xFF; 8]);
+                self.put(&1u32.to_le_bytes());
+                self.put(&[0xFF; 8]);
             }
         }
         Open { start, id, width, container }
@@ -103,7 +194,7 @@ impl<'o> Writer<'o> {
 
     /// Patches the size (header included) and container bit of an opened chunk.
     pub fn close(&mut self, open: Open) -> Result<(), BuildError> {
-        let size = (self.out.len() - open.start) as u64;
+        let size = (self.len() - open.start) as u64;
         match open.width {
             HeaderWidth::ShortToEnd | HeaderWidth::LongToEnd => {}
             HeaderWidth::Short => {
@@ -116,7 +207,7 @@ impl<'o> Writer<'o> {
                     });
                 }
                 let field = size as u32 | if open.container { 0x8000_0000 } else { 0 };
-                self.out[open.start + 2..open.start + 6].copy_from_slice(&field.to_le_bytes());
+                self.patch(open.start + 2, &field.to_le_bytes());
             }
             HeaderWidth::Long => {
                 if size > LONG_MAX {
@@ -128,7 +219,7 @@ impl<'o> Writer<'o> {
                     });
                 }
                 let field = size | if open.container { 0x8000_0000_0000_0000 } else { 0 };
-                self.out[open.start + 6..open.start + 14].copy_from_slice(&field.to_le_bytes());
+                self.patch(open.start + 6, &field.to_le_bytes());
             }
         }
         Ok(())
@@ -142,24 +233,49 @@ impl<'o> Writer<'o> {
         fill: impl FnOnce(&mut Vec<u8>),
     ) -> Result<(), BuildError> {
         let open = self.open(id, width, false);
-        fill(self.out);
+        match &mut self.out {
+            Out::Buffer(b) => fill(b),
+            Out::Compare(c) => {
+                let mut payload = std::mem::take(&mut c.scratch);
+                payload.clear();
+                fill(&mut payload);
+                c.put(&payload);
+                c.scratch = payload;
+            }
+        }
         self.close(open)
     }
 
     /// Copies a chunk verbatim (header included) from the source buffer.
     pub fn raw(&mut self, source: &[u8], start: u64, end: u64) -> Result<(), BuildError> {
-        match source.get(start as usize..end as usize) {
-            Some(bytes) => {
-                self.out.extend_from_slice(bytes);
-                Ok(())
-            }
-            None => Err(BuildError::SpanOutsideSource {
+        let Some(bytes) = source.get(start as usize..end as usize) else {
+            return Err(BuildError::SpanOutsideSource {
                 stream: self.stream.to_string(),
                 start,
                 len: end.saturating_sub(start),
                 buffer: source.len() as u64,
-            }),
+            });
+        };
+        // Owned spans overlapping this copy (none unless a build reads bytes it claimed).
+        let first = self.scribble.partition_point(|s| s.end <= start);
+        let owned = &self.scribble[first..];
+        if owned.first().is_none_or(|s| s.start >= end) {
+            self.put(bytes);
+            return Ok(());
         }
+        let mut at = start;
+        for span in owned.iter().take_while(|s| s.start < end) {
+            let (lo, hi) = (span.start.max(at), span.end.min(end));
+            if hi <= lo {
+                continue; // spans not sealed (unsorted): never slice backwards
+            }
+            self.put(&source[at as usize..lo as usize]);
+            let inverted: Vec<u8> = source[lo as usize..hi as usize].iter().map(|b| !b).collect();
+            self.put(&inverted);
+            at = hi;
+        }
+        self.put(&source[at as usize..end as usize]);
+        Ok(())
     }
 }
 

@@ -29,7 +29,6 @@ use crate::container;
 use rand::{RngExt, SeedableRng};
 use rand_xorshift::XorShiftRng;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
 
 /// Public corpus: 27,459,072 bytes over 19,676 scene objects.
 pub const BYTES_PER_SCENE_OBJECT: u64 = 1_395;
@@ -72,7 +71,7 @@ pub const PUBLIC_SHAPES: [(u16, u32); 29] = [
 /// large real files are dominated by a few geometry leaves, not by more objects.
 const DENSITY_KNEE: u64 = 4 << 20;
 
-/// Why a corpus could not be planned or written.
+/// Why a corpus could not be planned or built (writing it is `pmfarm synth`'s job).
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
     /// The manifest has no usable header or a row is malformed.
@@ -90,14 +89,6 @@ pub enum CorpusError {
         path: String,
         /// Builder error.
         source: SynthError,
-    },
-    /// Writing to the output folder failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// File or folder.
-        path: PathBuf,
-        /// I/O error.
-        source: std::io::Error,
     },
 }
 
@@ -641,59 +632,6 @@ fn count(tree: &[Chunk<'_>]) -> (u64, u64) {
 
 fn encoded(c: &Chunk<'_>) -> u64 {
     crate::chunk::encoded_len(std::slice::from_ref(c))
-}
-
-/// Totals of a written corpus.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Written {
-    /// Files written.
-    pub files: u64,
-    /// Bytes on disk.
-    pub bytes: u64,
-}
-
-/// Builds and writes every planned file under `out` (rayon, one file per task), plus
-/// `out/synth-manifest.tsv` (path, bytes, kind, headers, compression, seed). Files are
-/// independent: the result does not depend on the thread count.
-pub fn write_corpus(files: &[PlannedFile], out: &Path) -> Result<Written, CorpusError> {
-    use rayon::prelude::*;
-    let io = |path: PathBuf| move |source| CorpusError::Io { path: path.clone(), source };
-    std::fs::create_dir_all(out).map_err(io(out.to_path_buf()))?;
-    let sizes: Vec<u64> = files
-        .par_iter()
-        .map(|f| {
-            let bytes = build_file(f).map_err(|source| CorpusError::Build { path: f.path.clone(), source })?;
-            let dest = out.join(&f.path);
-            if let Some(dir) = dest.parent() {
-                std::fs::create_dir_all(dir).map_err(io(dir.to_path_buf()))?;
-            }
-            std::fs::write(&dest, &bytes).map_err(io(dest.clone()))?;
-            Ok(bytes.len() as u64)
-        })
-        .collect::<Result<_, CorpusError>>()?;
-    let mut tsv = String::from("path\tbytes\tkind\theaders\tcompression\troot_id\tseed\n");
-    for (f, size) in files.iter().zip(&sizes) {
-        tsv.push_str(&format!(
-            "{}\t{size}\t{:?}\t{:?}\t{}\t0x{:04X}\t{}\n",
-            f.path,
-            f.kind,
-            f.headers,
-            if f.gzip { "gzip" } else { "none" },
-            f.root_id,
-            f.seed
-        ));
-    }
-    let manifest = out.join("synth-manifest.tsv");
-    std::fs::write(&manifest, tsv).map_err(io(manifest.clone()))?;
-    Ok(Written { files: files.len() as u64, bytes: sizes.iter().sum() })
-}
-
-/// `pmfarm synth --like MANIFEST --scale F --out DIR --seed N`: reads the manifest,
-/// plans, writes. Returns the plan's totals.
-pub fn synthesize(manifest: &Path, scale: f64, seed: u64, out: &Path) -> Result<Written, CorpusError> {
-    let text =
-        std::fs::read_to_string(manifest).map_err(|source| CorpusError::Io { path: manifest.to_path_buf(), source })?;
-    write_corpus(&plan(&read_manifest(&text)?, scale, seed), out)
 }
 
 #[cfg(test)]

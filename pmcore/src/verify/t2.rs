@@ -3,10 +3,14 @@
 //! type); the result must equal the decoded stream byte for byte, or differ only by a
 //! whitelisted normalization ([`crate::model::normalize`]).
 //!
-//! The regeneration proof ([`Options::regeneration_proof`], for tests): between decode
-//! and build every byte the model owns is overwritten in a copy of the stream, and build
-//! reads raw spans from that copy — so a pass cannot come from re-emitting the original
-//! bytes of a typed chunk.
+//! The regeneration proof ([`Options::regeneration_proof`], on by default): every byte the
+//! model owns reads as inverted when build copies raw spans of the source — as if build
+//! read a scribbled copy of the stream, without the copy — so a pass cannot come from
+//! re-emitting the original bytes of a typed chunk.
+//!
+//! The rebuild is compared with the decoded stream while it is produced
+//! ([`TypedStream::rebuilds_exactly`]); only a stream that differs is built again into a
+//! buffer, for the normalization check and the first mismatch.
 
 use super::{first_mismatch, DegradedClass, Mismatch, StreamVerdict, Verdict};
 use crate::chunk::{parse_stream, write_stream};
@@ -16,10 +20,17 @@ use crate::model::scene::{ClassTally, TypedCounts};
 use crate::MaxFile;
 
 /// How to run T2.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// Overwrite typed-owned bytes between decode and build (test-only proof).
+    /// Typed-owned bytes read as scribbled during build (the regeneration proof). On by
+    /// default; off only to measure what the proof costs.
     pub regeneration_proof: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { regeneration_proof: true }
+    }
 }
 
 /// Typed coverage of one stream.
@@ -61,7 +72,7 @@ pub struct ObjectCounts {
     pub degraded: u64,
 }
 
-/// Runs T2 with default options (no regeneration proof).
+/// Runs T2 with default options (regeneration proof on).
 pub fn run(file: &MaxFile, on_step: impl FnMut(&str, Option<&str>, Option<&str>)) -> T2Report {
     run_with(file, Options::default(), on_step)
 }
@@ -137,28 +148,28 @@ fn verify_stream(file: &MaxFile, s: &TypedStream, opts: Options) -> Verdict {
             return Verdict::Fail(Mismatch { kind: e.kind().into(), chunk_path: s.name.clone(), ..Default::default() })
         }
     };
-    let scribbled;
-    let source: &[u8] = if opts.regeneration_proof {
-        scribbled = s.scribbled(data);
-        &scribbled
-    } else {
-        data
+    let build_failed = |e: crate::model::writer::BuildError| {
+        Verdict::Fail(Mismatch {
+            kind: "typed-build".into(),
+            chunk_path: s.name.clone(),
+            message: e.to_string(),
+            ..Default::default()
+        })
     };
-    let built = match s.build(source) {
-        Ok(b) => b,
-        Err(e) => {
-            return Verdict::Fail(Mismatch {
-                kind: "typed-build".into(),
-                chunk_path: s.name.clone(),
-                message: e.to_string(),
-                ..Default::default()
-            })
+    let proof = opts.regeneration_proof;
+    match s.rebuilds_exactly(data, proof) {
+        Ok(true) => {
+            let degraded = degraded_classes(s);
+            return if degraded.is_empty() { Verdict::pass() } else { Verdict::Degraded { classes: degraded } };
         }
-    };
-    let degraded = degraded_classes(s);
-    if built.bytes == data {
-        return if degraded.is_empty() { Verdict::pass() } else { Verdict::Degraded { classes: degraded } };
+        Ok(false) => {}
+        Err(e) => return build_failed(e),
     }
+    // It differs: build it for the normalization check and the first mismatch.
+    let built = match if proof { s.build_proving(data) } else { s.build(data) } {
+        Ok(b) => b,
+        Err(e) => return build_failed(e),
+    };
     let tree = parse_stream(&s.name, data).ok();
     if !built.normalizations.is_empty() && built.normalizations.iter().all(|(r, _)| normalize::WHITELIST.contains(r)) {
         let expected = tree.as_deref().map(normalize::expected_scene).and_then(|t| write_stream(&t).ok());

@@ -208,6 +208,7 @@ impl RunData {
             slowest: self.ranked(|r| r.timing.wall_ms),
             largest_rss: self.ranked(|r| r.timing.peak_rss_bytes),
             lists: self.lists(),
+            t3_sections: super::sections::section_rows(&self.results, SECTION_CLASSES),
             buckets: self.buckets(&diff_by_path),
         }
     }
@@ -470,6 +471,7 @@ impl RunData {
                     entries: files.iter().map(|r| self.entry(r, diff_by_path.get(r.path.as_str()).copied())).collect(),
                     same_as: None,
                     aliases: Vec::new(),
+                    t3_sections: super::sections::section_rows(files.iter().copied(), BUCKET_SECTION_CLASSES),
                 }
             })
             .collect();

@@ -117,15 +117,53 @@ impl Cell {
             Some(l) => format!(r#"<a href="{}">{}</a>"#, escape(&l), escape(p)),
             None => escape(p),
         };
-        Cell { html, sort: Some(p.to_string()), class: "path" }
+        // No sort key: the script sorts by the cell's text, which is the path.
+        Cell { html, sort: None, class: "path" }
     }
 }
 
 /// A column: sort key, label, `num` or `text`.
 type Column<'a> = (&'a str, &'a str, &'a str);
 
+/// The declarations `report.css` gives `td.num` / `td.path`, for a whole column.
+fn column_style(class: &str) -> &'static str {
+    match class {
+        "num" => "text-align:right;font-variant-numeric:tabular-nums",
+        "path" => "overflow-wrap:anywhere;min-width:14rem",
+        _ => "",
+    }
+}
+
+/// A table id usable in a CSS selector (ids are ASCII words here; anything else is escaped).
+fn css_ident(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c.to_string()
+            } else {
+                format!("\\{:x} ", c as u32)
+            }
+        })
+        .collect()
+}
+
 /// A sortable, filterable data table; its caption always states the row count.
 fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Vec<(Option<String>, Vec<Cell>)>) {
+    // Alignment and wrapping go by column, in one rule per table, instead of a class on
+    // every cell: a large run's bucket pages hold tens of thousands of rows.
+    let styled: Vec<(usize, &str)> = rows
+        .first()
+        .map(|(_, cells)| {
+            cells.iter().enumerate().filter(|(_, c)| !c.class.is_empty()).map(|(i, c)| (i + 1, c.class)).collect()
+        })
+        .unwrap_or_default();
+    if !styled.is_empty() {
+        let rules: Vec<String> = styled
+            .iter()
+            .map(|(n, class)| format!("#{} td:nth-child({n}){{{}}}", css_ident(id), column_style(class)))
+            .collect();
+        let _ = write!(out, "<style>{}</style>", rules.join(""));
+    }
     let _ = write!(
         out,
         r#"<table class="data" id="{}" data-page-size="{PAGE_SIZE}" data-rows="{}"><caption>{} ({} rows)</caption><thead><tr>"#,
@@ -147,12 +185,13 @@ fn table(out: &mut String, id: &str, caption: &str, columns: &[Column], rows: Ve
             }
             None => out.push_str("<tr>"),
         }
-        for c in cells {
+        for (i, c) in cells.into_iter().enumerate() {
             out.push_str("<td");
-            if !c.class.is_empty() {
+            if !c.class.is_empty() && !styled.contains(&(i + 1, c.class)) {
                 let _ = write!(out, r#" class="{}""#, c.class);
             }
-            if let Some(s) = &c.sort {
+            // An empty key sorts like the empty text the cell shows.
+            if let Some(s) = c.sort.as_ref().filter(|s| !s.is_empty() || !c.html.is_empty()) {
                 let _ = write!(out, r#" data-sort="{}""#, escape(s));
             }
             let _ = write!(out, ">{}</td>", c.html);
@@ -271,7 +310,7 @@ fn page(title: &str, nav: &str, body: &str, report: &Report) -> String {
     )
 }
 
-const INDEX_SECTIONS: [(&str, &str); 19] = [
+const INDEX_SECTIONS: [(&str, &str); 20] = [
     ("stamp", "Run"),
     ("verdict", "Verdict"),
     ("baseline", "Changes"),
@@ -279,6 +318,7 @@ const INDEX_SECTIONS: [(&str, &str); 19] = [
     ("pass-rate", "Pass rate"),
     ("history", "History"),
     ("gates", "Gates"),
+    ("t3-summary", "T3 summary"),
     ("slowest", "Slowest"),
     ("rss", "Peak RSS"),
     ("buckets", "Buckets"),
@@ -581,6 +621,8 @@ fn index_page(r: &Report) -> String {
         );
     }
 
+    t3_summary_section(&mut b, &r.t3_sections);
+
     ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
     ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", rss_shown);
 
@@ -613,6 +655,61 @@ fn index_page(r: &Report) -> String {
     lists(&mut b, &pages, r);
 
     page("pmfarm report", &index_nav(), &b, r)
+}
+
+/// The T3 summary agreement table: one row per section, its reason classes ranked by
+/// files affected in one cell (compact: the report never repeats it per file).
+fn t3_summary_section(b: &mut String, rows: &[SectionRow]) {
+    section(
+        b,
+        "t3-summary",
+        "T3 summary per section",
+        "Each section of Max's own document summary against pmcore's account. Rate = pass ÷ files carrying the section (a skip as unsupported lowers it; files lacking the section are counted apart). Classes behind the fails and skips, most files first.",
+    );
+    if rows.is_empty() {
+        none(b, "summary sections");
+        return;
+    }
+    let cells = rows
+        .iter()
+        .map(|row| {
+            let mut classes: Vec<String> = row
+                .classes
+                .iter()
+                .map(|c| format!("{} {} ({})", escape(&c.verdict), escape(&c.class), c.files))
+                .collect();
+            if row.classes_total > row.classes.len() as u64 {
+                classes.push(format!("… {} more", row.classes_total - row.classes.len() as u64));
+            }
+            (
+                Some(format!("t3-{}", row.stream.replace('/', "-"))),
+                vec![
+                    Cell::text(&row.stream),
+                    Cell::num(row.pass),
+                    Cell::num(row.fail),
+                    Cell::num(row.skip),
+                    Cell::num(row.absent),
+                    Cell::num_shown(row.rate, format!("{:.1}%", row.rate * 100.0)),
+                    Cell::html(classes.join("<br>")),
+                ],
+            )
+        })
+        .collect();
+    table(
+        b,
+        "t3-summary-table",
+        "T3 summary sections",
+        &[
+            ("section", "Section", "text"),
+            ("pass", "Pass", "num"),
+            ("fail", "Fail", "num"),
+            ("skip", "Skip (unsupported)", "num"),
+            ("absent", "Absent in file", "num"),
+            ("rate", "Rate", "num"),
+            ("classes", "Classes behind fails and skips (files)", "text"),
+        ],
+        cells,
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1065,7 +1162,7 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
             };
             let mut cells = vec![
                 Cell::path(&e.path, None),
-                Cell { html: badge(&e.status), sort: Some(e.status.clone()), class: "" },
+                Cell::html(badge(&e.status)),
                 Cell::text(e.max_version.as_deref().unwrap_or("")),
                 Cell::html(
                     e.signatures.iter().map(|s| format!("<code>{}</code>", escape(s))).collect::<Vec<_>>().join("<br>"),

@@ -37,6 +37,7 @@ struct IndexDoc<'a> {
     slowest: &'a [FileMetric],
     largest_rss: &'a [FileMetric],
     lists: &'a Lists,
+    t3_sections: &'a [SectionRow],
     buckets: Vec<BucketLink<'a>>,
 }
 
@@ -45,8 +46,46 @@ struct BucketDoc<'a> {
     schema: u32,
     kind: &'static str,
     index: &'static str,
-    #[serde(flatten)]
-    bucket: &'a BucketReport,
+    slug: &'a str,
+    page: &'a str,
+    files: u64,
+    status_counts: &'a StatusCounts,
+    changes: &'a BTreeMap<String, u64>,
+    entries: Vec<EntryDoc<'a>>,
+    same_as: &'a Option<String>,
+    aliases: &'a [String],
+    t3_sections: &'a [SectionRow],
+}
+
+/// A bucket document's file: the whole entry in the file's home bucket; elsewhere what it
+/// is and where that entry is. Each file is written in full once, as on the HTML pages, so
+/// a large run's report does not grow with every bucket a file belongs to.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EntryDoc<'a> {
+    Full(&'a FileEntry),
+    Elsewhere {
+        path: &'a str,
+        status: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+        home: &'a str,
+    },
+}
+
+impl<'a> EntryDoc<'a> {
+    fn of(entry: &'a FileEntry, bucket: &BucketReport) -> EntryDoc<'a> {
+        if entry.home == bucket.slug || bucket.aliases.contains(&entry.home) {
+            EntryDoc::Full(entry)
+        } else {
+            EntryDoc::Elsewhere {
+                path: &entry.path,
+                status: &entry.status,
+                reason: entry.reason.as_deref(),
+                home: &entry.home,
+            }
+        }
+    }
 }
 
 /// Pretty JSON for the index (read by people), one line for bucket documents (read by
@@ -77,6 +116,7 @@ impl Exporter for JsonExporter {
             slowest: &report.slowest,
             largest_rss: &report.largest_rss,
             lists: &report.lists,
+            t3_sections: &report.t3_sections,
             buckets: report
                 .buckets
                 .iter()
@@ -94,15 +134,20 @@ impl Exporter for JsonExporter {
         let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index, true)? }];
         for b in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             let name = format!("{}.json", b.page);
-            // A file's details (hex window, verdict diff, T3 detail) are written once, in its
-            // home bucket's document, as on the HTML pages; other buckets list it with `home`.
-            let mut slim = b.clone();
-            for e in slim.entries.iter_mut().filter(|e| e.home != b.slug) {
-                e.mismatch = None;
-                e.verdict_diff = None;
-                e.t3.clear();
-            }
-            let doc = BucketDoc { schema: report.schema, kind: "bucket", index: "index.json", bucket: &slim };
+            let doc = BucketDoc {
+                schema: report.schema,
+                kind: "bucket",
+                index: "index.json",
+                slug: &b.slug,
+                page: &b.page,
+                files: b.files,
+                status_counts: &b.status_counts,
+                changes: &b.changes,
+                entries: b.entries.iter().map(|e| EntryDoc::of(e, b)).collect(),
+                same_as: &b.same_as,
+                aliases: &b.aliases,
+                t3_sections: &b.t3_sections,
+            };
             out.push(Artifact { contents: to_json(&name, &doc, false)?, name });
         }
         Ok(out)

@@ -173,6 +173,26 @@ fn lines(r: &Report) -> Vec<String> {
         l.degraded_classes.len()
     ));
     out.push(String::new());
+    if !r.t3_sections.is_empty() {
+        // One line: the full table with its ranked classes is on the HTML index.
+        let sections: Vec<String> = r
+            .t3_sections
+            .iter()
+            .map(|s| {
+                let top = s.classes.first().map(|c| format!(", top: {} ({})", md_text(&c.class), c.files));
+                format!(
+                    "{} {}/{} ({:.1}%{})",
+                    md_text(s.stream.trim_start_matches("summary/")),
+                    s.pass,
+                    s.pass + s.fail + s.skip,
+                    s.rate * 100.0,
+                    top.unwrap_or_default()
+                )
+            })
+            .collect();
+        out.push(format!("**T3 summary** (pass/files carrying the section): {}.", sections.join("; ")));
+        out.push(String::new());
+    }
     let not_passing: Vec<String> = r
         .buckets
         .iter()

@@ -11,14 +11,17 @@
 pub mod build;
 pub mod diff;
 pub mod escape;
+pub mod history_entry;
 pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod model;
+pub mod sections;
 pub mod svg;
 
 pub use build::RunData;
+pub use history_entry::record as record_history;
 pub use model::Report;
 
 use crate::results::{BaselineDiff, BaselineEntry, FileResult, Summary};
@@ -29,9 +32,12 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Default)]
 pub struct ReportOptions {
     /// Baseline to read per-file verdicts from for the readable diffs: a path to a
-    /// `baselines/<name>.jsonl` file, or a bare name looked up as `baselines/<name>.jsonl`
-    /// from the current directory. Without it the name in `baseline-diff.json` is tried.
+    /// `baselines/<name>.jsonl` file, or a bare name looked up as `<name>.jsonl` in
+    /// [`ReportOptions::baselines_dir`]. Without it the name in `baseline-diff.json` is tried.
     pub baseline: Option<PathBuf>,
+    /// Folder bare baseline names are looked up in: the same `baselines/` of the workspace
+    /// that `run`, `merge` and `baseline` use (`None`: bare names are not looked up).
+    pub baselines_dir: Option<PathBuf>,
     /// One JUnit test case per file instead of one per bucket.
     pub junit_per_file: bool,
     /// History file (`--history`) whose newest runs the index draws as trend charts.
@@ -80,7 +86,7 @@ pub enum ReportError {
         source: serde_json::Error,
     },
     /// `--baseline` named something that is neither a file nor `baselines/<name>.jsonl`.
-    #[error("baseline {0} not found (give a path to a .jsonl file or a name under ./baselines/)")]
+    #[error("baseline {0} not found (give a path to a .jsonl file or a name under the workspace's baselines/)")]
     BaselineNotFound(PathBuf),
     /// A report file could not be written.
     #[error("cannot write {path}: {source}")]
@@ -198,13 +204,17 @@ fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Re
 
 /// Parses a run's output folder into [`RunData`].
 pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError> {
-    let summary: Summary = parse_json(&out_dir.join("summary.json"))?;
-    let results: Vec<FileResult> = parse_jsonl(&out_dir.join("results.jsonl"))?;
-    let diff_path = out_dir.join("baseline-diff.json");
+    let run = crate::run_dir::RunDir::new(out_dir);
+    let summary: Summary = parse_json(&run.summary())?;
+    let results: Vec<FileResult> = parse_jsonl(&run.results())?;
+    let diff_path = run.baseline_diff();
     let diff: Option<BaselineDiff> = if diff_path.is_file() { Some(parse_json(&diff_path)?) } else { None };
     let baseline_path = match (&opts.baseline, &diff) {
-        (Some(given), _) => Some(resolve_baseline(given).ok_or_else(|| ReportError::BaselineNotFound(given.clone()))?),
-        (None, Some(d)) => resolve_baseline(Path::new(&d.baseline)),
+        (Some(given), _) => Some(
+            resolve_baseline(given, opts.baselines_dir.as_deref())
+                .ok_or_else(|| ReportError::BaselineNotFound(given.clone()))?,
+        ),
+        (None, Some(d)) => resolve_baseline(Path::new(&d.baseline), opts.baselines_dir.as_deref()),
         (None, None) => None,
     };
     let baseline = match baseline_path {
@@ -224,11 +234,11 @@ pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError
     Ok(RunData { summary, results, diff, baseline, history })
 }
 
-/// A baseline file from a path or a bare name (`baselines/<name>.jsonl`).
-fn resolve_baseline(given: &Path) -> Option<PathBuf> {
+/// A baseline file from a path or a bare name (`<baselines_dir>/<name>.jsonl`).
+fn resolve_baseline(given: &Path, baselines_dir: Option<&Path>) -> Option<PathBuf> {
     if given.is_file() {
         return Some(given.to_path_buf());
     }
-    let by_name = Path::new("baselines").join(format!("{}.jsonl", given.display()));
+    let by_name = crate::baseline::path_of(baselines_dir?, &given.display().to_string());
     by_name.is_file().then_some(by_name)
 }

@@ -55,6 +55,10 @@ pub struct Report {
     pub largest_rss: Vec<FileMetric>,
     /// The dedicated lists the design's T3 caveats ask for.
     pub lists: Lists,
+    /// T3 `summary/<section>` agreement over the run, one row per section, with the
+    /// classes behind its skips and fails ranked by files affected.
+    #[serde(default)]
+    pub t3_sections: Vec<SectionRow>,
     /// One entry per bucket, sorted by slug.
     pub buckets: Vec<BucketReport>,
 }
@@ -303,9 +307,55 @@ pub struct BucketReport {
     pub same_as: Option<String>,
     /// The buckets shown on this bucket's page because they hold the same files.
     pub aliases: Vec<String>,
+    /// T3 `summary/<section>` agreement over the bucket's files (see [`Report::t3_sections`]),
+    /// at most [`BUCKET_SECTION_CLASSES`] classes per section.
+    #[serde(default)]
+    pub t3_sections: Vec<SectionRow>,
 }
 
-/// One file on a bucket page.
+/// How many reason classes a section row keeps on the index ([`SectionRow::classes_total`]
+/// says how many there were, so the cut is never silent).
+pub const SECTION_CLASSES: usize = 10;
+/// The same for a bucket document (kept smaller: a large run has hundreds of buckets).
+pub const BUCKET_SECTION_CLASSES: usize = 3;
+
+/// One T3 summary section over a set of files.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SectionRow {
+    /// Result stream (`summary/materials`).
+    pub stream: String,
+    /// Files whose verdict passed.
+    pub pass: u64,
+    /// Files whose verdict failed.
+    pub fail: u64,
+    /// Files skipped because pmcore cannot derive the section yet (`unsupported: …`).
+    pub skip: u64,
+    /// Files that lack the section (`absent-in-file`): they carry no reference.
+    pub absent: u64,
+    /// `pass / (pass + fail + skip)`: pass ÷ files carrying the section (0 when none).
+    pub rate: f64,
+    /// Reason classes behind the fails and skips, most files first.
+    pub classes: Vec<SectionClass>,
+    /// How many classes there were before the cut.
+    pub classes_total: u64,
+}
+
+/// One reason class of a section.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionClass {
+    /// `fail` or `skip`.
+    pub verdict: String,
+    /// The class: what stops the derivation (`Edit Poly (0x79aa6e1d:0x71a075b7)`), or the
+    /// kind of difference (`Vertices differ`).
+    pub class: String,
+    /// Files affected.
+    pub files: u64,
+    /// The first file affected (by path).
+    pub example: String,
+}
+
+/// One file on a bucket page. Empty fields (`None`, `[]`) are left out of the JSON: a
+/// large run lists every file on several bucket pages, and most entries are passes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FileEntry {
     /// File path.
@@ -313,26 +363,34 @@ pub struct FileEntry {
     /// Terminal status.
     pub status: String,
     /// Why (skip reason, first failure, signal, limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Max version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_version: Option<String>,
     /// Failure signatures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signatures: Vec<String>,
     /// Where it went wrong, in one line: first failing verdict, or crash breadcrumb.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locator: Option<String>,
     /// Why, in words: the panic message, the killing signal, the first mismatch, the skip
     /// or failure reason (see [`crate::report::build::message_of`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The first failing verdict's hex window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<MismatchView>,
     /// Class against the baseline, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_class: Option<DiffClass>,
     /// Unified diff (`similar`) between the baseline's and this run's verdicts; only for
     /// changed files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict_diff: Option<String>,
     /// T3 verdicts that carried a non-empty `detail` (skel field counters, ULP histogram,
     /// export digests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub t3: Vec<T3Detail>,
     /// Slug of the bucket whose page shows this file's details (hex window, diff, T3):
     /// its version bucket. Other bucket pages link there instead of repeating them, which

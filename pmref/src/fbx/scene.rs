@@ -12,7 +12,9 @@
 //!   animation in `Takes/Take/Model/Channel "Transform"/Channel T|R|S/Channel X|Y|Z/Key`.
 
 use super::binary::{Document, FbxError, Node, Property};
-use crate::scene::{euler_matrix, Axes, Format, RefCluster, RefCurve, RefMesh, RefNode, RefScene, RefSkin};
+use crate::scene::{
+    euler_matrix, Axes, FbxTransform, Format, RefCluster, RefCurve, RefMesh, RefNode, RefScene, RefSkin,
+};
 use glam::{DMat4, DVec3};
 use std::collections::HashMap;
 
@@ -112,28 +114,19 @@ fn number(props: &HashMap<String, Vec<Property>>, name: &str) -> Option<f64> {
     props.get(name).and_then(|v| v.first()).and_then(Property::as_f64)
 }
 
-/// The local matrix FBX defines from a model's properties:
-/// `T · Roff · Rp · Rpre · R · Rpost⁻¹ · Rp⁻¹ · Soff · Sp · S · Sp⁻¹`.
-fn local_matrix(props: &HashMap<String, Vec<Property>>) -> DMat4 {
-    let t = |name: &str| DMat4::from_translation(DVec3::from_array(vec3(props, name, [0.0; 3])));
-    let order = number(props, "RotationOrder").unwrap_or(0.0) as i64;
-    let r = euler_matrix(vec3(props, "Lcl Rotation", [0.0; 3]), order);
-    let pre = euler_matrix(vec3(props, "PreRotation", [0.0; 3]), 0);
-    let post = euler_matrix(vec3(props, "PostRotation", [0.0; 3]), 0);
-    let s = DMat4::from_scale(DVec3::from_array(vec3(props, "Lcl Scaling", [1.0; 3])));
-    let rp = t("RotationPivot");
-    let sp = t("ScalingPivot");
-    t("Lcl Translation")
-        * t("RotationOffset")
-        * rp
-        * pre
-        * r
-        * post.inverse()
-        * rp.inverse()
-        * t("ScalingOffset")
-        * sp
-        * s
-        * sp.inverse()
+/// The transform properties of a model (FBX's local matrix is built from them).
+fn fbx_transform(props: &HashMap<String, Vec<Property>>) -> FbxTransform {
+    let v = |name: &str| vec3(props, name, [0.0; 3]);
+    FbxTransform {
+        lcl: [v("Lcl Translation"), v("Lcl Rotation"), vec3(props, "Lcl Scaling", [1.0; 3])],
+        rotation_order: number(props, "RotationOrder").unwrap_or(0.0) as i64,
+        pre: v("PreRotation"),
+        post: v("PostRotation"),
+        rotation_offset: v("RotationOffset"),
+        rotation_pivot: v("RotationPivot"),
+        scaling_offset: v("ScalingOffset"),
+        scaling_pivot: v("ScalingPivot"),
+    }
 }
 
 fn geometric_matrix(props: &HashMap<String, Vec<Property>>) -> DMat4 {
@@ -235,15 +228,17 @@ pub fn scene_of(doc: &Document) -> Result<RefScene, SceneError> {
                 let props = properties(o);
                 let mesh = if legacy { mesh_of(o, &name)? } else { None };
                 node_of_key.insert(key, nodes.len());
+                let transform = fbx_transform(&props);
                 nodes.push(RefNode {
                     name,
                     kind,
                     parent: None,
-                    local: local_matrix(&props),
+                    local: transform.matrix(),
                     pre_rotation: vec3(&props, "PreRotation", [0.0; 3]),
                     geometric: geometric_matrix(&props),
                     mesh,
                     offset: o.offset,
+                    fbx_transform: Some(transform),
                 });
             }
             "Geometry" => {

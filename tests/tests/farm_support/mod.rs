@@ -7,58 +7,11 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 /// The demo corpus file every fault test breaks.
 pub const VICTIM: &str = "max2016_box.max";
 
-/// A `pmfarm` invocation.
-pub struct Farm {
-    cmd: Command,
-}
-
-impl Farm {
-    /// `pmfarm <args…>` with the fault hook cleared unless a test sets it.
-    pub fn new(args: &[&str]) -> Farm {
-        let mut cmd = Command::new(pmtests::binary("pmfarm"));
-        cmd.args(args).env_remove("PMWORKER_FAULT").env_remove("PMWORKER_FAULT_FILE");
-        Farm { cmd }
-    }
-
-    /// Adds arguments.
-    pub fn args<I: IntoIterator<Item = S>, S: AsRef<std::ffi::OsStr>>(mut self, args: I) -> Farm {
-        self.cmd.args(args);
-        self
-    }
-
-    /// Arms the worker fault hook for the one file whose path contains `file`.
-    pub fn fault(mut self, action: &str, file: &str) -> Farm {
-        self.cmd.env("PMWORKER_FAULT", action).env("PMWORKER_FAULT_FILE", file);
-        self
-    }
-
-    /// Runs to completion.
-    pub fn output(mut self) -> Output {
-        self.cmd.output().expect("pmfarm starts")
-    }
-
-    /// The command, for tests that spawn and kill it.
-    pub fn command(self) -> Command {
-        self.cmd
-    }
-}
-
-/// Exit code, with stdout/stderr in the panic message when it differs.
-pub fn assert_exit(out: &Output, code: i32) {
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "exit status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+pub use pmtests::harness::{assert_exit, Farm, RunDirReader};
 
 /// Writes the embedded demo corpus into `dir/demo` with `pmfarm demo` and returns it.
 pub fn demo_corpus(dir: &Path) -> PathBuf {
@@ -84,11 +37,7 @@ pub const UNGATED: &str = "[[gate]]\nname = \"tolerate-anything\"\ntier = \"file
 
 /// `results.jsonl` as JSON values keyed by path.
 pub fn results(out: &Path) -> BTreeMap<String, Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
-    text.lines()
-        .map(|l| serde_json::from_str::<Value>(l).expect("result line parses"))
-        .map(|v| (v["path"].as_str().unwrap().to_string(), v))
-        .collect()
+    RunDirReader::new(out).results()
 }
 
 /// Status per path.
@@ -108,16 +57,12 @@ pub fn stable(mut v: Value) -> Value {
 
 /// `summary.json`.
 pub fn summary(out: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).expect("summary.json")).unwrap()
+    RunDirReader::new(out).summary()
 }
 
 /// Journal lines as JSON (unparsable lines skipped, as `--resume` does).
 pub fn journal(out: &Path) -> Vec<Value> {
-    std::fs::read_to_string(out.join("journal.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    RunDirReader::new(out).journal()
 }
 
 /// Stringified path.

@@ -12,12 +12,8 @@ use std::process::Command;
 
 /// `pmfarm verify-ledger OUT --json [--partial]`: exit code and the parsed findings.
 pub fn verify_ledger(out: &Path, partial: bool) -> (i32, Value) {
-    let mut cmd = Command::new(pmtests::binary("pmfarm"));
-    cmd.args(["verify-ledger", out.to_str().unwrap(), "--json"]);
-    if partial {
-        cmd.arg("--partial");
-    }
-    let o = cmd.output().expect("pmfarm starts");
+    let partial = if partial { &["--partial"][..] } else { &[] };
+    let o = pmtests::harness::Farm::new(&["verify-ledger", out.to_str().unwrap(), "--json"]).args(partial).output();
     let report = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
     (o.status.code().unwrap_or(-1), report)
 }

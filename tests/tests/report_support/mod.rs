@@ -340,6 +340,7 @@ pub fn summary(results: &[FileResult]) -> Summary {
             },
         ],
         baseline: Some(BaselineSummary { name: "fixture".into(), counts: BTreeMap::new() }),
+        shard: None,
         timing: json!({"wall_ms": 812}),
     }
 }

@@ -1,10 +1,13 @@
 //! The worker → farm event contract, schema version 1: one JSON object per line on the
-//! worker's stdout. This module is the only definition; `pmfarm` reads the same types,
-//! and `docs/events.md` documents every event and field with an example.
+//! worker's stdout. This module is the only definition (`pmworker::events` re-exports it);
+//! `pmfarm` reads the same types, and `docs/events.md` documents every event and field
+//! with an example.
 //!
 //! Compatibility rule: adding an event or an optional field keeps schema 1; changing
 //! or removing an existing field bumps [`SCHEMA_VERSION`].
 
+pub use crate::exit::worker as exit;
+pub use crate::names::{EndStatus, ExportKind, ExportStatus, Tier};
 use pmcore::verify::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -129,29 +132,6 @@ pub struct Breadcrumb {
     pub class: Option<String>,
 }
 
-/// Tier of a verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Tier {
-    /// Chunk layer and envelope round trip.
-    T1,
-    /// Typed model round trip.
-    T2,
-    /// Exports against reference outputs.
-    T3,
-}
-
-impl Tier {
-    /// `t1`, `t2`, `t3`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::T1 => "t1",
-            Tier::T2 => "t2",
-            Tier::T3 => "t3",
-        }
-    }
-}
-
 /// `result`: the verdict fields (`verdict`, and `kind`/`chunk_path`/`offset`/… for a
 /// fail, `reason` for normalized/skip, `classes` for degraded) sit at the top level.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -267,7 +247,7 @@ pub struct Export {
     /// `obj`, `skel`.
     pub exporter: String,
     /// `ok`, `not-applicable`, `not-implemented`, `error`.
-    pub status: String,
+    pub status: ExportStatus,
     /// Files written (relative to the output directory).
     pub files: Vec<String>,
     /// SHA-256 over the written files in order (the export digest for baselines).
@@ -276,18 +256,6 @@ pub struct Export {
     /// Exporter-specific summary (counts).
     #[serde(default)]
     pub summary: serde_json::Value,
-}
-
-/// Overall verdict of a worker that reached the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EndStatus {
-    /// Every tier passed (normalized/degraded count as passing).
-    Pass,
-    /// A tier failed, an exporter errored, or the input is corrupt.
-    Fail,
-    /// Nothing to check (LFS pointer, empty, not OLE); `reason` says which.
-    Skip,
 }
 
 /// Counts of non-plain verdicts.
@@ -339,18 +307,6 @@ pub struct PanicReport {
     pub location: Option<String>,
     /// Last breadcrumb written before the panic.
     pub last_breadcrumb: Option<Breadcrumb>,
-}
-
-/// Worker exit codes; the farm reads them together with the `end` event.
-pub mod exit {
-    /// `end.status` is `pass` or `skip`.
-    pub const OK: i32 = 0;
-    /// `end.status` is `fail`.
-    pub const FAIL: i32 = 1;
-    /// Usage error or unreadable path: an infrastructure error, not a verdict on the file.
-    pub const USAGE: i32 = 2;
-    /// Exit code of a panic nothing caught (Rust's default for a panicking main thread).
-    pub const PANIC: i32 = 101;
 }
 
 impl Event {

@@ -1,76 +1,20 @@
 //! The farm's output data model: one place that `results.jsonl`, `summary.json`,
 //! `baseline-diff.json`, the journal and the baselines are read and written through.
 //! Reports (HTML, JSON, JUnit, Markdown) build on these types; `docs/results.md`
-//! documents every field. Worker data is carried in `pmworker::events` types, never
-//! redefined here.
+//! documents every field. Worker data is carried in [`crate::events`] types, never
+//! redefined here; `pmfarm::results` re-exports this module.
 //!
 //! Rule shared with the worker contract: everything that varies from run to run sits
 //! under a `timing` object, so two runs of the same tool on the same files compare equal
 //! once `timing` is dropped.
 
-use pmworker::events::{Breadcrumb, Export, Inventory, PanicReport, Tier, TierResult, Triage};
+use crate::events::{Breadcrumb, Export, Inventory, PanicReport, Tier, TierResult, Triage};
+pub use crate::names::Status;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Version of the farm output formats; bumped when a field changes meaning or disappears.
 pub const RESULTS_SCHEMA: u32 = 1;
-
-/// Terminal status of one file: exactly one per enumerated file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Status {
-    /// The worker ended with `end.status = pass` and exit 0.
-    Pass,
-    /// The worker ended with `end.status = fail` and exit 1; `fail_kinds` says why.
-    Fail,
-    /// Killed by a signal, panicked, exited oddly, or its stream had no `end`. The default,
-    /// so a result nobody classified can never read as a pass.
-    #[default]
-    Crash,
-    /// Killed by the farm at the hard or the no-output time limit.
-    Timeout,
-    /// Killed by the memory cap, or aborted with Rust's allocation-failure message.
-    Oom,
-    /// Nothing to check (`lfs-pointer`, `empty`, `not-ole`); `reason` says which.
-    Skip,
-    /// The farm could not run the worker or the worker could not read the file (exit 2).
-    InfraError,
-}
-
-impl Status {
-    /// Every status, in report order.
-    pub const ALL: [Status; 7] =
-        [Status::Pass, Status::Fail, Status::Crash, Status::Timeout, Status::Oom, Status::Skip, Status::InfraError];
-
-    /// Stable name as written in every output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::Crash => "crash",
-            Status::Timeout => "timeout",
-            Status::Oom => "oom",
-            Status::Skip => "skip",
-            Status::InfraError => "infra-error",
-        }
-    }
-
-    /// Parses a stable name.
-    pub fn from_name(name: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// True for statuses where the worker did not reach a verdict (crash, timeout, oom, infra-error).
-    pub fn is_abnormal(self) -> bool {
-        matches!(self, Status::Crash | Status::Timeout | Status::Oom | Status::InfraError)
-    }
-}
-
-impl std::fmt::Display for Status {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// Run-to-run varying measurements of one file; never compared by baselines.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -360,7 +304,7 @@ impl BaselineEntry {
             exports: r
                 .exports
                 .iter()
-                .map(|e| (e.exporter.clone(), e.sha256.clone().unwrap_or_else(|| e.status.clone())))
+                .map(|e| (e.exporter.clone(), e.sha256.clone().unwrap_or_else(|| e.status.to_string())))
                 .collect(),
             timing: r.timing.clone(),
         }
@@ -393,6 +337,10 @@ pub struct Summary {
     /// Baseline comparison, when `--baseline` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineSummary>,
+    /// `K/N` (1-based) for one shard of a sharded run (`--shard`, `--shard-from-env`);
+    /// absent for a whole run and for a merged one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// Run-to-run varying measurements (`wall_ms`, `worker_cpu_ms`, `bytes`, `resumed`,
     /// `run_id`).
     pub timing: serde_json::Value,
@@ -424,6 +372,9 @@ pub enum JournalRecord {
         options: serde_json::Value,
         /// `true` for a resumption.
         resumed: bool,
+        /// `K/N` when the run checks one shard; a resumption checks the same shard.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shard: Option<String>,
     },
     /// A worker was spawned for this path.
     Started {

@@ -2,11 +2,12 @@
 //! schema-1 event and serializes back to the same JSON value (no unknown or misspelt
 //! field), and every event kind has at least one example.
 
-use pmworker::events::Event;
+use pmschema::events::Event;
 use std::collections::BTreeSet;
 
 fn example_lines() -> Vec<String> {
-    let text = std::fs::read_to_string(pmtests::workspace_root().join("docs/events.md")).expect("docs/events.md");
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/events.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/events.md");
     let mut out = Vec::new();
     let mut in_json = false;
     for line in text.lines() {

@@ -1,0 +1,525 @@
+//! Read-only decoders of keyframe controller key tables, and sampling of a node's local
+//! transform at a time — what the pairs T3 `animation` comparison needs to check 3ds Max's
+//! own exported curves against the `.max`.
+//!
+//! Key-table layouts (design doc §10b, little-endian dwords, ticks = 1/4800 s): Bezier
+//! Float 0x2525, 28 bytes per key = `time, flags, value, in tangent, out tangent, in length,
+//! out length` (tangents in units per tick); Bezier Scale 0x2528, 148 bytes per key = `time,
+//! flags, scale[3], axis quaternion[4]` then tangents and caches. The table sits beside the
+//! default value: in the controller's chunk, or inside the 0x7127 wrapper newer files put
+//! float controllers' chunks in. A table whose size is not a whole number of keys is a typed
+//! error, never read partly.
+//!
+//! Sampling (Max's own rules where the data shows them): before the first key and after the
+//! last the end key's value holds (Max's default out-of-range type, constant); at a key time
+//! the key's value; between two keys a Bezier float is the cubic through `(t0, v0)`,
+//! `(t0 + L_out·Δ, v0 + T_out·L_out·Δ)`, `(t1 − L_in·Δ, v1 + T_in·L_in·Δ)`, `(t1, v1)` in
+//! (time, value) — the in tangent points back in time, so a smooth key stores
+//! `T_in = −T_out` — with the out tangent type *step* (flag bits 10..12 = 2) holding `v0`;
+//! a length outside `[0, 1]` (the `−1` sentinel) is the default third.
+//! Bezier Scale keys are sampled at key times, and between keys only when the whole table
+//! holds one value; other in-betweens are reported as not evaluated (their tangent layout is
+//! provisional).
+
+use super::controllers::{self, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ, SCALE_XYZ};
+use super::scene_index::{SceneIndex, SceneObject};
+use glam::{Quat, Vec3};
+
+/// Bezier Float key table chunk.
+pub const BEZIER_FLOAT_KEYS: u16 = 0x2525;
+/// Bezier Position key table chunk (decoded for counting only).
+pub const BEZIER_POSITION_KEYS: u16 = 0x2526;
+/// Bezier Scale key table chunk.
+pub const BEZIER_SCALE_KEYS: u16 = 0x2528;
+/// Every key-table chunk id the design notes list (Linear 0x2513–0x2515, TCB 0x2521–0x2523,
+/// Bezier 0x2525–0x2528): a controller holding one this module does not sample is reported,
+/// not read as its default.
+pub const KEY_TABLES: [u16; 9] = [0x2513, 0x2514, 0x2515, 0x2521, 0x2522, 0x2523, 0x2525, 0x2526, 0x2528];
+/// Bytes per Bezier Float key.
+pub const BEZIER_FLOAT_KEY_BYTES: usize = 28;
+/// Bytes per Bezier Scale key.
+pub const BEZIER_SCALE_KEY_BYTES: usize = 148;
+/// Max ticks per second.
+pub const TICKS_PER_SECOND: i64 = 4800;
+
+/// One Bezier Float key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FloatKey {
+    /// Time in ticks.
+    pub time: i32,
+    /// Flags (tangent types at bits 7..9 in, 10..12 out).
+    pub flags: u32,
+    /// Value.
+    pub value: f32,
+    /// In tangent (units per tick, pointing back in time).
+    pub in_tangent: f32,
+    /// Out tangent (units per tick).
+    pub out_tangent: f32,
+    /// In handle length (fraction of the interval before the key).
+    pub in_length: f32,
+    /// Out handle length (fraction of the interval after the key).
+    pub out_length: f32,
+}
+
+impl FloatKey {
+    /// Out tangent type *step*: the value holds until the next key.
+    pub fn is_step_out(&self) -> bool {
+        self.out_type() == 2
+    }
+
+    /// In tangent type (flag bits 7..9: 0 smooth, 1 linear, 2 step, 3 fast, 4 slow, 5 custom…).
+    pub fn in_type(&self) -> u32 {
+        (self.flags >> 7) & 7
+    }
+
+    /// Out tangent type (flag bits 10..12).
+    pub fn out_type(&self) -> u32 {
+        (self.flags >> 10) & 7
+    }
+}
+
+/// One Bezier Scale key (value part).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScaleKey {
+    /// Time in ticks.
+    pub time: i32,
+    /// Flags.
+    pub flags: u32,
+    /// Scale factors.
+    pub scale: Vec3,
+    /// Scale axis (right-handed, converted from Max's stored quaternion).
+    pub axis: Quat,
+}
+
+fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
+    p.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]])
+}
+
+/// Payload of chunk `id` on a controller, directly or inside the 0x7127 wrapper.
+fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
+    o.chunk
+        .child(id)
+        .and_then(|c| c.payload())
+        .or_else(|| o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload()))
+}
+
+fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
+    ControllerError::BadValue {
+        object: o.storage_index,
+        chunk,
+        what: format!("has {bytes} bytes, not a whole number of {per_key}-byte keys"),
+    }
+}
+
+/// The Bezier Float keys of a controller; `None` when it holds no 0x2525 table.
+pub fn float_keys(o: &SceneObject<'_>) -> Result<Option<Vec<FloatKey>>, ControllerError> {
+    let Some(p) = table(o, BEZIER_FLOAT_KEYS) else { return Ok(None) };
+    if !p.len().is_multiple_of(BEZIER_FLOAT_KEY_BYTES) {
+        return Err(bad(o, BEZIER_FLOAT_KEYS, p.len(), BEZIER_FLOAT_KEY_BYTES));
+    }
+    let keys = p
+        .chunks_exact(BEZIER_FLOAT_KEY_BYTES)
+        .map(|k| {
+            let w: Vec<[u8; 4]> = words(k).collect();
+            let f = |i: usize| f32::from_le_bytes(w[i]);
+            FloatKey {
+                time: i32::from_le_bytes(w[0]),
+                flags: u32::from_le_bytes(w[1]),
+                value: f(2),
+                in_tangent: f(3),
+                out_tangent: f(4),
+                in_length: f(5),
+                out_length: f(6),
+            }
+        })
+        .collect();
+    Ok(Some(keys))
+}
+
+/// The Bezier Scale keys of a controller; `None` when it holds no 0x2528 table.
+pub fn scale_keys(o: &SceneObject<'_>) -> Result<Option<Vec<ScaleKey>>, ControllerError> {
+    let Some(p) = table(o, BEZIER_SCALE_KEYS) else { return Ok(None) };
+    if !p.len().is_multiple_of(BEZIER_SCALE_KEY_BYTES) {
+        return Err(bad(o, BEZIER_SCALE_KEYS, p.len(), BEZIER_SCALE_KEY_BYTES));
+    }
+    let keys = p
+        .chunks_exact(BEZIER_SCALE_KEY_BYTES)
+        .map(|k| {
+            let w: Vec<[u8; 4]> = words(k).take(9).collect();
+            let f = |i: usize| f32::from_le_bytes(w[i]);
+            ScaleKey {
+                time: i32::from_le_bytes(w[0]),
+                flags: u32::from_le_bytes(w[1]),
+                scale: Vec3::new(f(2), f(3), f(4)),
+                axis: controllers::max_quat([f(5), f(6), f(7), f(8)]),
+            }
+        })
+        .collect();
+    Ok(Some(keys))
+}
+
+/// Number of keys a controller's key table holds, whatever its kind (`None`: no table).
+pub fn key_count(o: &SceneObject<'_>) -> Option<(u16, usize)> {
+    const SIZES: [(u16, usize); 9] = [
+        (0x2513, 20),
+        (0x2514, 24),
+        (0x2515, 36),
+        (0x2521, 64),
+        (0x2522, 92),
+        (0x2523, 112),
+        (0x2525, 28),
+        (0x2526, 80),
+        (0x2528, 148),
+    ];
+    SIZES.iter().find_map(|&(id, size)| table(o, id).map(|p| (id, p.len() / size)))
+}
+
+/// Cubic Bezier coordinate at parameter `u`.
+fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
+    let v = 1.0 - u;
+    v * v * v * p0 + 3.0 * v * v * u * p1 + 3.0 * v * u * u * p2 + u * u * u * p3
+}
+
+/// A stored handle length, or Max's default third where the key stores the `−1` sentinel
+/// (design doc §10b: "in/out lengths ⅓ defaults, −1 sentinels"; seen on every key of
+/// `wild/henrynorthway__character.max`).
+fn handle_length(stored: f32) -> f64 {
+    if (0.0..=1.0).contains(&stored) {
+        stored as f64
+    } else {
+        1.0 / 3.0
+    }
+}
+
+/// Bezier Float value at `tick` (see the module notes for the rules).
+pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
+    let first = keys.first()?;
+    let last = keys.last()?;
+    if tick <= first.time as f64 {
+        return Some(first.value as f64);
+    }
+    if tick >= last.time as f64 {
+        return Some(last.value as f64);
+    }
+    let k = keys.windows(2).position(|w| tick >= w[0].time as f64 && tick <= w[1].time as f64)?;
+    let (a, b) = (&keys[k], &keys[k + 1]);
+    let (t0, t1) = (a.time as f64, b.time as f64);
+    if tick == t0 {
+        return Some(a.value as f64);
+    }
+    if tick == t1 {
+        return Some(b.value as f64);
+    }
+    if a.is_step_out() {
+        return Some(a.value as f64);
+    }
+    let dt = t1 - t0;
+    let (lo, li) = (handle_length(a.out_length), handle_length(b.in_length));
+    let x = [t0, t0 + lo * dt, t1 - li * dt, t1];
+    let y = [
+        a.value as f64,
+        a.value as f64 + a.out_tangent as f64 * lo * dt,
+        b.value as f64 + b.in_tangent as f64 * li * dt,
+        b.value as f64,
+    ];
+    // The time coordinate is monotonic for handle lengths in [0, 1]: bisection finds u.
+    let (mut lo_u, mut hi_u) = (0.0f64, 1.0f64);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo_u + hi_u);
+        if bezier(x[0], x[1], x[2], x[3], mid) < tick {
+            lo_u = mid;
+        } else {
+            hi_u = mid;
+        }
+    }
+    Some(bezier(y[0], y[1], y[2], y[3], 0.5 * (lo_u + hi_u)))
+}
+
+fn object<'a, 'b>(
+    index: &'b SceneIndex<'a>,
+    slot: Option<usize>,
+    role: &'static str,
+) -> Result<&'b SceneObject<'a>, ControllerError> {
+    slot.and_then(|i| index.get(i)).ok_or(ControllerError::Unsupported {
+        object: slot.unwrap_or(usize::MAX),
+        class: "missing reference".into(),
+        role,
+    })
+}
+
+fn class_name(o: &SceneObject<'_>) -> String {
+    o.class.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| format!("chunk 0x{:04x}", o.chunk.id))
+}
+
+fn has_class(o: &SceneObject<'_>, id: [u32; 2]) -> bool {
+    o.class.as_ref().is_some_and(|c| c.class_id == id)
+}
+
+/// A keyframe controller whose key table this module does not sample.
+fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
+    key_count(o).filter(|(id, n)| *n > 0 && *id != BEZIER_FLOAT_KEYS && *id != BEZIER_SCALE_KEYS).map(|(id, n)| {
+        ControllerError::Unsupported {
+            object: o.storage_index,
+            class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
+            role,
+        }
+    })
+}
+
+/// A float controller's value at `tick`: its Bezier Float keys, else its default.
+pub fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<f32, ControllerError> {
+    let o = object(index, slot, "float")?;
+    if let Some(e) = untyped(o, "float") {
+        return Err(e);
+    }
+    match float_keys(o)? {
+        Some(keys) if !keys.is_empty() => Ok(sample_float_keys(&keys, tick).unwrap_or(0.0) as f32),
+        _ => controllers::float_default(index, slot),
+    }
+}
+
+fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Vec3, ControllerError> {
+    let o = object(index, slot, "position")?;
+    if has_class(o, POSITION_XYZ) {
+        let axis = |s| float_at(index, o.reference(s), tick);
+        return Ok(Vec3::new(axis(0)?, axis(1)?, axis(2)?));
+    }
+    if let Some(e) = untyped(o, "position") {
+        return Err(e);
+    }
+    controllers::position_default(index, slot)
+}
+
+fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Quat, ControllerError> {
+    let o = object(index, slot, "rotation")?;
+    if has_class(o, EULER_XYZ) {
+        let order = o.chunk.child(EULER_ORDER).and_then(|c| c.payload()).map(|p| p.to_vec());
+        if order.is_some_and(|p| p != [0, 0, 0, 0]) {
+            return Err(ControllerError::Unsupported {
+                object: o.storage_index,
+                class: format!("{} (axis order other than XYZ)", class_name(o)),
+                role: "rotation",
+            });
+        }
+        let angle = |s| float_at(index, o.reference(s), tick);
+        return Ok(Quat::from_euler(glam::EulerRot::ZYX, angle(2)?, angle(1)?, angle(0)?));
+    }
+    if let Some(e) = untyped(o, "rotation") {
+        return Err(e);
+    }
+    controllers::rotation_default(index, slot)
+}
+
+fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(Vec3, Quat), ControllerError> {
+    let o = object(index, slot, "scale")?;
+    if has_class(o, SCALE_XYZ) {
+        let axis = |s| float_at(index, o.reference(s), tick);
+        return Ok((Vec3::new(axis(0)?, axis(1)?, axis(2)?), Quat::IDENTITY));
+    }
+    if let Some(e) = untyped(o, "scale") {
+        return Err(e);
+    }
+    match scale_keys(o)? {
+        Some(keys) if !keys.is_empty() => {
+            let first = &keys[0];
+            let last = &keys[keys.len() - 1];
+            let pick = |k: &ScaleKey| (k.scale, k.axis);
+            if tick <= first.time as f64 {
+                return Ok(pick(first));
+            }
+            if tick >= last.time as f64 {
+                return Ok(pick(last));
+            }
+            for w in keys.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                if tick == a.time as f64 {
+                    return Ok(pick(a));
+                }
+                if tick == b.time as f64 {
+                    return Ok(pick(b));
+                }
+                if tick > a.time as f64 && tick < b.time as f64 {
+                    // Equal neighbours are not enough: smooth tangents computed from the keys
+                    // around dip between two equal keys (`tae8838__blue.max` B_Root: keys of
+                    // (1, 1, 1) at −320 and 0 ticks, the export's frame −1 holds (0.971,
+                    // 0.982, 1)). Only a table holding one value throughout is constant.
+                    if keys.iter().all(|k| k.scale == a.scale && k.axis == a.axis) {
+                        return Ok(pick(a));
+                    }
+                    return Err(ControllerError::Unsupported {
+                        object: o.storage_index,
+                        class: format!(
+                            "{} between two different keys (tangent layout provisional: shape not modelled)",
+                            class_name(o)
+                        ),
+                        role: "scale",
+                    });
+                }
+            }
+            Ok(pick(last))
+        }
+        _ => controllers::scale_default(index, slot),
+    }
+}
+
+/// The node's local transform at `tick` (Max ticks, fractional allowed): Position XYZ,
+/// Euler XYZ and Scale XYZ from their float sub-controllers' keys, Bezier Scale from its
+/// keys, anything else from its default — and a controller with a key table this module
+/// does not sample is an error naming it, never its default.
+pub fn local_transform_at(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+    tick: f64,
+) -> Result<LocalTransform, ControllerError> {
+    match controllers::transform_refs(index, node)? {
+        controllers::TransformRefs::Prs { position, rotation, scale } => {
+            let (scale, scale_axis) = scale_at(index, scale, tick)?;
+            Ok(LocalTransform {
+                translation: position_at(index, position, tick)?,
+                rotation: rotation_at(index, rotation, tick)?.normalize(),
+                scale,
+                scale_axis: scale_axis.normalize(),
+            })
+        }
+        controllers::TransformRefs::LookAt { .. } => Err(ControllerError::Unsupported {
+            object: node.reference(0).unwrap_or(usize::MAX),
+            class: "Look At (rotation needs the target)".into(),
+            role: "transform",
+        }),
+    }
+}
+
+/// World matrix of `node` at `tick` (parents' sampled locals accumulated from the root).
+pub fn world_matrix_at(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+    tick: f64,
+) -> Result<glam::Mat4, ControllerError> {
+    let mut chain = vec![node];
+    let mut current = node;
+    while let Some(parent) = current.node_parent().and_then(|p| index.get(p)) {
+        if chain.len() > index.objects.len() || parent.reference(0).is_none() {
+            break;
+        }
+        chain.push(parent);
+        current = parent;
+    }
+    let mut world = glam::Mat4::IDENTITY;
+    for n in chain.iter().rev() {
+        world *= local_transform_at(index, n, tick)?.matrix();
+    }
+    Ok(world)
+}
+
+/// Does any transform sub-controller of `node` (PRS slots, and the float controllers under
+/// Position/Euler/Scale XYZ) hold keys?
+pub fn has_keys(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> bool {
+    let Ok(controllers::TransformRefs::Prs { position, rotation, scale }) = controllers::transform_refs(index, node)
+    else {
+        return false;
+    };
+    let keyed = |slot: Option<usize>| -> bool {
+        let Some(o) = slot.and_then(|s| index.get(s)) else { return false };
+        if key_count(o).is_some_and(|(_, n)| n > 0) {
+            return true;
+        }
+        (0..3).any(|s| o.reference(s).and_then(|r| index.get(r)).and_then(key_count).is_some_and(|(_, n)| n > 0))
+    };
+    keyed(position) || keyed(rotation) || keyed(scale)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(time: i32, value: f32, in_tangent: f32, out_tangent: f32) -> FloatKey {
+        FloatKey { time, flags: 0, value, in_tangent, out_tangent, in_length: 1.0 / 3.0, out_length: 1.0 / 3.0 }
+    }
+
+    #[test]
+    fn outside_the_keys_the_end_values_hold() {
+        let keys = [key(0, 1.0, 0.0, 0.0), key(100, 3.0, 0.0, 0.0)];
+        assert_eq!(sample_float_keys(&keys, -50.0), Some(1.0));
+        assert_eq!(sample_float_keys(&keys, 150.0), Some(3.0));
+        assert_eq!(sample_float_keys(&keys, 100.0), Some(3.0));
+        assert_eq!(sample_float_keys(&[], 0.0), None);
+    }
+
+    #[test]
+    fn a_straight_ramp_stays_straight() {
+        // Slope 0.02 per tick: out tangent +0.02 at the first key, in tangent −0.02 (pointing
+        // back) at the second; thirds-length handles put the value at 1 + 0.02·25 = 1.5.
+        let keys = [key(0, 1.0, 0.0, 0.02), key(100, 3.0, -0.02, 0.0)];
+        let v = sample_float_keys(&keys, 25.0).unwrap();
+        assert!((v - 1.5).abs() < 1e-6, "{v}");
+    }
+
+    #[test]
+    fn flat_tangents_ease_in_and_out() {
+        // Flat handles: at the midpoint the cubic is (v0 + v1) / 2 by symmetry, and at a
+        // quarter of the way 1 + 2·(3·0.75·0.0625 + 0.015625) = 1.3125.
+        let keys = [key(0, 1.0, 0.0, 0.0), key(100, 3.0, 0.0, 0.0)];
+        assert!((sample_float_keys(&keys, 50.0).unwrap() - 2.0).abs() < 1e-6);
+        assert!((sample_float_keys(&keys, 25.0).unwrap() - 1.3125).abs() < 1e-6);
+    }
+
+    fn controller(table: Vec<u8>) -> crate::chunk::Chunk<'static> {
+        // A Bezier Float as newer files store it: the key table inside the 0x7127 wrapper.
+        crate::chunk::Chunk::container(
+            0x2007,
+            vec![crate::chunk::Chunk::container(
+                controllers::FLOAT_VALUE_WRAPPER,
+                vec![crate::chunk::Chunk::leaf(BEZIER_FLOAT_KEYS, table)],
+            )],
+        )
+    }
+
+    #[test]
+    fn a_stored_key_reads_field_by_field() {
+        // time 160, flags 0x1680, value 2.5, in −0.5, out 0.25, lengths −1 (sentinel) and ⅓.
+        let mut bytes = Vec::new();
+        bytes.extend(160i32.to_le_bytes());
+        bytes.extend(0x1680u32.to_le_bytes());
+        for f in [2.5f32, -0.5, 0.25, -1.0, 1.0 / 3.0] {
+            bytes.extend(f.to_le_bytes());
+        }
+        let chunk = controller(bytes);
+        let o = SceneObject { storage_index: 7, chunk: &chunk, class: None };
+        let keys = float_keys(&o).unwrap().unwrap();
+        assert_eq!(keys.len(), 1);
+        let k = keys[0];
+        assert_eq!((k.time, k.flags, k.value, k.in_tangent, k.out_tangent), (160, 0x1680, 2.5, -0.5, 0.25));
+        assert_eq!((k.in_type(), k.out_type()), (5, 5));
+        assert_eq!(key_count(&o), Some((BEZIER_FLOAT_KEYS, 1)));
+    }
+
+    proptest::proptest! {
+        /// Any table bytes: a whole number of keys reads, anything else is a typed error
+        /// naming the chunk; sampling decoded keys never panics.
+        #[test]
+        fn any_table_reads_or_is_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), tick in -1e6f64..1e6) {
+            let chunk = controller(bytes.clone());
+            let o = SceneObject { storage_index: 1, chunk: &chunk, class: None };
+            match float_keys(&o) {
+                Ok(Some(keys)) => {
+                    proptest::prop_assert_eq!(keys.len() * BEZIER_FLOAT_KEY_BYTES, bytes.len());
+                    let _ = sample_float_keys(&keys, tick);
+                }
+                Ok(None) => proptest::prop_assert!(false, "the table is there"),
+                Err(ControllerError::BadValue { chunk, .. }) => {
+                    proptest::prop_assert_eq!(chunk, BEZIER_FLOAT_KEYS);
+                    proptest::prop_assert!(bytes.len() % BEZIER_FLOAT_KEY_BYTES != 0);
+                }
+                Err(e) => proptest::prop_assert!(false, "unexpected {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn step_out_holds_the_value() {
+        let mut a = key(0, 1.0, 0.0, 0.0);
+        a.flags = 2 << 10;
+        assert!(a.is_step_out());
+        assert_eq!(sample_float_keys(&[a, key(100, 3.0, 0.0, 0.0)], 99.0), Some(1.0));
+    }
+}

@@ -1,0 +1,27 @@
+//! pmschema: the contract between `pmworker` and `pmfarm`, and between `pmfarm` and whoever
+//! reads its run folders. Everything both sides (and the tests) must agree on lives here
+//! and nowhere else:
+//!
+//! - [`events`]: the worker's JSON Lines events (`docs/events.md`, schema
+//!   [`events::SCHEMA_VERSION`]);
+//! - [`results`]: `results.jsonl`, `summary.json`, `baseline-diff.json`, baselines and the
+//!   journal (`docs/results.md`, schema [`results::RESULTS_SCHEMA`]);
+//! - [`names`]: tiers, exporters and statuses, each with one table of stable names that serde,
+//!   clap and `FromStr` share;
+//! - [`exit`]: the exit codes of both binaries.
+//!
+//! It depends on pmcore for the verdict and facts types the events carry; pmcore does not
+//! depend on it (the reader knows nothing of farms or exit codes).
+
+pub mod events;
+pub mod exit;
+pub mod names;
+pub mod results;
+
+pub use names::{EndStatus, ExportKind, ExportStatus, Status, Tier, UnknownName};
+
+/// Lower-case hex, the form of every digest field of the contract (`start.sha256`,
+/// `export.sha256`, `corpus_manifest_sha256`, …).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

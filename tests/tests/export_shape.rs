@@ -1,0 +1,100 @@
+//! The `shape` exporter and T3 `nel-shape` on named real pairs of `../shared/corpus/nel`
+//! (the built `pmworker`, `--tiers t3 --export shape --reference NEL`): the references are
+//! the `.shape` files the NeL 3ds Max exporter wrote from these scenes, read by the NeL
+//! reader — nothing here compares pmcore with its own output. Skips visibly without the
+//! corpus. The per-scene levels of all paired scenes are in docs/exporters.md
+//! (`scripts/nel_shape_sweep.sh`).
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs the worker on one scene and returns its `nel-shape` result event and its `export`
+/// event.
+fn nel_shape(nel: &Path, scene: &str, out: &Path) -> (Value, Value) {
+    let output = Command::new(pmtests::binary("pmworker"))
+        .arg(nel.join("max").join(scene))
+        .args(["--tiers", "t3", "--export", "shape", "--reference"])
+        .arg(nel)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("pmworker runs");
+    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON event per line"))
+        .collect();
+    let find = |pred: &dyn Fn(&Value) -> bool| events.iter().find(|e| pred(e)).cloned().unwrap_or(Value::Null);
+    let result = find(&|e| e["event"] == "result" && e["stream"] == "nel-shape");
+    let export = find(&|e| e["event"] == "export" && e["exporter"] == "shape");
+    assert!(!result.is_null(), "{scene}: no nel-shape result in {events:?}");
+    (result, export)
+}
+
+#[test]
+fn named_pairs_reach_the_level_their_scene_allows() {
+    let Some(nel) = pmtests::nel_corpus() else { return };
+    let out = tempfile::tempdir().unwrap();
+
+    // A Max 6 Editable Mesh with two smoothing groups and a textured NeL material: every
+    // vertex of the NeL export matched (positions, normals by corner angle, flipped UVs).
+    let (r, export) = nel_shape(&nel, "skeetmtp__snow_funnel.max", out.path());
+    assert_eq!(r["verdict"], "pass", "{r}");
+    let best = &r["detail"]["best"];
+    assert_eq!(best["level"], "positions");
+    assert_eq!(best["node"], "Tube01");
+    assert_eq!(export["status"], "ok");
+    let written = out.path().join("skeetmtp__snow_funnel.Tube01.shape");
+    let facts = pmcore::export::shape_t3::file_facts(&std::fs::read(&written).unwrap()).unwrap();
+    // Counts of the reference (read by the NeL reader): 304 vertices, 432 triangles,
+    // position + normal + UV0, one material with sol.tga.
+    assert_eq!((facts.vertices, facts.triangles, facts.vertex_format), (304, 432, 0x7));
+    assert_eq!(facts.textures, vec!["sol.tga".to_string()]);
+
+    // A Max 4 revision, normals per triangle: the Feb 2004 export matches exactly.
+    let (r, _) = nel_shape(&nel, "skeetmtp__entity_pingoo_close@27b99065.max", out.path());
+    assert_eq!(r["verdict"], "pass", "{r}");
+
+    // The Max 6 revision of the same scene against the same (Max 4 era) export: counts
+    // exact, normals differ, and the other release's rule matches — a revision miss.
+    let (r, _) = nel_shape(&nel, "skeetmtp__entity_pingoo_close.max", out.path());
+    assert_eq!(r["verdict"], "fail");
+    assert_eq!(r["kind"], "t3-nel-shape-revision", "{r}");
+    assert_eq!(r["detail"]["best"]["counts_exact"], true);
+
+    // Max 3: eight smoothed sphere primitives; the best reference is matched exactly.
+    let (r, _) = nel_shape(&nel, "ryzom__street.max", out.path());
+    assert_eq!(r["verdict"], "pass", "{r}");
+
+    // Primitives with generated map channels and smoothing (Torus, Tube), a planar UVW Map
+    // (tiling 100), and a Max 4 Editable Mesh whose welding depends on the rounding of
+    // Max's face normals (10224 entries): every vertex matched.
+    for (scene, node) in [
+        ("skeetmtp__snow_torus.max", "Torus01"),
+        ("skeetmtp__snow_tube.max", "Tube01"),
+        ("skeetmtp__water_light.max", "water_light"),
+        ("skeetmtp__snow_ramp.max", "Piste"),
+    ] {
+        let (r, _) = nel_shape(&nel, scene, out.path());
+        assert_eq!(r["verdict"], "pass", "{scene}: {r}");
+        assert_eq!(r["detail"]["best"]["node"], node, "{scene}");
+    }
+
+    // The node the shape came from is a Boolean the evaluator does not build: a named miss.
+    let (r, _) = nel_shape(&nel, "skeetmtp__snow_bowl.max", out.path());
+    assert_eq!(r["verdict"], "fail");
+    assert_eq!(r["kind"], "t3-nel-shape-eval-stopped", "{r}");
+    assert!(r["message"].as_str().unwrap().contains("Boolean"));
+
+    // Nothing evaluates (Hedra, MeshSmooth): a skip that says so, never a pass.
+    let (r, export) = nel_shape(&nel, "skeetmtp__snow_island.max", out.path());
+    assert_eq!(r["verdict"], "skip");
+    assert!(r["reason"].as_str().unwrap().starts_with("not-implemented"), "{r}");
+    assert_eq!(export["status"], "not-implemented");
+
+    // A scene no shape pairs with: the export is made, T3 is a counted skip.
+    let (r, export) = nel_shape(&nel, "teivaz__example.max", out.path());
+    assert_eq!(export["status"], "ok");
+    assert_eq!(r["verdict"], "skip");
+    assert!(r["reason"].as_str().unwrap().starts_with("no-reference"), "{r}");
+}
