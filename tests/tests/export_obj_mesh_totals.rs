@@ -63,6 +63,10 @@ fn evaluated_totals_equal_max_mesh_totals_on_public_files_of_each_kind() {
         "rabidchinchilla__wire_fence.max",
         // Stored Editable Mesh / Poly, 51 cameras left out.
         "nekidaem__2017_many_cams_and_other_stuff.max",
+        // Editable Poly under Symmetry (slice, mirror, weld; faces as polygons).
+        "seonghj__test.max",
+        // Editable Poly under MeshSmooth (NURMS, a poly object out).
+        "uholnik__room.max",
     ];
     for name in cases {
         let path = corpus.join(name);

@@ -45,6 +45,15 @@ pub const SHELL: [u32; 2] = [0x3b9b_1a16, 0x6d84_e8d0];
 /// Bone object.
 pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 
+/// Edit Poly (modifier).
+pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
+
+/// MeshSmooth.
+pub const MESHSMOOTH: [u32; 2] = [0x0000_0032, 0x0000_7f9e];
+
+/// Symmetry.
+pub const SYMMETRY: [u32; 2] = [0x2d7e_702b, 0x0be4_1a6e];
+
 /// TurboSmooth.
 pub const TURBOSMOOTH: [u32; 2] = [0x0d72_7b3e, 0x491d_29a7];
 
@@ -62,6 +71,12 @@ pub enum ModifierRule {
     ToMesh,
     /// Shell (inner and outer skins joined by rims).
     Shell,
+    /// Symmetry (slice, mirror, weld).
+    Symmetry,
+    /// Edit Poly: a poly object out, counts kept when its operations keep them.
+    EditPoly,
+    /// MeshSmooth (NURMS / quad output: Catmull-Clark topology, a tri object out).
+    MeshSmooth,
 }
 
 /// UVW Map (topology passes through; [`super::uvw_map`] projects its planar case).
@@ -104,6 +119,9 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         TURBOSMOOTH => Some(ModifierRule::TurboSmooth),
         CLOTH => Some(ModifierRule::ToMesh),
         SHELL => Some(ModifierRule::Shell),
+        SYMMETRY => Some(ModifierRule::Symmetry),
+        EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
+        MESHSMOOTH => Some(ModifierRule::MeshSmooth),
         _ => None,
     }
 }

@@ -6,8 +6,10 @@
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
+//! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
 //! * [`uvw_map`] — the UVW Map modifier's planar projection of map channel 1;
 //! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
 //!   memory budget above which only counts are computed.
@@ -16,12 +18,14 @@
 //! dropped without a counted reason.
 
 pub mod classes;
+pub mod edit_poly;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
 pub mod shell;
 pub mod stack;
 pub mod subdivide;
+pub mod symmetry;
 pub mod uvw_map;
 
 pub use mesh::{Counts, EvalMesh, FaceRule};

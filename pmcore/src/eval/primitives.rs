@@ -293,7 +293,11 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     }));
     profile.extend((1..c).rev().map(|i| ring(p.radius2 * i as f32 / c as f32, p.height)));
     profile.push(pole(p.height));
-    Ok(revolve(&profile, s, false, true))
+    // The spokes of the centre fans are hidden with one cap segment (the cap is one
+    // polygon) and visible with more (the fan stays triangles) — measured:
+    // `wild/michaeldonalgallagher__myp38_gondola2.max`, a 10-sided cylinder with 2 cap
+    // segments under Edit Poly counts its 2 centres and 2 × 10 fan triangles in Mesh Totals.
+    Ok(revolve(&profile, s, false, c == 1))
 }
 
 /// Tube (class 0x00007b21, 0).
@@ -692,7 +696,8 @@ mod tests {
         // 8 sides, 1 height segment, 3 cap segments: rings 2 (sides) + 2·2 (cap) = 6 → 48,
         // + 2 centres = 50. Triangles: 2·8·1 + 2·(8 + 2·8·2) = 16 + 80 = 96.
         let q = CylinderParams { sides: 8, height_segs: 1, cap_segs: 3, ..p };
-        assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (1 + 16)));
+        // Polygons: 8 side quads, per cap 2·8 ring quads + 8 fan triangles (visible spokes).
+        assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (8 + 8 + 8)));
         assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
     }
 

@@ -6,14 +6,18 @@
 //! apply to, possibly another derived object).
 
 use super::classes::{self, ModifierRule, GEOM_OBJECT, SHAPE};
+use super::edit_poly;
 use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
 use super::params::{ParamError, Params};
 use super::primitives::{self as prim, PrimitiveError};
 use super::shell::{shell, ShellParams};
 use super::subdivide::{catmull_clark, catmull_clark_counts};
+use super::symmetry::{symmetry, SymmetryParams};
+use crate::chunk::Chunk;
+use crate::model::controllers::{position_default, rotation_default, scale_default, ControllerError, LocalTransform};
 use crate::model::geometry::{self, MeshKind};
 use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED, WSM_DERIVED};
-use glam::Vec3;
+use glam::{Mat4, Vec3, Vec4};
 
 /// Vertices evaluation may build for a whole scene beyond what the file stores; past it,
 /// subdivisions are counted without building their mesh and primitives stop, named. A
@@ -116,6 +120,68 @@ pub fn stack<'a, 'b>(
     None
 }
 
+/// Chunk of a modifier's per-node data on its derived object (mod context, local data).
+pub const MOD_APP: u16 = 0x2500;
+/// Mod-context matrix inside [`MOD_APP`]: a Matrix3 (4 rows of 3 floats, Max's
+/// row-vector convention) and a flags word.
+pub const MOD_CONTEXT_TM: u16 = 0x2510;
+
+/// One modifier on a node's stack with its per-node data.
+#[derive(Clone, Copy, Debug)]
+pub struct StackModifier<'b, 'a> {
+    /// The modifier object.
+    pub object: &'b SceneObject<'a>,
+    /// Its [`MOD_APP`] chunk on the derived object: one per modifier position, in the
+    /// derived object's reference order (design notes; checked on the corpus by the
+    /// Symmetry and Edit Poly files).
+    pub mod_app: Option<&'a Chunk<'a>>,
+}
+
+/// Like [`stack`], with each modifier's per-node data.
+pub fn stack_with_data<'a, 'b>(
+    index: &'b SceneIndex<'a>,
+    node: &SceneObject<'a>,
+) -> Option<(&'b SceneObject<'a>, Vec<StackModifier<'b, 'a>>)> {
+    let mut current = index.get(node.reference(1)?)?;
+    let mut top_first = Vec::new();
+    for _ in 0..=index.objects.len() {
+        if !matches!(current.chunk.id, OSM_DERIVED | WSM_DERIVED) {
+            top_first.reverse();
+            return Some((current, top_first));
+        }
+        let refs: Vec<usize> = current.references().into_iter().filter_map(|(_, t)| t).collect();
+        let (&last, rest) = refs.split_last()?;
+        let apps: Vec<&'a Chunk<'a>> = current.chunk.children().iter().filter(|c| c.id == MOD_APP).collect();
+        for (k, &i) in rest.iter().enumerate() {
+            if let Some(object) = index.get(i) {
+                top_first.push(StackModifier { object, mod_app: apps.get(k).copied() });
+            }
+        }
+        current = index.get(last)?;
+    }
+    None
+}
+
+/// The mod-context matrix of a modifier (object space → modifier context), column-vector
+/// form: identity when the chunk is absent (Max then applies none), `None` when it is
+/// shorter than a Matrix3.
+pub fn mod_context_tm(mod_app: Option<&Chunk<'_>>) -> Option<Mat4> {
+    let Some(p) = mod_app.and_then(|c| c.child(MOD_CONTEXT_TM)).and_then(|c| c.payload()) else {
+        return Some(Mat4::IDENTITY);
+    };
+    if p.len() < 48 {
+        return None;
+    }
+    let f: Vec<f32> = p[..48].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    // Row-vector rows 0–2 are the images of the axes, row 3 the translation: as columns.
+    Some(Mat4::from_cols(
+        Vec4::new(f[0], f[1], f[2], 0.0),
+        Vec4::new(f[3], f[4], f[5], 0.0),
+        Vec4::new(f[6], f[7], f[8], 0.0),
+        Vec4::new(f[9], f[10], f[11], 1.0),
+    ))
+}
+
 /// Evaluates every node of the scene, in storage order.
 /// `budget` is shared by the whole scene: each built mesh uses it up.
 pub fn evaluate_index(index: &SceneIndex<'_>, budget: u64, base_only: bool) -> Vec<NodeEval> {
@@ -144,7 +210,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         generated: false,
         outcome: NodeOutcome::LeftOut(String::new()),
     };
-    let Some((base, modifiers)) = stack(index, node) else {
+    let Some((base, modifiers)) = stack_with_data(index, node) else {
         out.outcome = NodeOutcome::LeftOut("no object".into());
         return out;
     };
@@ -160,7 +226,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             return out;
         }
         Some(SHAPE) => {
-            out.outcome = NodeOutcome::Stopped(stop(modifiers[0], "modifier over a shape"));
+            out.outcome = NodeOutcome::Stopped(stop(modifiers[0].object, "modifier over a shape"));
             return out;
         }
         Some(s) => {
@@ -411,10 +477,11 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
 
 fn apply_modifier(
     index: &SceneIndex<'_>,
-    m: &SceneObject<'_>,
+    sm: &StackModifier<'_, '_>,
     input: Evaluated,
     budget: u64,
 ) -> Result<Evaluated, Stop> {
+    let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
     let Some(rule) = classes::modifier_rule(class.class_id) else {
         return Err(stop(m, "modifier not evaluated"));
@@ -429,12 +496,21 @@ fn apply_modifier(
             other => other,
         },
         ModifierRule::PassThrough => input,
-        ModifierRule::ToPoly => match input {
-            Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),
-            Evaluated::CountOnly { counts, note, .. } => {
-                Evaluated::CountOnly { counts, rule: FaceRule::Polygons, note }
+        ModifierRule::EditPoly => {
+            let ops = edit_poly::committed_operations(sm.mod_app)
+                .ok_or_else(|| stop(m, "per-node operation records missing or unreadable"))?;
+            let mut changing = edit_poly::topology_operations(&ops);
+            let current =
+                Params::of(index, m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
+            if edit_poly::topology_operations(&[current as u32]).len() == 1 {
+                changing.push(current as u32);
             }
-        },
+            if !changing.is_empty() {
+                return Err(stop(m, format!("operations that change the topology are not replayed: {changing:?}")));
+            }
+            to_poly(input)
+        }
+        ModifierRule::ToPoly => to_poly(input),
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
@@ -465,6 +541,60 @@ fn apply_modifier(
                 Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
             }
         }
+        ModifierRule::Symmetry => {
+            let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let axis = params.int(0).map_err(pe)?;
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < 3)
+                .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(1)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+            let p = SymmetryParams {
+                gizmo: mod_context_tm(sm.mod_app)
+                    .ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?
+                    .inverse()
+                    * gizmo,
+                axis,
+                flip: params.int_or(4, 0).map_err(pe)? != 0,
+                slice: params.int_or(1, 1).map_err(pe)? != 0,
+                weld: params.int_or(2, 1).map_err(pe)? != 0,
+                threshold: params
+                    .float(3)
+                    .or_else(|e| if matches!(e, ParamError::Missing(_)) { Ok(0.1) } else { Err(e) })
+                    .map_err(pe)?,
+            };
+            match input {
+                Evaluated::Mesh(mesh) => {
+                    let bound = (mesh.positions.len() as u64).saturating_mul(3);
+                    if bound > budget {
+                        return Err(stop(m, format!("up to {bound} vertices over the memory budget ({budget} left)")));
+                    }
+                    Evaluated::Mesh(symmetry(mesh, &p))
+                }
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+            }
+        }
+        ModifierRule::MeshSmooth => {
+            // Parameter ids as the corpus files store them: 9 subdivision method (0
+            // classic, 1 quad output, 2 NURMS), 4 iterations, 2 smoothness.
+            let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let method = params.int(9).map_err(pe)?;
+            let iterations = params.int(4).map_err(pe)?;
+            let iterations = u32::try_from(iterations)
+                .ok()
+                .filter(|&i| i <= 10)
+                .ok_or_else(|| stop(m, format!("iterations {iterations} out of range")))?;
+            let smoothness = params.float(2).map_err(pe)?;
+            if iterations > 0 && (method == 0 || smoothness < 1.0) {
+                return Err(stop(
+                    m,
+                    format!("method {method} with smoothness {smoothness} is not evaluated (NURMS / quad output at 1.0 only)"),
+                ));
+            }
+            meshsmooth(input, iterations, budget)
+        }
         ModifierRule::TurboSmooth => {
             let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
             let iterations = params.int(0).map_err(|e| param_stop(m, e))?;
@@ -475,6 +605,46 @@ fn apply_modifier(
             turbosmooth(input, iterations, budget)
         }
     })
+}
+
+/// The input as a poly object (counts kept, faces counted as polygons).
+fn to_poly(input: Evaluated) -> Evaluated {
+    match input {
+        Evaluated::Mesh(mesh) => Evaluated::Mesh(mesh.into_poly()),
+        Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule: FaceRule::Polygons, note },
+    }
+}
+
+/// The matrix of a Position/Rotation/Scale controller from its sub-controllers' defaults
+/// (a modifier gizmo); identity when the slot is empty (Max creates the controller on
+/// first edit).
+fn prs_matrix(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<Mat4, ControllerError> {
+    let Some(ctrl) = slot.and_then(|i| index.get(i)) else { return Ok(Mat4::IDENTITY) };
+    let (scale, scale_axis) = scale_default(index, ctrl.reference(2))?;
+    let t = LocalTransform {
+        translation: position_default(index, ctrl.reference(0))?,
+        rotation: rotation_default(index, ctrl.reference(1))?.normalize(),
+        scale,
+        scale_axis,
+    };
+    Ok(t.matrix())
+}
+
+/// MeshSmooth (NURMS or quad output, smoothness 1): Catmull-Clark like TurboSmooth, but the
+/// result keeps the input's type — a poly input comes out a poly object (measured: Editable
+/// Poly under MeshSmooth in `wild/snubblejr__woman.max`, `wild/buwaka__poltrona-swan.max`,
+/// `public/uholnik__room.max` counts the subdivided quads as polygons; under a Shell in
+/// `wild/langwenchong__project.max`), a tri input a tri object (the output follows the input
+/// type, as Symmetry's does; no corpus file has a tri input).
+pub fn meshsmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
+    let rule = input.counts_and_rule().1;
+    match turbosmooth(input, iterations, budget) {
+        Evaluated::Mesh(mut mesh) => {
+            mesh.rule = rule;
+            Evaluated::Mesh(mesh)
+        }
+        Evaluated::CountOnly { counts, note, .. } => Evaluated::CountOnly { counts, rule, note },
+    }
 }
 
 /// TurboSmooth: the input as a poly object, subdivided `iterations` times — as a mesh when
@@ -505,6 +675,59 @@ pub fn turbosmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated 
         }
         Evaluated::CountOnly { counts, note, .. } => {
             Evaluated::CountOnly { counts: catmull_clark_counts(counts, iterations), rule: FaceRule::Triangles, note }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitives::{box_mesh, BoxParams};
+
+    fn unit_box() -> EvalMesh {
+        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
+            .unwrap()
+    }
+
+    #[test]
+    fn mod_context_matrix_rows_become_columns() {
+        // Row-vector Matrix3 rows: X → (0, 1, 0), Y → (−1, 0, 0), Z → (0, 0, 2), translation
+        // (5, 6, 7), then the 4-byte flags word: 52 bytes. (1, 0, 0) maps to (5, 7, 7);
+        // (0, 1, 0) to (4, 6, 7); (0, 0, 1) to (5, 6, 9).
+        let floats = [0.0f32, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 2.0, 5.0, 6.0, 7.0];
+        let mut payload: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        payload.extend([0u8; 4]);
+        let app = Chunk::container(MOD_APP, vec![Chunk::leaf(MOD_CONTEXT_TM, payload)]);
+        let m = mod_context_tm(Some(&app)).unwrap();
+        assert_eq!(m.transform_point3(Vec3::X), Vec3::new(5.0, 7.0, 7.0));
+        assert_eq!(m.transform_point3(Vec3::Y), Vec3::new(4.0, 6.0, 7.0));
+        assert_eq!(m.transform_point3(Vec3::Z), Vec3::new(5.0, 6.0, 9.0));
+        // Absent: identity (Max applies no mod context); short: unreadable, not guessed.
+        assert_eq!(mod_context_tm(None), Some(Mat4::IDENTITY));
+        let short = Chunk::container(MOD_APP, vec![Chunk::leaf(MOD_CONTEXT_TM, vec![0u8; 20])]);
+        assert_eq!(mod_context_tm(Some(&short)), None);
+    }
+
+    #[test]
+    fn meshsmooth_keeps_the_input_type_turbosmooth_gives_triangles() {
+        // A 1-segment box: V 8, E 12, 6 quads (12 triangles). One Catmull-Clark step:
+        // V' = 8 + 12 + 6 = 26, quads' = 4 · 6 = 24 (48 triangles).
+        let tri = meshsmooth(Evaluated::Mesh(unit_box()), 1, 1_000);
+        let (c, rule) = tri.counts_and_rule();
+        assert_eq!((c.vertices, c.faces(rule), rule), (26, 48, FaceRule::Triangles));
+        let poly = meshsmooth(Evaluated::Mesh(unit_box().into_poly()), 1, 1_000);
+        let (c, rule) = poly.counts_and_rule();
+        assert_eq!((c.vertices, c.faces(rule), rule), (26, 24, FaceRule::Polygons));
+        let ts = turbosmooth(Evaluated::Mesh(unit_box().into_poly()), 1, 1_000);
+        let (c, rule) = ts.counts_and_rule();
+        assert_eq!((c.vertices, c.faces(rule)), (26, 48));
+        // Over the budget: counted, not built, the type kept. Two steps: V'' = 26 + 48 + 24
+        // = 98 (E' = 2·12 + 24 = 48).
+        match meshsmooth(Evaluated::Mesh(unit_box().into_poly()), 2, 50) {
+            Evaluated::CountOnly { counts, rule, .. } => {
+                assert_eq!((counts.vertices, counts.polygons, rule), (98, 96, FaceRule::Polygons))
+            }
+            other => panic!("expected counts only, got {other:?}"),
         }
     }
 }
