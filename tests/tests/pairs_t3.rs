@@ -301,17 +301,17 @@ fn one_cluster_bone_swapped_is_caught_by_skin_at_the_cluster() {
 #[test]
 fn worker_finds_references_by_relative_then_base_name() {
     let Some(pairs) = pairs() else { return };
-    let worker = pmtests::binary("pmworker");
+    // Through the harness: every stdout line must parse as a documented event.
     let run = |max: &Path, refs: &[&Path]| -> Vec<serde_json::Value> {
-        let mut cmd = std::process::Command::new(&worker);
-        cmd.arg(max).args(["--tiers", "t3", "--export", "pairs"]);
+        let mut worker = pmtests::harness::Worker::new(max).args(["--tiers", "t3", "--export", "pairs"]);
         for r in refs {
-            cmd.arg("--reference").arg(r);
+            worker = worker.args([Path::new("--reference"), r]);
         }
-        let out = cmd.output().expect("worker runs");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        worker
+            .run()
+            .events
+            .iter()
+            .map(|e| serde_json::to_value(e).expect("an event serializes"))
             .filter(|e| e["event"] == "result" && e["tier"] == "t3")
             .collect()
     };
