@@ -7,22 +7,18 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// Runs the worker on one scene and returns its `nel-shape` result event and its `export`
 /// event.
 fn nel_shape(nel: &Path, scene: &str, out: &Path) -> (Value, Value) {
-    let output = Command::new(pmtests::binary("pmworker"))
-        .arg(nel.join("max").join(scene))
-        .args(["--tiers", "t3", "--export", "shape", "--reference"])
-        .arg(nel)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .expect("pmworker runs");
-    let events: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON event per line"))
+    // Through the harness: every stdout line must parse as a documented event.
+    let events: Vec<Value> = pmtests::harness::Worker::new(&nel.join("max").join(scene))
+        .args(["--tiers", "t3", "--export", "shape"])
+        .args([Path::new("--reference"), nel, Path::new("--out"), out])
+        .run()
+        .events
+        .iter()
+        .map(|e| serde_json::to_value(e).expect("an event serializes"))
         .collect();
     let find = |pred: &dyn Fn(&Value) -> bool| events.iter().find(|e| pred(e)).cloned().unwrap_or(Value::Null);
     let result = find(&|e| e["event"] == "result" && e["stream"] == "nel-shape");

@@ -10,7 +10,6 @@ mod report_support;
 use report_support as fx;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 /// Three public files whose summary verdicts are known (docs/exporters.md): Max 3 without
 /// Render Data and without an asset table; Max 2010 with an empty asset table; Max 2017 whose
@@ -40,10 +39,8 @@ fn the_report_carries_one_t3_summary_table_with_ranked_classes() {
         std::os::unix::fs::symlink(public.join(f), corpus.join(f)).unwrap();
     }
     let out = dir.path().join("out");
-    let run = Command::new(pmtests::binary("pmfarm"))
-        .args(["run", &corpus.to_string_lossy(), "--out", &out.to_string_lossy()])
-        .output()
-        .expect("pmfarm runs");
+    let run =
+        pmtests::harness::Farm::new(&["run", &corpus.to_string_lossy(), "--out", &out.to_string_lossy()]).output();
     assert!(run.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&run.stderr));
 
     let index = json(&out.join("report/index.json"));
