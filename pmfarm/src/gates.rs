@@ -447,205 +447,255 @@ fn trim_float(v: f64) -> String {
 /// `metric, threshold, value, passed, checked, detail`.
 type Push<'a> = dyn FnMut(&str, f64, f64, bool, bool, String) + 'a;
 
-fn first_paths(files: &[&&FileResult]) -> String {
+fn first_paths(files: &[&FileResult]) -> String {
     let v: Vec<&str> = files.iter().map(|r| r.path.as_str()).take(5).collect();
     v.join(", ")
 }
 
+/// What a rule's checks see of one bucket: its files and their outcome in the rule's tier.
+struct Tally<'a> {
+    /// The rule's tier (`file` for whole-file rules).
+    tier: &'a str,
+    members: &'a [&'a FileResult],
+    passed: Vec<&'a FileResult>,
+    failed: Vec<&'a FileResult>,
+    skipped: Vec<(&'a FileResult, String)>,
+    /// Files that passed or failed the tier (a skip never counts as a run).
+    ran: usize,
+    /// `N pass, N fail, N skip, N not run (of N files)`, for the details.
+    counts: String,
+}
+
+impl<'a> Tally<'a> {
+    fn of(members: &'a [&'a FileResult], tier: &'a str) -> Tally<'a> {
+        let (mut passed, mut failed, mut skipped, mut not_run) = (Vec::new(), Vec::new(), Vec::new(), 0);
+        for r in members {
+            match tier_outcome(r, tier) {
+                TierOutcome::Pass => passed.push(*r),
+                TierOutcome::Fail => failed.push(*r),
+                TierOutcome::Skip(reason) => skipped.push((*r, reason)),
+                TierOutcome::NotRun => not_run += 1,
+            }
+        }
+        let counts = format!(
+            "{} pass, {} fail, {} skip, {not_run} not run (of {} files)",
+            passed.len(),
+            failed.len(),
+            skipped.len(),
+            members.len()
+        );
+        let ran = passed.len() + failed.len();
+        Tally { tier, members, passed, failed, skipped, ran, counts }
+    }
+
+    /// The verdicts of the rule's tier (every tier for whole-file rules).
+    fn tier_results(&self) -> impl Iterator<Item = &'a pmworker::events::TierResult> + '_ {
+        let tier = self.tier;
+        self.members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == FILE_SCOPE || t.tier.name() == tier)
+    }
+
+    /// The `detail` objects of the T3 verdicts.
+    fn t3_details(&self) -> impl Iterator<Item = &'a serde_json::Value> + '_ {
+        self.tier_results().filter(|t| t.tier == Tier::T3).filter_map(|t| t.detail.as_ref())
+    }
+}
+
+/// One gate kind: judges a rule on one bucket and pushes its outcomes (nothing when the
+/// rule does not set the kind's key).
+type Check = fn(&Rule, &Tally<'_>, Context<'_>, &mut Push<'_>);
+
+/// Every gate kind, in the order their outcomes are listed. Adding a kind is its key in
+/// [`Rule`] (read from TOML, named in [`Rule::has_metric`]) and one function here.
+const CHECKS: &[Check] = &[
+    min_pass_rate,
+    max_skip_rate,
+    min_ran,
+    expected_skips,
+    expected_fails,
+    max_abnormal,
+    max_regressions,
+    max_degraded_classes,
+    normalizations,
+    t3_min,
+    t3_max,
+    t3_share_min,
+];
+
 fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push: &mut Push<'_>) {
-    let tier = rule.tier.as_str();
-    let outcomes: Vec<(&&FileResult, TierOutcome)> = members.iter().map(|r| (r, tier_outcome(r, tier))).collect();
-    let passed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Pass).map(|(r, _)| *r).collect();
-    let failed: Vec<&&FileResult> = outcomes.iter().filter(|(_, o)| *o == TierOutcome::Fail).map(|(r, _)| *r).collect();
-    let skipped: Vec<(&&FileResult, &str)> = outcomes
+    let tally = Tally::of(members, rule.tier.as_str());
+    for check in CHECKS {
+        check(rule, &tally, ctx, push);
+    }
+}
+
+fn min_pass_rate(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(min) = rule.min_pass_rate else { return };
+    if t.ran == 0 {
+        push("min_pass_rate", min, 0.0, true, false, format!("no file ran {}: {}", t.tier, t.counts));
+        return;
+    }
+    let rate = t.passed.len() as f64 / t.ran as f64;
+    let mut detail = format!("{}/{} files that ran {} pass; {}", t.passed.len(), t.ran, t.tier, t.counts);
+    if !t.failed.is_empty() {
+        detail.push_str(&format!("; failing: {}", first_paths(&t.failed)));
+    }
+    push("min_pass_rate", min, rate, rate >= min, true, detail);
+}
+
+fn max_skip_rate(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(max) = rule.max_skip_rate else { return };
+    let reached = t.ran + t.skipped.len();
+    let rate = if reached == 0 { 0.0 } else { t.skipped.len() as f64 / reached as f64 };
+    let mut classes: BTreeMap<String, u64> = BTreeMap::new();
+    for (_, reason) in &t.skipped {
+        *classes.entry(skip_class(reason)).or_default() += 1;
+    }
+    let by_class: Vec<String> = classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
+    let detail = format!("{}/{reached} skipped ({}); {}", t.skipped.len(), by_class.join(", "), t.counts);
+    push("max_skip_rate", max, rate, rate <= max, reached > 0, detail);
+}
+
+fn min_ran(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(min) = rule.min_ran else { return };
+    let detail = format!("{} files ran {}; {}", t.ran, t.tier, t.counts);
+    push("min_ran", min as f64, t.ran as f64, t.ran as u64 >= min, true, detail);
+}
+
+fn expected_skips(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(allowed) = &rule.expected_skips else { return };
+    let unexpected: Vec<String> = t
+        .skipped
         .iter()
-        .filter_map(|(r, o)| match o {
-            TierOutcome::Skip(reason) => Some((*r, reason.as_str())),
+        .filter(|(_, reason)| !allowed.contains(&skip_class(reason)))
+        .map(|(r, reason)| format!("{} ({reason})", r.path))
+        .collect();
+    let detail = if unexpected.is_empty() {
+        format!("{} skips, all of an expected class", t.skipped.len())
+    } else {
+        format!("unexpected skips: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+    };
+    push("expected_skips", 0.0, unexpected.len() as f64, unexpected.is_empty(), !t.members.is_empty(), detail);
+}
+
+fn expected_fails(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(allowed) = &rule.expected_fails else { return };
+    let unexpected: Vec<String> = t
+        .members
+        .iter()
+        .filter(|r| r.status == Status::Fail && !r.fail_kinds.iter().all(|k| allowed.contains(k)))
+        .map(|r| format!("{} ({})", r.path, r.fail_kinds.join(", ")))
+        .collect();
+    let expected = t.failed.len() - unexpected.len().min(t.failed.len());
+    let detail = if unexpected.is_empty() {
+        format!("{expected} fails, all of an expected kind")
+    } else {
+        format!("unexpected fails: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+    };
+    push("expected_fails", 0.0, unexpected.len() as f64, unexpected.is_empty(), !t.members.is_empty(), detail);
+}
+
+fn max_abnormal(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(max) = rule.max_abnormal else { return };
+    let bad: Vec<String> =
+        t.members.iter().filter(|r| r.status.is_abnormal()).map(|r| format!("{} ({})", r.path, r.status)).collect();
+    let detail = bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    push("max_abnormal", max as f64, bad.len() as f64, bad.len() as u64 <= max, !t.members.is_empty(), detail);
+}
+
+/// Judged whenever a baseline was compared (a rule without the key allows none); without
+/// one, a rule that sets it says it checked nothing.
+fn max_regressions(rule: &Rule, t: &Tally<'_>, ctx: Context<'_>, push: &mut Push<'_>) {
+    let Some(diff) = ctx.diff else {
+        if let Some(max) = rule.max_regressions {
+            let detail = "no baseline compared (pass --baseline NAME)".to_string();
+            push("max_regressions", max as f64, 0.0, true, false, detail);
+        }
+        return;
+    };
+    let max = rule.max_regressions.unwrap_or(0);
+    let regressed: BTreeMap<&str, Vec<&str>> = diff
+        .iter()
+        .filter_map(|d| {
+            let kinds: Vec<&str> = d
+                .changes
+                .iter()
+                .filter_map(|c| c.kind.as_deref())
+                .filter(|k| !rule.allow_regressions.iter().any(|a| a == k))
+                .collect();
+            (!kinds.is_empty()).then_some((d.path.as_str(), kinds))
+        })
+        .collect();
+    let n: Vec<String> = t
+        .members
+        .iter()
+        .filter_map(|r| regressed.get(r.path.as_str()).map(|k| format!("{} ({})", r.path, k.join(", "))))
+        .collect();
+    let detail = format!("regressed: {}", n.iter().take(5).cloned().collect::<Vec<_>>().join(", "));
+    push("max_regressions", max as f64, n.len() as f64, n.len() as u64 <= max, !t.members.is_empty(), detail);
+}
+
+fn max_degraded_classes(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(max) = rule.max_degraded_classes else { return };
+    let classes: BTreeSet<(u32, u32, u32)> = t
+        .tier_results()
+        .flat_map(|r| match &r.verdict {
+            Verdict::Degraded { classes } => {
+                classes.iter().map(|c| (c.class_id[0], c.class_id[1], c.superclass)).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    let n = classes.len();
+    push("max_degraded_classes", max as f64, n as f64, n as u64 <= max, t.ran > 0, String::new());
+}
+
+fn normalizations(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let Some(allowed) = &rule.normalizations else { return };
+    let bad: BTreeSet<&str> = t
+        .tier_results()
+        .filter_map(|r| match &r.verdict {
+            Verdict::Normalized { reason } if !allowed.contains(reason) => Some(reason.as_str()),
             _ => None,
         })
         .collect();
-    let not_run = outcomes.iter().filter(|(_, o)| *o == TierOutcome::NotRun).count();
-    let ran = passed.len() + failed.len();
-    let tally = format!(
-        "{} pass, {} fail, {} skip, {not_run} not run (of {} files)",
-        passed.len(),
-        failed.len(),
-        skipped.len(),
-        members.len()
-    );
-    if let Some(min) = rule.min_pass_rate {
-        if ran == 0 {
-            push("min_pass_rate", min, 0.0, true, false, format!("no file ran {tier}: {tally}"));
-        } else {
-            let rate = passed.len() as f64 / ran as f64;
-            let mut detail = format!("{}/{ran} files that ran {tier} pass; {tally}", passed.len());
-            if !failed.is_empty() {
-                detail.push_str(&format!("; failing: {}", first_paths(&failed)));
-            }
-            push("min_pass_rate", min, rate, rate >= min, true, detail);
-        }
-    }
-    if let Some(max) = rule.max_skip_rate {
-        let reached = ran + skipped.len();
-        let rate = if reached == 0 { 0.0 } else { skipped.len() as f64 / reached as f64 };
-        let mut classes: BTreeMap<String, u64> = BTreeMap::new();
-        for (_, reason) in &skipped {
-            *classes.entry(skip_class(reason)).or_default() += 1;
-        }
-        let by_class: Vec<String> = classes.iter().map(|(c, n)| format!("{n} {c}")).collect();
-        push(
-            "max_skip_rate",
-            max,
-            rate,
-            rate <= max,
-            reached > 0,
-            format!("{}/{reached} skipped ({}); {tally}", skipped.len(), by_class.join(", ")),
-        );
-    }
-    if let Some(min) = rule.min_ran {
-        push("min_ran", min as f64, ran as f64, ran as u64 >= min, true, format!("{ran} files ran {tier}; {tally}"));
-    }
-    if let Some(allowed) = &rule.expected_skips {
-        let unexpected: Vec<String> = skipped
-            .iter()
-            .filter(|(_, reason)| !allowed.contains(&skip_class(reason)))
-            .map(|(r, reason)| format!("{} ({reason})", r.path))
-            .collect();
-        push(
-            "expected_skips",
-            0.0,
-            unexpected.len() as f64,
-            unexpected.is_empty(),
-            !members.is_empty(),
-            if unexpected.is_empty() {
-                format!("{} skips, all of an expected class", skipped.len())
-            } else {
-                format!("unexpected skips: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
-            },
-        );
-    }
-    if let Some(allowed) = &rule.expected_fails {
-        let unexpected: Vec<String> = members
-            .iter()
-            .filter(|r| r.status == Status::Fail && !r.fail_kinds.iter().all(|k| allowed.contains(k)))
-            .map(|r| format!("{} ({})", r.path, r.fail_kinds.join(", ")))
-            .collect();
-        let expected = failed.len() - unexpected.len().min(failed.len());
-        push(
-            "expected_fails",
-            0.0,
-            unexpected.len() as f64,
-            unexpected.is_empty(),
-            !members.is_empty(),
-            if unexpected.is_empty() {
-                format!("{expected} fails, all of an expected kind")
-            } else {
-                format!("unexpected fails: {}", unexpected.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
-            },
-        );
-    }
-    if let Some(max) = rule.max_abnormal {
-        let bad: Vec<String> =
-            members.iter().filter(|r| r.status.is_abnormal()).map(|r| format!("{} ({})", r.path, r.status)).collect();
-        push(
-            "max_abnormal",
-            max as f64,
-            bad.len() as f64,
-            bad.len() as u64 <= max,
-            !members.is_empty(),
-            bad.iter().take(5).cloned().collect::<Vec<_>>().join(", "),
-        );
-    }
-    if ctx.diff.is_none() && rule.max_regressions.is_some() {
-        let detail = "no baseline compared (pass --baseline NAME)".to_string();
-        push("max_regressions", rule.max_regressions.unwrap_or(0) as f64, 0.0, true, false, detail);
-    }
-    if let Some(diff) = ctx.diff {
-        let max = rule.max_regressions.unwrap_or(0);
-        let regressed: BTreeMap<&str, Vec<&str>> = diff
-            .iter()
-            .filter_map(|d| {
-                let kinds: Vec<&str> = d
-                    .changes
-                    .iter()
-                    .filter_map(|c| c.kind.as_deref())
-                    .filter(|k| !rule.allow_regressions.iter().any(|a| a == k))
-                    .collect();
-                (!kinds.is_empty()).then_some((d.path.as_str(), kinds))
-            })
-            .collect();
-        let n: Vec<String> = members
-            .iter()
-            .filter_map(|r| regressed.get(r.path.as_str()).map(|k| format!("{} ({})", r.path, k.join(", "))))
-            .collect();
-        push(
-            "max_regressions",
-            max as f64,
-            n.len() as f64,
-            n.len() as u64 <= max,
-            !members.is_empty(),
-            format!("regressed: {}", n.iter().take(5).cloned().collect::<Vec<_>>().join(", ")),
-        );
-    }
-    let tier_results =
-        || members.iter().flat_map(|r| r.results.iter()).filter(move |t| tier == FILE_SCOPE || t.tier.name() == tier);
-    if let Some(max) = rule.max_degraded_classes {
-        let classes: BTreeSet<(u32, u32, u32)> = tier_results()
-            .flat_map(|t| match &t.verdict {
-                Verdict::Degraded { classes } => {
-                    classes.iter().map(|c| (c.class_id[0], c.class_id[1], c.superclass)).collect()
-                }
-                _ => Vec::new(),
-            })
-            .collect();
-        push(
-            "max_degraded_classes",
-            max as f64,
-            classes.len() as f64,
-            classes.len() as u64 <= max,
-            ran > 0,
-            String::new(),
-        );
-    }
-    if let Some(allowed) = &rule.normalizations {
-        let bad: BTreeSet<&str> = tier_results()
-            .filter_map(|t| match &t.verdict {
-                Verdict::Normalized { reason } if !allowed.contains(reason) => Some(reason.as_str()),
-                _ => None,
-            })
-            .collect();
-        push(
-            "normalization",
-            0.0,
-            bad.len() as f64,
-            bad.is_empty(),
-            ran > 0,
-            format!("not whitelisted: {}", bad.into_iter().collect::<Vec<_>>().join(", ")),
-        );
-    }
-    let details = || tier_results().filter(|t| t.tier == Tier::T3).filter_map(|t| t.detail.as_ref());
+    let detail = format!("not whitelisted: {}", bad.iter().copied().collect::<Vec<_>>().join(", "));
+    push("normalization", 0.0, bad.len() as f64, bad.is_empty(), t.ran > 0, detail);
+}
+
+/// A missing measurement is never green: a path no T3 result carries fails.
+fn missing(path: &str) -> String {
+    format!("no T3 result carries `{path}` (a missing measurement is never green)")
+}
+
+fn t3_min(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
     for (path, floor) in &rule.t3_min {
-        let values: Vec<f64> = details().filter_map(|d| detail_value(d, path)).collect();
+        let values: Vec<f64> = t.t3_details().filter_map(|d| detail_value(d, path)).collect();
         let min = values.iter().copied().fold(f64::INFINITY, f64::min);
         let (value, passed, detail) = if values.is_empty() {
-            (0.0, false, format!("no T3 result carries `{path}` (a missing measurement is never green)"))
+            (0.0, false, missing(path))
         } else {
             (min, min >= *floor, format!("minimum over {} T3 results", values.len()))
         };
         push(&format!("t3_min:{path}"), *floor, value, passed, true, detail);
     }
+}
+
+fn t3_max(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
     for (path, ceiling) in &rule.t3_max {
-        let values: Vec<f64> = details().filter_map(|d| detail_value(d, path)).collect();
+        let values: Vec<f64> = t.t3_details().filter_map(|d| detail_value(d, path)).collect();
         let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (value, passed, detail) = if values.is_empty() {
-            (0.0, false, format!("no T3 result carries `{path}` (a missing measurement is never green)"))
+            (0.0, false, missing(path))
         } else {
             (max, max <= *ceiling, format!("maximum over {} T3 results", values.len()))
         };
         push(&format!("t3_max:{path}"), *ceiling, value, passed, true, detail);
     }
+}
+
+fn t3_share_min(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
     for (path, floor) in &rule.t3_share_min {
-        let parts: Vec<(f64, f64)> = details().filter_map(|d| share_parts(d, path)).collect();
+        let parts: Vec<(f64, f64)> = t.t3_details().filter_map(|d| share_parts(d, path)).collect();
         let (sel, total) = parts.iter().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
         let (value, passed, detail) = if total <= 0.0 {
             (0.0, false, format!("no T3 result carries counters at `{path}` (a missing measurement is never green)"))
