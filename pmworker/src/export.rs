@@ -11,8 +11,8 @@
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
-use crate::exporter::write_output;
 pub use crate::exporter::ExportVerdict;
+use crate::exporter::{write_output, ExportInput, Exporter};
 use crate::options::Options;
 use pmcore::export::obj::{self, ObjObject};
 use pmcore::export::rig::{self, RigOutcome};
@@ -62,21 +62,43 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
     }
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
+    // The pairs comparisons run last, once: when named, or with T3 beside a pairs manifest.
     let pairs_asked = kinds.contains(&ExportKind::Pairs)
         || (opts.exports.is_empty() && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file()));
-    let mut verdicts: Vec<ExportVerdict> = kinds
-        .iter()
-        .filter(|k| **k != ExportKind::Pairs)
-        .flat_map(|kind| match kind {
-            ExportKind::Summary => crate::summary::run(&stem, file, opts, sink),
-            ExportKind::Shape => crate::shape::run(source, &stem, file, opts, sink),
-            _ => vec![run_one(*kind, &stem, file, opts, sink)],
-        })
-        .collect();
+    kinds.retain(|k| *k != ExportKind::Pairs);
     if pairs_asked {
-        verdicts.extend(crate::pairs::run(source, file, &opts.reference, sink));
+        kinds.push(ExportKind::Pairs);
     }
-    verdicts
+    let input = ExportInput { source, stem: &stem, file, opts };
+    kinds
+        .iter()
+        .filter_map(|kind| REGISTRY.iter().find(|e| e.kind() == *kind))
+        .flat_map(|exporter| exporter.run(&input, sink))
+        .collect()
+}
+
+/// Every exporter the worker has, by `--export` name. Adding one is its module, its name
+/// in `pmschema::ExportKind`, and one line here (a test checks every name has one).
+pub const REGISTRY: &[&dyn Exporter] = &[
+    &SingleOutput(ExportKind::Obj),
+    &SingleOutput(ExportKind::ObjBase),
+    &SingleOutput(ExportKind::Skel),
+    &crate::summary::SummaryExporter,
+    &crate::shape::ShapeExporter,
+    &crate::pairs::PairsExporter,
+];
+
+/// The exporters that write one output file compared byte-wise or field-wise with a
+/// same-named reference: OBJ (evaluated or base meshes) and the NeL skeleton.
+struct SingleOutput(ExportKind);
+
+impl Exporter for SingleOutput {
+    fn kind(&self) -> ExportKind {
+        self.0
+    }
+    fn run(&self, input: &ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+        vec![run_one(self.0, input.stem, input.file, input.opts, sink)]
+    }
 }
 
 /// Chunk path and offset of an exporter error: the Scene object it names, else the Scene
@@ -248,4 +270,18 @@ fn era_detail(kind: ExportKind, file: &MaxFile) -> Option<Value> {
 /// A failure that names the chunk (or output file) it is about.
 fn fail_at(kind: &str, message: String, (chunk_path, offset): (String, u64)) -> Verdict {
     Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path, offset, ..Default::default() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_exporter_name_has_exactly_one_registry_entry() {
+        for kind in ExportKind::ALL {
+            let n = REGISTRY.iter().filter(|e| e.kind() == kind).count();
+            assert_eq!(n, 1, "`{kind}` has {n} registry entries");
+        }
+        assert_eq!(REGISTRY.len(), ExportKind::ALL.len());
+    }
 }

@@ -1,9 +1,36 @@
-//! What every exporter of the worker shares: the T3 verdict it returns and how it writes
-//! its output. `export.rs` runs the exporters; `summary.rs` and `pairs.rs` are exporters
-//! of their own; all of them import this module, none imports another.
+//! What every exporter of the worker shares: the [`Exporter`] trait, the T3 verdict it
+//! returns and how it writes its output. `export.rs` holds the registry and the
+//! single-output exporters (OBJ, skel); `summary.rs`, `shape.rs` and `pairs.rs` are
+//! exporters of their own; all of them import this module, none imports another.
 
+use crate::emit::Sink;
+use crate::events::ExportKind;
+use crate::options::Options;
 use pmcore::verify::Verdict;
+use pmcore::MaxFile;
 use std::path::{Path, PathBuf};
+
+/// What an exporter is given: the file, the name it was read as, and the worker's options.
+pub struct ExportInput<'a> {
+    /// The input's path as the worker shows it.
+    pub source: &'a str,
+    /// The input's file stem: outputs are named after it.
+    pub stem: &'a str,
+    /// The opened file.
+    pub file: &'a MaxFile,
+    /// Outputs folder, references, …
+    pub opts: &'a Options,
+}
+
+/// One worker exporter (`--export NAME`): writes its output (an `export` event) and compares
+/// it with its reference (T3 verdicts). Adding one is its module, its name in
+/// `pmschema::ExportKind`, and one line in `export::REGISTRY`.
+pub trait Exporter: Sync {
+    /// The name `--export` takes.
+    fn kind(&self) -> ExportKind;
+    /// Runs the export and its comparison; one verdict per comparison made.
+    fn run(&self, input: &ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict>;
+}
 
 /// A T3 verdict for one exporter, with its counters.
 pub struct ExportVerdict {

@@ -100,3 +100,15 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
     }
     out
 }
+
+/// The `pairs` comparisons in the registry.
+pub struct PairsExporter;
+
+impl crate::exporter::Exporter for PairsExporter {
+    fn kind(&self) -> crate::events::ExportKind {
+        crate::events::ExportKind::Pairs
+    }
+    fn run(&self, input: &crate::exporter::ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+        run(input.source, input.file, &input.opts.reference, sink)
+    }
+}

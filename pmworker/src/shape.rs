@@ -342,6 +342,18 @@ fn event_summary_copy(s: &nel_shape::ShapeSummary) -> Value {
     serde_json::to_value(s).unwrap_or(Value::Null)
 }
 
+/// The `shape` exporter in the registry.
+pub struct ShapeExporter;
+
+impl crate::exporter::Exporter for ShapeExporter {
+    fn kind(&self) -> crate::events::ExportKind {
+        crate::events::ExportKind::Shape
+    }
+    fn run(&self, input: &crate::exporter::ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+        run(input.source, input.stem, input.file, input.opts, sink)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

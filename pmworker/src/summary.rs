@@ -73,3 +73,15 @@ pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> V
         })
         .collect()
 }
+
+/// The `summary` exporter in the registry.
+pub struct SummaryExporter;
+
+impl crate::exporter::Exporter for SummaryExporter {
+    fn kind(&self) -> ExportKind {
+        ExportKind::Summary
+    }
+    fn run(&self, input: &crate::exporter::ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+        run(input.stem, input.file, input.opts, sink)
+    }
+}
