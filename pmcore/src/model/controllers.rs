@@ -162,11 +162,13 @@ fn f32s(p: &[u8]) -> Vec<f32> {
     p.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
-fn has_class(o: &SceneObject<'_>, id: [u32; 2]) -> bool {
+/// True when the object's class has Class ID `id`.
+pub(crate) fn has_class(o: &SceneObject<'_>, id: [u32; 2]) -> bool {
     o.class.as_ref().is_some_and(|c| c.class_id == id)
 }
 
-fn class_name(o: &SceneObject<'_>) -> String {
+/// A class name for messages: the directory's, or the chunk id without one.
+pub(crate) fn class_name(o: &SceneObject<'_>) -> String {
     o.class.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| format!("chunk 0x{:04x}", o.chunk.id))
 }
 
@@ -211,7 +213,8 @@ pub fn transform_refs(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<
     Err(ControllerError::Unsupported { object: ctrl.storage_index, class: class_name(ctrl), role: "transform" })
 }
 
-fn object<'a, 'b>(
+/// The object a controller's reference `slot` names, or why it cannot be read (`role`).
+pub(crate) fn object<'a, 'b>(
     index: &'b SceneIndex<'a>,
     slot: Option<usize>,
     role: &'static str,

@@ -21,7 +21,10 @@
 //! holds one value; other in-betweens are reported as not evaluated (their tangent layout is
 //! provisional).
 
-use super::controllers::{self, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ, SCALE_XYZ};
+use super::controllers::{
+    self, class_name, has_class, object, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ,
+    SCALE_XYZ,
+};
 use super::scene_index::{SceneIndex, SceneObject};
 use glam::{Quat, Vec3};
 
@@ -233,26 +236,6 @@ pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
         }
     }
     Some(bezier(y[0], y[1], y[2], y[3], 0.5 * (lo_u + hi_u)))
-}
-
-fn object<'a, 'b>(
-    index: &'b SceneIndex<'a>,
-    slot: Option<usize>,
-    role: &'static str,
-) -> Result<&'b SceneObject<'a>, ControllerError> {
-    slot.and_then(|i| index.get(i)).ok_or(ControllerError::Unsupported {
-        object: slot.unwrap_or(usize::MAX),
-        class: "missing reference".into(),
-        role,
-    })
-}
-
-fn class_name(o: &SceneObject<'_>) -> String {
-    o.class.as_ref().map(|c| c.name.clone()).unwrap_or_else(|| format!("chunk 0x{:04x}", o.chunk.id))
-}
-
-fn has_class(o: &SceneObject<'_>, id: [u32; 2]) -> bool {
-    o.class.as_ref().is_some_and(|c| c.class_id == id)
 }
 
 /// A keyframe controller whose key table this module does not sample.

@@ -3,7 +3,8 @@
 //! real corpora (public, wild, pairs); the rules and the files that show them are in
 //! `docs/exporters.md` (`summary`). Every walk is iterative and bounded by the object count.
 
-use super::scene_index::{SceneIndex, SceneObject};
+use super::controllers::has_class;
+use super::scene_index::SceneIndex;
 
 /// SceneImpl, the Scene's singleton (the last Scene object).
 /// Superclass of materials (`MATERIAL_CLASS_ID`).
@@ -15,10 +16,6 @@ pub const SCENE_IMPL: [u32; 2] = [0x2222, 0];
 pub const MTL_BASE_LIB: [u32; 2] = [0x3333, 0];
 /// SceneImpl reference slot of the scene material library.
 pub const SCENE_MATERIAL_LIBRARY_SLOT: usize = 1;
-
-fn has_class(o: &SceneObject<'_>, id: [u32; 2]) -> bool {
-    o.class.as_ref().is_some_and(|c| c.class_id == id)
-}
 
 /// Storage indices of the objects that `from` reaches through references (itself
 /// included), never entering `barrier`.
@@ -142,7 +139,7 @@ pub fn holders_of(index: &SceneIndex<'_>, ids: &[[u8; 16]]) -> Vec<Vec<usize>> {
 mod tests {
     use super::*;
     use crate::chunk::Chunk;
-    use crate::model::scene_index::{ResolvedClass, REFS_FLAT};
+    use crate::model::scene_index::{ResolvedClass, SceneObject, REFS_FLAT};
 
     fn refs(targets: &[i32]) -> Chunk<'static> {
         Chunk::leaf(REFS_FLAT, targets.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>())
