@@ -273,9 +273,8 @@ pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
 
 /// Is `tick` strictly between two keys one of which has a free handle?
 fn in_free_handle_segment(keys: &[FloatKey], tick: f64) -> bool {
-    keys.windows(2).any(|w| {
-        tick > w[0].time as f64 && tick < w[1].time as f64 && (w[0].flags | w[1].flags) & FREE_HANDLE != 0
-    })
+    keys.windows(2)
+        .any(|w| tick > w[0].time as f64 && tick < w[1].time as f64 && (w[0].flags | w[1].flags) & FREE_HANDLE != 0)
 }
 
 /// A keyframe controller whose key table this module does not sample.
@@ -370,7 +369,10 @@ fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(V
                     if a.axis != b.axis {
                         return Err(ControllerError::Unsupported {
                             object: o.storage_index,
-                            class: format!("{} between keys of different scale axes (shape not modelled)", class_name(o)),
+                            class: format!(
+                                "{} between keys of different scale axes (shape not modelled)",
+                                class_name(o)
+                            ),
                             role: "scale",
                         });
                     }
@@ -574,7 +576,7 @@ mod tests {
     #[test]
     fn a_scale_key_reads_its_tangents() {
         // Blue B_Root's key at −320 ticks as stored: 37 words, tangents at words 9 and 16.
-        let mut w = vec![0f32; 37];
+        let mut w = [0f32; 37];
         w[2..5].copy_from_slice(&[1.0, 1.0, 1.0]);
         w[8] = 1.0;
         w[9..12].copy_from_slice(&[8.238_01e-5, 5.049_26e-5, 0.0]);
