@@ -32,9 +32,6 @@ pub const POSITION_TOLERANCE: f64 = 1e-5;
 /// Tolerance on the rotation-scale part of a local matrix (unitless, relative to the
 /// largest scale): the same f32 argument on unit-length axes.
 pub const LINEAR_TOLERANCE: f64 = 1e-4;
-/// Weight tolerance: Max stores skin weights as `f32`.
-pub const WEIGHT_TOLERANCE: f64 = 1e-6;
-
 /// One comparison's outcome.
 #[derive(Clone, Debug)]
 pub struct Comparison {
@@ -1158,27 +1155,104 @@ fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
 /// the payload-format notes give `0x0095c6a3`, the real files win).
 pub const SKIN_CLASS_ID: [u32; 2] = [0x0095_c723, 0x0001_5666];
 
-/// The bones of a node's Skin modifier: the nodes its references point to, in slot order
-/// (each bone slot is followed by its envelope controllers).
-fn skin_bones(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Vec<String>> {
+/// The weight below which Max's FBX exporter leaves a bone's weight out of its cluster
+/// (without renormalising the rest). Measured on `Blue.FBX` against `wild/tae8838__blue.max`:
+/// the 9 stored weights left out are all below 9.47e-5 (down to 1.6e-9), the smallest one
+/// written is 1.046e-4 — so a Max weight ≥ 1e-4 must be in its cluster, a smaller one may be
+/// absent (and, if present, must still agree).
+pub const FBX_WEIGHT_FLOOR: f64 = 1e-4;
+
+/// Weight tolerance (absolute; weights are at most 1): Max normalises `f32` influences and the
+/// exporter widens them, so a few `f32` roundings (6e-8 each). Measured largest difference on
+/// `Blue.FBX`: 1.1e-7 relative.
+pub const WEIGHT_TOLERANCE: f64 = 1e-6;
+
+/// A node's Skin modifier: its bones (the nodes its references point to, in slot order —
+/// each bone slot is followed by its envelope controllers; a stored weight's bone index is a
+/// position in this list) and its per-node data on the derived object.
+fn skin_of<'a, 'b>(
+    tree: &'b MaxTree<'b, 'a>,
+    storage: usize,
+) -> Option<(Vec<String>, Option<&'a pmcore::chunk::Chunk<'a>>)> {
     let index = tree.index;
-    let (_, modifiers) = pmcore::eval::stack::stack(index, &index.objects[storage])?;
-    let skin = modifiers.into_iter().find(|m| m.class.as_ref().is_some_and(|c| c.class_id == SKIN_CLASS_ID))?;
-    Some(
-        skin.references()
-            .into_iter()
-            .filter_map(|(_, t)| t.and_then(|t| index.get(t)))
-            .filter(|o| o.is_node())
-            .map(|o| o.node_name().unwrap_or_default())
-            .collect(),
-    )
+    let (_, modifiers) = pmcore::eval::stack::stack_with_data(index, &index.objects[storage])?;
+    let skin = modifiers.into_iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == SKIN_CLASS_ID))?;
+    let bones = skin
+        .object
+        .references()
+        .into_iter()
+        .filter_map(|(_, t)| t.and_then(|t| index.get(t)))
+        .filter(|o| o.is_node())
+        .map(|o| o.node_name().unwrap_or_default())
+        .collect();
+    Some((bones, skin.mod_app))
+}
+
+/// Counters of one weight comparison.
+#[derive(Default)]
+struct WeightTally {
+    compared: usize,
+    below_floor_absent: usize,
+    max_error: f64,
+}
+
+/// Compares a Skin's stored weights with the reference clusters of `s`; the first difference
+/// as `(message, cluster offset)`.
+fn compare_weights(
+    bones: &[String],
+    stored: &[pmcore::model::skin::VertexInfluences],
+    s: &crate::scene::RefSkin,
+    tally: &mut WeightTally,
+) -> Option<(String, Option<u64>)> {
+    let mut reference: BTreeMap<(String, u32), (f64, u64)> = BTreeMap::new();
+    for c in &s.clusters {
+        for (&v, &w) in c.indices.iter().zip(&c.weights) {
+            reference.insert((c.bone.to_lowercase(), v), (w, c.offset));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (v, vertex) in stored.iter().enumerate() {
+        for (b, w) in vertex.weights() {
+            let Some(bone) = bones.get(b as usize) else {
+                return Some((
+                    format!("vertex {v}: stored bone index {b} outside the Skin's {} bone(s)", bones.len()),
+                    None,
+                ));
+            };
+            let key = (bone.to_lowercase(), v as u32);
+            seen.insert(key.clone());
+            match reference.get(&key) {
+                Some(&(r, offset)) => {
+                    let error = (r - w).abs();
+                    tally.max_error = tally.max_error.max(error);
+                    tally.compared += 1;
+                    if error > WEIGHT_TOLERANCE {
+                        return Some((
+                            format!("vertex {v}, bone {bone:?}: weight {w:.7} in Max, {r:.7} in the reference"),
+                            Some(offset),
+                        ));
+                    }
+                }
+                None if w < FBX_WEIGHT_FLOOR => tally.below_floor_absent += 1,
+                None => {
+                    let offset = s.clusters.iter().find(|c| c.bone.eq_ignore_ascii_case(bone)).map(|c| c.offset);
+                    return Some((
+                        format!("vertex {v}, bone {bone:?}: weight {w:.7} in Max, none in the reference"),
+                        offset,
+                    ));
+                }
+            }
+        }
+    }
+    reference.iter().find(|(k, _)| !seen.contains(*k)).map(|((bone, v), &(r, offset))| {
+        (format!("vertex {v}, bone {bone:?}: weight {r:.7} in the reference, none in Max"), Some(offset))
+    })
 }
 
 fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
     let clusters: usize = reference.skins.iter().map(|s| s.clusters.len()).sum();
     let weights: usize = reference.skins.iter().flat_map(|s| &s.clusters).map(|c| c.weights.len()).sum();
-    let mut detail =
-        json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights, "weights_compared": 0 });
+    let mut detail = json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights });
     if reference.skins.is_empty() {
         return Comparison {
             name: "skin",
@@ -1188,6 +1262,8 @@ fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) 
     }
     let mut first: Option<Verdict> = None;
     let (mut skins_compared, mut bones_compared) = (0, 0);
+    let mut tally = WeightTally::default();
+    let mut weights_not_stored: Vec<String> = Vec::new();
     for s in &reference.skins {
         let node = &reference.nodes[s.node];
         let Some(mx) = m.max_of[s.node] else {
@@ -1201,7 +1277,7 @@ fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) 
             });
             continue;
         };
-        let Some(bones) = skin_bones(tree, tree.nodes[mx].storage) else {
+        let Some((bones, mod_app)) = skin_of(tree, tree.nodes[mx].storage) else {
             let message = format!(
                 "skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node",
                 node.name
@@ -1221,16 +1297,48 @@ fn skin(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) 
                 node.name
             );
             first.get_or_insert_with(|| fail("t3-pairs-skin", message, locator(name, node), at));
+            continue;
+        }
+        let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
+            Some(Ok(Some(stored))) => stored,
+            Some(Ok(None)) | None => {
+                weights_not_stored.push(node.name.clone());
+                continue;
+            }
+            Some(Err(e)) => {
+                let message = format!("skin of {:?}: the Max Skin's weights are unreadable: {e}", node.name);
+                first
+                    .get_or_insert_with(|| fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
+                continue;
+            }
+        };
+        if let Some((what, offset)) = compare_weights(&bones, &stored, s, &mut tally) {
+            let message = format!("skin of {:?}: {what}", node.name);
+            first.get_or_insert_with(|| {
+                fail("t3-pairs-skin", message, locator(name, node), offset.unwrap_or(node.offset))
+            });
         }
     }
     if let Value::Object(map) = &mut detail {
         map.insert("skins_compared".into(), json!(skins_compared));
         map.insert("bones_compared".into(), json!(bones_compared));
+        map.insert("weights_compared".into(), json!(tally.compared));
+        map.insert("max_weight_error".into(), json!(tally.max_error));
+        map.insert("weights_below_export_floor_absent".into(), json!(tally.below_floor_absent));
+        map.insert("skins_without_stored_weights".into(), json!(weights_not_stored));
+        map.insert(
+            "tolerance".into(),
+            json!({ "weight_absolute": WEIGHT_TOLERANCE, "export_floor": FBX_WEIGHT_FLOOR }),
+        );
     }
-    let verdict = first.unwrap_or_else(|| Verdict::Pass {
-        note: Some(format!(
-            "bone lists equal; {weights} weight(s) not compared: the Skin modifier's per-vertex data is not decoded"
-        )),
+    let verdict = first.unwrap_or_else(|| {
+        let mut note = format!("bone lists equal; {} weight(s) equal", tally.compared);
+        if !weights_not_stored.is_empty() {
+            note.push_str(&format!(
+                "; {weights} reference weight(s) not compared: the Max Skin of {weights_not_stored:?} stores no weight table (Max computes its weights from the bone envelopes, not modelled)"
+            ));
+        }
+        Verdict::Pass { note: Some(note) }
     });
     Comparison { name: "skin", verdict, detail }
 }

@@ -77,7 +77,8 @@ pub fn typed_pipeline(data: &[u8]) {
 /// Parameter-block and geometry-array decoders (ParamBlock2 records, headers, tables,
 /// name lists; old ParamBlock; Editable Poly / Mesh arrays): never panic, and whatever
 /// decodes re-encodes to exactly the input (the writer/reader pair of the typed model).
-/// Parsed chunk trees go through the read-only block views too.
+/// Parsed chunk trees go through the read-only block views and the Skin weight table
+/// reader too.
 pub fn param_block(data: &[u8]) {
     use pmcore::model::mesh_chunks::{Layout, MeshArray};
     use pmcore::model::paramblock::{ids, BlockLeaf, Param, ParamBlock, ParamBlock2};
@@ -121,6 +122,8 @@ pub fn param_block(data: &[u8]) {
         for c in &tree {
             let _ = ParamBlock2::of_object(c);
             let _ = ParamBlock::of_object(c);
+            // The Skin weight table reader on any modifier data (never a panic).
+            let _ = pmcore::model::skin::vertex_influences(c);
         }
     }
 }

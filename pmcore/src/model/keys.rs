@@ -5,7 +5,10 @@
 //! Key-table layouts (design doc §10b, little-endian dwords, ticks = 1/4800 s): Bezier
 //! Float 0x2525, 28 bytes per key = `time, flags, value, in tangent, out tangent, in length,
 //! out length` (tangents in units per tick); Bezier Scale 0x2528, 148 bytes per key = `time,
-//! flags, scale[3], axis quaternion[4]` then tangents and caches. The table sits beside the
+//! flags, scale[3], axis quaternion[4]`, then four 7-word groups (a Point3 and an identity
+//! quaternion each): in tangent, out tangent, in length, out length — measured on
+//! `wild/tae8838__blue.max` (smooth keys store in = −out, lengths 0.3333 or the −1
+//! sentinel at the ends, quaternion words `0 0 0 1` in every key). The table sits beside the
 //! default value: in the controller's chunk, or inside the 0x7127 wrapper newer files put
 //! float controllers' chunks in. A table whose size is not a whole number of keys is a typed
 //! error, never read partly.
@@ -13,13 +16,16 @@
 //! Sampling (Max's own rules where the data shows them): before the first key and after the
 //! last the end key's value holds (Max's default out-of-range type, constant); at a key time
 //! the key's value; between two keys a Bezier float is the cubic through `(t0, v0)`,
-//! `(t0 + L_out·Δ, v0 + T_out·L_out·Δ)`, `(t1 − L_in·Δ, v1 + T_in·L_in·Δ)`, `(t1, v1)` in
-//! (time, value) — the in tangent points back in time, so a smooth key stores
-//! `T_in = −T_out` — with the out tangent type *step* (flag bits 10..12 = 2) holding `v0`;
-//! a length outside `[0, 1]` (the `−1` sentinel) is the default third.
-//! Bezier Scale keys are sampled at key times, and between keys only when the whole table
-//! holds one value; other in-betweens are reported as not evaluated (their tangent layout is
-//! provisional).
+//! `(t0 + Δ/3, v0 + T_out·Δ/3)`, `(t1 − Δ/3, v1 + T_in·Δ/3)`, `(t1, v1)` in (time, value)
+//! — the in tangent points back in time, so a smooth key stores `T_in = −T_out` — with the
+//! out tangent type *step* (flag bits 10..12 = 2) holding `v0`. The stored in/out lengths
+//! are not used: Max keeps the handles at a third unless a key has a free handle (see
+//! [`HANDLE_THIRD`]); a table with a free-handle key is reported, not sampled.
+//! A Bezier Scale is sampled per scale component like a Bezier Float with its in/out
+//! tangents (the scale axis must be the same on both keys; a rotating scale axis is reported,
+//! not interpolated): `Blue.FBX` B_Root, keys (1, 1, 1) at −320 and 0 ticks with out tangent
+//! (−8.238e-5, −5.049e-5) and in tangent (−6.487e-4, −3.976e-4) give (0.970755, 0.982075) at
+//! frame −1, where the file holds (0.971, 0.982).
 
 use super::controllers::{
     self, class_name, has_class, object, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ,
@@ -92,6 +98,25 @@ pub struct ScaleKey {
     pub scale: Vec3,
     /// Scale axis (right-handed, converted from Max's stored quaternion).
     pub axis: Quat,
+    /// In tangent per scale component (units per tick, pointing back in time).
+    pub in_tangent: Vec3,
+    /// Out tangent per scale component (units per tick).
+    pub out_tangent: Vec3,
+}
+
+impl ScaleKey {
+    /// The key's component `c` as a Bezier Float key (same flags, times and tangents).
+    fn component(&self, c: usize) -> FloatKey {
+        FloatKey {
+            time: self.time,
+            flags: self.flags,
+            value: self.scale[c],
+            in_tangent: self.in_tangent[c],
+            out_tangent: self.out_tangent[c],
+            in_length: HANDLE_THIRD as f32,
+            out_length: HANDLE_THIRD as f32,
+        }
+    }
 }
 
 fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
@@ -148,13 +173,15 @@ pub fn scale_keys(o: &SceneObject<'_>) -> Result<Option<Vec<ScaleKey>>, Controll
     let keys = p
         .chunks_exact(BEZIER_SCALE_KEY_BYTES)
         .map(|k| {
-            let w: Vec<[u8; 4]> = words(k).take(9).collect();
+            let w: Vec<[u8; 4]> = words(k).take(19).collect();
             let f = |i: usize| f32::from_le_bytes(w[i]);
             ScaleKey {
                 time: i32::from_le_bytes(w[0]),
                 flags: u32::from_le_bytes(w[1]),
                 scale: Vec3::new(f(2), f(3), f(4)),
                 axis: controllers::max_quat([f(5), f(6), f(7), f(8)]),
+                in_tangent: Vec3::new(f(9), f(10), f(11)),
+                out_tangent: Vec3::new(f(16), f(17), f(18)),
             }
         })
         .collect();
@@ -183,16 +210,22 @@ fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
     v * v * v * p0 + 3.0 * v * v * u * p1 + 3.0 * v * u * u * p2 + u * u * u * p3
 }
 
-/// A stored handle length, or Max's default third where the key stores the `−1` sentinel
-/// (design doc §10b: "in/out lengths ⅓ defaults, −1 sentinels"; seen on every key of
-/// `wild/henrynorthway__character.max`).
-fn handle_length(stored: f32) -> f64 {
-    if (0.0..=1.0).contains(&stored) {
-        stored as f64
-    } else {
-        1.0 / 3.0
-    }
-}
+/// Where Max puts a Bezier key's time handles: a third of the interval to the neighbour
+/// key, whatever in/out length the key stores, unless the key has a free handle
+/// ([`FREE_HANDLE`]). Measured on the pairs: `tae8838` Green@Run B-Root's Z position,
+/// smooth key 0 (68.7038, out tangent 0.14866725/tick, stored out length `f32` 0.3333) to
+/// custom key 640 (112.332535, flat): the cubic with handles at Δ/3 gives 102.411548 at
+/// tick 320, the file's frame 2 holds 102.411545; with the stored 0.3333 it is 102.41039
+/// (1.1e-5 relative, outside the tolerance). Over the 24 animated `.max` of the pairs
+/// (10,900+ keys, lengths 0.3333, 0.333333, −1 and, on `buwaka`, 0.0585…0.33) no key has
+/// the free-handle flag, and handles at Δ/3 make every in-between of `Green@Run`, `Blue`
+/// and `Blue@Idle` agree.
+const HANDLE_THIRD: f64 = 1.0 / 3.0;
+
+/// Key flag `BEZKEY_UNCONSTRAINHANDLE` (bit 20, the 3ds Max SDK's key flag list): the
+/// key's handle lengths are free. No pair `.max` holds one, so their meaning is not
+/// measured: a table with such a key is reported, never sampled with a guess.
+pub const FREE_HANDLE: u32 = 1 << 20;
 
 /// Bezier Float value at `tick` (see the module notes for the rules).
 pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
@@ -217,7 +250,7 @@ pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
         return Some(a.value as f64);
     }
     let dt = t1 - t0;
-    let (lo, li) = (handle_length(a.out_length), handle_length(b.in_length));
+    let (lo, li) = (HANDLE_THIRD, HANDLE_THIRD);
     let x = [t0, t0 + lo * dt, t1 - li * dt, t1];
     let y = [
         a.value as f64,
@@ -238,6 +271,12 @@ pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
     Some(bezier(y[0], y[1], y[2], y[3], 0.5 * (lo_u + hi_u)))
 }
 
+/// Is `tick` strictly between two keys one of which has a free handle?
+fn in_free_handle_segment(keys: &[FloatKey], tick: f64) -> bool {
+    keys.windows(2)
+        .any(|w| tick > w[0].time as f64 && tick < w[1].time as f64 && (w[0].flags | w[1].flags) & FREE_HANDLE != 0)
+}
+
 /// A keyframe controller whose key table this module does not sample.
 fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
     key_count(o).filter(|(id, n)| *n > 0 && *id != BEZIER_FLOAT_KEYS && *id != BEZIER_SCALE_KEYS).map(|(id, n)| {
@@ -256,6 +295,11 @@ pub fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Resul
         return Err(e);
     }
     match float_keys(o)? {
+        Some(keys) if in_free_handle_segment(&keys, tick) => Err(ControllerError::Unsupported {
+            object: o.storage_index,
+            class: format!("{} between free-handle keys (handle lengths: shape not modelled)", class_name(o)),
+            role: "float",
+        }),
         Some(keys) if !keys.is_empty() => Ok(sample_float_keys(&keys, tick).unwrap_or(0.0) as f32),
         _ => controllers::float_default(index, slot),
     }
@@ -322,21 +366,20 @@ fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(V
                     return Ok(pick(b));
                 }
                 if tick > a.time as f64 && tick < b.time as f64 {
-                    // Equal neighbours are not enough: smooth tangents computed from the keys
-                    // around dip between two equal keys (`tae8838__blue.max` B_Root: keys of
-                    // (1, 1, 1) at −320 and 0 ticks, the export's frame −1 holds (0.971,
-                    // 0.982, 1)). Only a table holding one value throughout is constant.
-                    if keys.iter().all(|k| k.scale == a.scale && k.axis == a.axis) {
-                        return Ok(pick(a));
+                    if a.axis != b.axis {
+                        return Err(ControllerError::Unsupported {
+                            object: o.storage_index,
+                            class: format!(
+                                "{} between keys of different scale axes (shape not modelled)",
+                                class_name(o)
+                            ),
+                            role: "scale",
+                        });
                     }
-                    return Err(ControllerError::Unsupported {
-                        object: o.storage_index,
-                        class: format!(
-                            "{} between two different keys (tangent layout provisional: shape not modelled)",
-                            class_name(o)
-                        ),
-                        role: "scale",
-                    });
+                    let at = |c: usize| {
+                        sample_float_keys(&[a.component(c), b.component(c)], tick).unwrap_or(a.scale[c] as f64) as f32
+                    };
+                    return Ok((Vec3::new(at(0), at(1), at(2)), a.axis));
                 }
             }
             Ok(pick(last))
@@ -504,5 +547,56 @@ mod tests {
         a.flags = 2 << 10;
         assert!(a.is_step_out());
         assert_eq!(sample_float_keys(&[a, key(100, 3.0, 0.0, 0.0)], 99.0), Some(1.0));
+    }
+
+    #[test]
+    fn stored_handle_lengths_do_not_move_the_handles() {
+        // Green@Run B-Root Z, keys 0 → 640 ticks: 68.7038 (out tangent 0.14866725/tick)
+        // to 112.332535 (flat). Handles at Δ/3 = 213.33 ticks: control values 68.7038,
+        // 68.7038 + 0.14866725·213.33 = 100.41948, 112.332535, 112.332535; at u = ½ (tick 320,
+        // the time coordinate is linear) (68.7038 + 3·100.41948 + 4·112.332535) / 8 = 102.411548
+        // — the file's 102.411545, not the 102.41039 a stored length of 0.3333 gives.
+        let mut a = key(0, 68.7038, 0.0, 0.148_667_25);
+        let mut b = key(640, 112.332_535, 0.0, 0.0);
+        a.out_length = 0.3333;
+        b.in_length = 0.3333;
+        let v = sample_float_keys(&[a, b], 320.0).unwrap();
+        assert!((v - 102.411548).abs() < 5e-6, "{v}");
+    }
+
+    #[test]
+    fn free_handle_in_betweens_are_not_guessed() {
+        let mut a = key(0, 1.0, 0.0, 0.0);
+        a.flags = FREE_HANDLE;
+        let keys = [a, key(100, 3.0, 0.0, 0.0)];
+        assert!(in_free_handle_segment(&keys, 50.0));
+        assert!(!in_free_handle_segment(&keys, 0.0) && !in_free_handle_segment(&keys, 100.0));
+    }
+
+    #[test]
+    fn a_scale_key_reads_its_tangents() {
+        // Blue B_Root's key at −320 ticks as stored: 37 words, tangents at words 9 and 16.
+        let mut w = [0f32; 37];
+        w[2..5].copy_from_slice(&[1.0, 1.0, 1.0]);
+        w[8] = 1.0;
+        w[9..12].copy_from_slice(&[8.238_01e-5, 5.049_26e-5, 0.0]);
+        w[16..19].copy_from_slice(&[-8.238_01e-5, -5.049_26e-5, 0.0]);
+        let mut bytes = Vec::new();
+        bytes.extend((-320i32).to_le_bytes());
+        bytes.extend(0u32.to_le_bytes());
+        for f in &w[2..] {
+            bytes.extend(f.to_le_bytes());
+        }
+        let chunk = crate::chunk::Chunk::container(0x2010, vec![crate::chunk::Chunk::leaf(BEZIER_SCALE_KEYS, bytes)]);
+        let o = SceneObject { storage_index: 3, chunk: &chunk, class: None };
+        let keys = scale_keys(&o).unwrap().unwrap();
+        assert_eq!(keys[0].time, -320);
+        assert_eq!(keys[0].out_tangent, Vec3::new(-8.238_01e-5, -5.049_26e-5, 0.0));
+        // With the next key (1 at tick 0, in tangent −6.487433e-4 in X): control values 1,
+        // 1 − 8.23801e-5·106.667 = 0.991213, 1 − 6.487433e-4·106.667 = 0.930801, 1; at u = ½
+        // (2 + 3·0.991213 + 3·0.930801) / 8 = 0.970755 (the file's frame −1 holds 0.971).
+        let next = ScaleKey { time: 0, in_tangent: Vec3::new(-6.487_433e-4, 0.0, 0.0), ..keys[0] };
+        let v = sample_float_keys(&[keys[0].component(0), next.component(0)], -160.0).unwrap();
+        assert!((v - 0.970755).abs() < 2e-6, "{v}");
     }
 }

@@ -28,6 +28,7 @@ pub mod registry;
 pub mod scene;
 pub mod scene_index;
 pub mod scene_use;
+pub mod skin;
 pub mod streams;
 pub mod value;
 pub mod writer;
