@@ -297,13 +297,9 @@ fn every_path_the_enumeration_meets_ends_in_a_status() {
             std::fs::create_dir_all(&out).unwrap();
             set_mode(&out, 0o777);
             let farm = installed_copy(t.path());
-            std::process::Command::new(setpriv)
-                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&farm)
-                .args(["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"])
-                .env_remove("PMWORKER_FAULT")
+            Farm::at(&farm, &["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"])
+                .wrapped_in(&setpriv, &["--reuid=65534", "--regid=65534", "--clear-groups"])
                 .output()
-                .unwrap()
         }
         (true, None) => {
             set_mode(&locked, 0o755);
@@ -352,13 +348,12 @@ fn an_installed_copy_outside_the_workspace_applies_the_same_gates_or_says_what_t
     let corpus = demo_corpus(t.path());
     let farm = installed_copy(t.path());
     let run = |cwd: &Path, out: &Path, extra: &[&str], env: Option<&str>| {
-        let mut cmd = std::process::Command::new(&farm);
-        cmd.current_dir(cwd).args(["run", s(&corpus), "--out", s(out), "--no-report"]).args(extra);
-        cmd.env_remove("PMWORKER_FAULT").env_remove(pmfarm::locate::WORKSPACE_ENV);
-        if let Some(ws) = env {
-            cmd.env(pmfarm::locate::WORKSPACE_ENV, ws);
+        let farm = Farm::at(&farm, &["run", s(&corpus), "--out", s(out), "--no-report"]).current_dir(cwd).args(extra);
+        match env {
+            Some(ws) => farm.env(pmfarm::locate::WORKSPACE_ENV, ws),
+            None => farm.env_remove(pmfarm::locate::WORKSPACE_ENV),
         }
-        cmd.output().unwrap()
+        .output()
     };
     let inside = t.path().join("inside");
     let o = Farm::new(&["run", s(&corpus), "--out", s(&inside), "--no-report"]).output();
@@ -391,12 +386,10 @@ fn the_public_corpus_is_checked_by_the_same_default_rules_from_any_folder() {
     let mut keys = Vec::new();
     for (i, cwd) in [t.path().to_path_buf(), pmtests::workspace_root(), PathBuf::from("/")].iter().enumerate() {
         let out = t.path().join(format!("out{i}"));
-        let o = std::process::Command::new(&farm)
+        let o = Farm::at(&farm, &["run", s(&public), "--out", s(&out), "--tiers", "t1", "--no-report"])
             .current_dir(cwd)
-            .args(["run", s(&public), "--out", s(&out), "--tiers", "t1", "--no-report"])
             .env_remove(pmfarm::locate::WORKSPACE_ENV)
-            .output()
-            .unwrap();
+            .output();
         assert!(matches!(o.status.code(), Some(0 | 1)), "{o:?}");
         keys.push(gate_keys(&out));
     }
