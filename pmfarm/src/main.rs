@@ -11,6 +11,7 @@ use pmfarm::enumerate::{self, EnumerateError};
 use pmfarm::limits::{parse_secs, parse_size, Limits};
 use pmfarm::notice::{Notice, Notifier};
 use pmfarm::run::{code, RunConfig, WorkOptions};
+use pmfarm::run_dir::IN_PROGRESS;
 use pmworker::events::{ExportKind, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -572,7 +573,7 @@ fn print_run_outcome(o: &Outcome) -> i32 {
     }
     match o.verdict() {
         Verdict::Unfinished(e) => {
-            eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", shown(&o.out))
+            eprintln!("pmfarm: cannot clear the {IN_PROGRESS} mark in {}: {e}", shown(&o.out))
         }
         Verdict::HistoryNotWritten | Verdict::Passed => {}
         Verdict::ReportNotWritten => eprintln!(
@@ -612,7 +613,7 @@ fn print_merge_outcome(o: &Outcome, shards: usize) -> i32 {
         eprintln!("pmfarm merge: report not written: {}", escape_controls(e));
     }
     match o.verdict() {
-        Verdict::Unfinished(e) => eprintln!("pmfarm merge: cannot clear the in-progress mark: {e}"),
+        Verdict::Unfinished(e) => eprintln!("pmfarm merge: cannot clear the {IN_PROGRESS} mark: {e}"),
         Verdict::GatesFailed(failures) => {
             for f in failures {
                 eprintln!("pmfarm merge: {f}");

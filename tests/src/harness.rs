@@ -190,7 +190,7 @@ impl RunDirReader {
 
     /// `results.jsonl` as JSON values keyed by path.
     pub fn results(&self) -> BTreeMap<String, Value> {
-        let path = self.dir.join("results.jsonl");
+        let path = self.dir.join(pmschema::files::RESULTS);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         text.lines()
             .filter(|l| !l.trim().is_empty())
@@ -201,7 +201,7 @@ impl RunDirReader {
 
     /// `summary.json`.
     pub fn summary(&self) -> Value {
-        self.json("summary.json")
+        self.json(pmschema::files::SUMMARY)
     }
 
     /// A JSON document of the folder (`summary.json`, `baseline-diff.json`, `report/index.json`, …).
@@ -213,7 +213,7 @@ impl RunDirReader {
 
     /// Journal lines as JSON (unparsable lines skipped, as `--resume` does).
     pub fn journal(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.join("journal.jsonl"))
+        std::fs::read_to_string(self.dir.join(pmschema::files::JOURNAL))
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())

@@ -22,17 +22,17 @@ fn stdout(o: &Output) -> String {
 fn previous_outputs(dir: &Path) -> PathBuf {
     let out = dir.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    for f in ["results.jsonl", "summary.json"] {
+    for f in [pmschema::files::RESULTS, pmschema::files::SUMMARY] {
         std::fs::write(out.join(f), "previous run").unwrap();
     }
     out
 }
 
 fn untouched(out: &Path) {
-    for f in ["results.jsonl", "summary.json"] {
+    for f in [pmschema::files::RESULTS, pmschema::files::SUMMARY] {
         assert_eq!(std::fs::read_to_string(out.join(f)).unwrap(), "previous run", "{f} untouched");
     }
-    assert!(!out.join("journal.jsonl").exists(), "no worker started");
+    assert!(!out.join(pmschema::files::JOURNAL).exists(), "no worker started");
 }
 
 /// Runs the demo corpus with `gates` (TOML) and extra arguments.
@@ -214,7 +214,7 @@ fn regressions_are_named_with_their_kind_and_gates_can_allow_a_kind() {
     let e = stderr(&o);
     assert!(e.contains("max9_box.max (to-absent"), "{e}");
     let diff: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("baseline-diff.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join(pmschema::files::BASELINE_DIFF)).unwrap()).unwrap();
     let file = diff["files"].as_array().unwrap().iter().find(|f| f["path"] == "max9_box.max").unwrap();
     assert_eq!(file["class"], "regressed");
     let kinds: Vec<&str> = file["changes"].as_array().unwrap().iter().filter_map(|c| c["kind"].as_str()).collect();
