@@ -30,7 +30,13 @@ fn main() {
             continue;
         }
         let lens: Vec<usize> = mesh.polygons.iter().map(Vec::len).collect();
-        println!("REF {} v {} polys {} sizes {:?}", node.name, mesh.positions.len(), mesh.polygons.len(), sizes(lens.iter()));
+        println!(
+            "REF {} v {} polys {} sizes {:?}",
+            node.name,
+            mesh.positions.len(),
+            mesh.polygons.len(),
+            sizes(lens.iter())
+        );
         if verbose {
             for (i, p) in mesh.positions.iter().enumerate() {
                 let q = node.geometric.transform_point3(glam::DVec3::from_array(*p));
@@ -40,7 +46,8 @@ fn main() {
                 println!("  rf {p:?}");
             }
         }
-        let Some(o) = index.objects.iter().find(|o| o.is_node() && o.node_name().as_deref() == Some(node.name.as_str()))
+        let Some(o) =
+            index.objects.iter().find(|o| o.is_node() && o.node_name().as_deref() == Some(node.name.as_str()))
         else {
             println!("  MAX: no node");
             continue;

@@ -48,6 +48,9 @@ pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// Edit Poly (modifier).
 pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 
+/// Edit Mesh (modifier).
+pub const EDIT_MESH_MOD: [u32; 2] = [0x0000_0050, 0];
+
 /// MeshSmooth.
 pub const MESHSMOOTH: [u32; 2] = [0x0000_0032, 0x0000_7f9e];
 
@@ -77,6 +80,28 @@ pub enum ModifierRule {
     EditPoly,
     /// MeshSmooth (NURMS / quad output: Catmull-Clark topology, a tri object out).
     MeshSmooth,
+    /// Edit Mesh: its MeshDelta replayed where the records are known, a tri object out.
+    EditMesh,
+}
+
+/// Base classes whose builder follows Max's own vertex and face order (checked against an
+/// export Max wrote: [`super::primitives::box_mesh`]); Edit Poly selections and offsets
+/// over other builders would index the wrong parts.
+pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX];
+
+impl ModifierRule {
+    /// Whether the modifier's output keeps its input's vertex and face indices (then
+    /// appends, as Edit Poly's replayed operations and Edit Mesh do).
+    pub fn keeps_indices(self) -> bool {
+        matches!(
+            self,
+            ModifierRule::PassThrough
+                | ModifierRule::ToPoly
+                | ModifierRule::ToMesh
+                | ModifierRule::EditPoly
+                | ModifierRule::EditMesh
+        )
+    }
 }
 
 /// UVW Map (topology passes through; [`super::uvw_map`] projects its planar case).
@@ -122,6 +147,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         SYMMETRY => Some(ModifierRule::Symmetry),
         EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
         MESHSMOOTH => Some(ModifierRule::MeshSmooth),
+        EDIT_MESH_MOD => Some(ModifierRule::EditMesh),
         _ => None,
     }
 }

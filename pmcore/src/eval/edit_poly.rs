@@ -5,13 +5,35 @@
 //! optional `0x0238` (data) triple per committed operation, in application order
 //! (`max_payload_formats.txt`); the operation still being edited is the modifier's
 //! parameter 0 (`currentOperation`, 0 = none). Operation ids are the SDK's
-//! `epolyModButtonOp` enumeration (`iEPolyMod.h`). Replaying operations that change the
-//! topology (extrude, chamfer, attach, delete …) is not implemented: such a modifier stops
-//! the node, naming the operations. A modifier whose operations only move vertices or
-//! change selections, materials, smoothing or triangulation outputs its input as a poly
-//! object with the same counts.
+//! `epolyModButtonOp` enumeration (`iEPolyMod.h`).
+//!
+//! [`replay`] applies, in order, the operations whose records and meaning are known (the
+//! SDK sample `EditPolyOps.cpp` / `EditPolyData.cpp` give the layouts; the FBX Max wrote
+//! checks the result):
+//!
+//! * every settings chunk `0x0234` holds `0x0600` (the operation's selection `0x0400` →
+//!   bit array `0x2700`, and `0x0410` parameter records `(u32 id, value)`), then
+//!   per-operation chunks (`0x0601`: detach as clone, one byte);
+//! * **delete face** (11): the selected faces go; a vertex that loses its last face goes
+//!   too when parameter 26 (`epm_delete_isolated_verts`) is set; dead parts are removed
+//!   at once (Max collapses after every deleting operation);
+//! * **detach face** (13) to an element: vertices shared between selected and unselected
+//!   faces are split, the copies (appended in vertex order) going to the selected faces;
+//!   as a clone, the selected faces are copied with new vertices;
+//! * **transform** (53): data `0x0238` holds `0x12c3` (vertex count) and `0x12c4` (one
+//!   `f32` offset triple per vertex), added to the positions;
+//! * **attach** (58): data `0x0238` holds `0x0e04` (mesh count), per mesh `0x0e08` (its
+//!   slot) and `0x0e00` (the attached MNMesh, already in this object's space: Max
+//!   transforms it when attaching), then `0x0e0c` (per mesh a material limit: when non-zero
+//!   the existing faces' material ids are taken modulo it); the meshes are appended.
+//!
+//! Operations that only change selections, visibility, materials, smoothing or
+//! triangulation pass. Any other operation stops the node, naming it.
 
+use super::mesh::{EvalMesh, FaceRule, Polygon};
 use crate::chunk::Chunk;
+use crate::model::geometry;
+use glam::Vec3;
 
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
 pub const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
@@ -82,6 +104,306 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Operation ids [`replay`] applies beyond the count-neutral ones.
+pub const REPLAYED_OPERATIONS: &[(u32, &str)] =
+    &[(11, "delete face"), (13, "detach face"), (53, "transform"), (58, "attach")];
+
+/// Settings chunk of an operation.
+pub const OPERATION_SETTINGS: u16 = 0x0234;
+/// Data chunk of an operation.
+pub const OPERATION_DATA: u16 = 0x0238;
+
+/// One committed operation as stored.
+#[derive(Clone, Debug)]
+pub struct Operation<'c> {
+    /// `epolyModButtonOp` id.
+    pub id: u32,
+    /// The operation's own selection (`None`: none stored).
+    pub selection: Option<Vec<bool>>,
+    /// Parameter records (id, value bytes).
+    pub parameters: Vec<(u32, &'c [u8])>,
+    /// Detach as clone (`0x0601`).
+    pub clone: bool,
+    /// The data chunk `0x0238`, when present.
+    pub data: Option<&'c Chunk<'c>>,
+}
+
+/// Decodes a Max `BitArray` chunk (`0x2700`: `u32` bit count, then the bits, low bit of
+/// byte 0 first).
+pub fn bit_array(c: &Chunk<'_>) -> Option<Vec<bool>> {
+    let p = c.payload()?;
+    let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
+    let bytes = p.get(4..)?;
+    if bytes.len() != n.div_ceil(8) {
+        return None;
+    }
+    Some((0..n).map(|i| bytes[i / 8] & (1 << (i % 8)) != 0).collect())
+}
+
+/// The committed operations of a node's Edit Poly data with their settings and data;
+/// `Err` when the records are not laid out as `0x0230 → 0x0234 → [0x0238]`.
+pub fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c>>, String> {
+    let local = mod_app.and_then(|a| a.child(LOCAL_DATA)).ok_or("per-node operation records missing")?;
+    let mut out: Vec<Operation<'c>> = Vec::new();
+    for c in local.children() {
+        match c.id {
+            OPERATION_ID => {
+                let p = c.payload().filter(|p| p.len() == 4).ok_or("operation id is not a u32")?;
+                out.push(Operation {
+                    id: u32::from_le_bytes([p[0], p[1], p[2], p[3]]),
+                    selection: None,
+                    parameters: Vec::new(),
+                    clone: false,
+                    data: None,
+                });
+            }
+            OPERATION_SETTINGS => {
+                let op = out.last_mut().ok_or("operation settings before any operation id")?;
+                for s in c.children() {
+                    match s.id {
+                        0x0600 => {
+                            for b in s.children() {
+                                match b.id {
+                                    0x0400 => {
+                                        op.selection = match b.child(0x2700) {
+                                            Some(bits) => {
+                                                Some(bit_array(bits).ok_or("unreadable selection bit array")?)
+                                            }
+                                            None => None,
+                                        }
+                                    }
+                                    0x0410 => {
+                                        let p = b.payload().filter(|p| p.len() >= 4).ok_or("short parameter record")?;
+                                        op.parameters.push((u32::from_le_bytes([p[0], p[1], p[2], p[3]]), &p[4..]));
+                                    }
+                                    _ => {}
+                                }
+                            }
+                        }
+                        0x0601 => op.clone = s.payload().is_some_and(|p| p.first().is_some_and(|&b| b != 0)),
+                        _ => {}
+                    }
+                }
+            }
+            OPERATION_DATA => out.last_mut().ok_or("operation data before any operation id")?.data = Some(c),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+impl Operation<'_> {
+    fn parameter_u32(&self, id: u32) -> Option<u32> {
+        self.parameters
+            .iter()
+            .find(|(p, _)| *p == id)
+            .and_then(|(_, v)| v.get(..4))
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The selected indices below `count`; `Err` when the operation stores no selection.
+    fn selected(&self, count: usize) -> Result<Vec<bool>, String> {
+        let sel = self.selection.as_ref().filter(|s| !s.is_empty()).ok_or_else(|| {
+            format!("operation {} stores no selection (Max would use the live one, not saved)", self.id)
+        })?;
+        Ok((0..count).map(|i| sel.get(i).copied().unwrap_or(false)).collect())
+    }
+}
+
+/// Whether the operation indexes vertices or faces of its input (a selection, or per-vertex
+/// offsets not all zero): replaying it needs the input in Max's own order.
+pub fn uses_indices(op: &Operation<'_>) -> bool {
+    match op.id {
+        11 | 13 => true,
+        53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
+        _ => false,
+    }
+}
+
+/// `epm_delete_isolated_verts` (`iEPolyMod.h` parameter enumeration).
+const DELETE_ISOLATED_VERTICES: u32 = 26;
+
+/// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
+/// is not replayed or whose records are unreadable.
+pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
+    for op in ops {
+        if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
+            continue;
+        }
+        match op.id {
+            11 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                let delete_isolated = op
+                    .parameter_u32(DELETE_ISOLATED_VERTICES)
+                    .ok_or("delete face without its isolated-vertices setting")?
+                    != 0;
+                delete_faces(&mut mesh, &faces, delete_isolated);
+            }
+            13 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                detach_faces(&mut mesh, &faces, op.clone);
+            }
+            53 => {
+                let Some(data) = op.data else { continue };
+                let offsets = transform_offsets(data)?;
+                for (p, o) in mesh.positions.iter_mut().zip(offsets) {
+                    *p += o;
+                }
+            }
+            58 => attach(&mut mesh, op.data.ok_or("attach without its meshes")?)?,
+            id => return Err(format!("operation {id} is not replayed")),
+        }
+    }
+    Ok(mesh)
+}
+
+/// Per-vertex offsets of a transform operation's data.
+fn transform_offsets(data: &Chunk<'_>) -> Result<Vec<Vec3>, String> {
+    let n = data
+        .child(0x12c3)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize)
+        .ok_or("transform data without its vertex count 0x12c3")?;
+    let p = data.child(0x12c4).and_then(|c| c.payload()).ok_or("transform data without offsets 0x12c4")?;
+    if p.len() != 12 * n {
+        return Err(format!("transform offsets: {} bytes for {n} vertices", p.len()));
+    }
+    Ok(p.chunks_exact(12)
+        .map(|c| {
+            let f = |i: usize| f32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+            Vec3::new(f(0), f(4), f(8))
+        })
+        .collect())
+}
+
+/// Deletes the faces marked in `faces`; a vertex used before and by no face after goes
+/// when `delete_isolated` (a vertex no face used before stays). Survivors keep their order.
+fn delete_faces(mesh: &mut EvalMesh, faces: &[bool], delete_isolated: bool) {
+    let mut used_before = vec![false; mesh.positions.len()];
+    let mut used_after = vec![false; mesh.positions.len()];
+    for (p, &gone) in mesh.polygons.iter().zip(faces) {
+        for &c in &p.corners {
+            used_before[c as usize] = true;
+            used_after[c as usize] |= !gone;
+        }
+    }
+    let mut keep = faces.iter().map(|g| !g);
+    mesh.polygons.retain(|_| keep.next().unwrap_or(true));
+    if delete_isolated {
+        let dead: Vec<bool> = used_before.iter().zip(&used_after).map(|(b, a)| *b && !*a).collect();
+        remove_vertices(mesh, &dead);
+    }
+}
+
+/// Removes the vertices marked dead (no live polygon may use them) and renumbers.
+fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
+    let mut remap = vec![u32::MAX; mesh.positions.len()];
+    let mut kept = Vec::with_capacity(mesh.positions.len());
+    for (i, p) in mesh.positions.iter().enumerate() {
+        if !dead[i] {
+            remap[i] = kept.len() as u32;
+            kept.push(*p);
+        }
+    }
+    mesh.positions = kept;
+    for p in &mut mesh.polygons {
+        for c in p.corners.iter_mut().chain(p.triangles.iter_mut().flatten()) {
+            *c = remap[*c as usize];
+        }
+    }
+}
+
+/// Detaches the marked faces to an element (or copies them, `clone`).
+fn detach_faces(mesh: &mut EvalMesh, faces: &[bool], clone: bool) {
+    let n = mesh.positions.len();
+    let mut in_selected = vec![false; n];
+    let mut in_other = vec![false; n];
+    for (p, &sel) in mesh.polygons.iter().zip(faces) {
+        for &c in &p.corners {
+            if sel {
+                in_selected[c as usize] = true;
+            } else {
+                in_other[c as usize] = true;
+            }
+        }
+    }
+    let mut copy = vec![u32::MAX; n];
+    for v in 0..n {
+        if in_selected[v] && (clone || in_other[v]) {
+            copy[v] = mesh.positions.len() as u32;
+            let p = mesh.positions[v];
+            mesh.positions.push(p);
+        }
+    }
+    let moved = |p: &Polygon| {
+        let mut q = p.clone();
+        for c in q.corners.iter_mut().chain(q.triangles.iter_mut().flatten()) {
+            if copy[*c as usize] != u32::MAX {
+                *c = copy[*c as usize];
+            }
+        }
+        q
+    };
+    if clone {
+        let copies: Vec<Polygon> = mesh.polygons.iter().zip(faces).filter(|(_, &s)| s).map(|(p, _)| moved(p)).collect();
+        mesh.polygons.extend(copies);
+    } else {
+        for (p, &sel) in mesh.polygons.iter_mut().zip(faces) {
+            if sel {
+                *p = moved(p);
+            }
+        }
+    }
+}
+
+/// Appends the meshes of an attach operation's data.
+fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
+    let u32s = |c: &Chunk<'_>| -> Option<Vec<u32>> {
+        let p = c.payload()?;
+        (p.len() % 4 == 0).then(|| p.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    };
+    let mut meshes: Vec<(usize, &Chunk<'_>)> = Vec::new();
+    let mut slot = 0usize;
+    let mut limits: Vec<u32> = Vec::new();
+    let mut count = None;
+    for c in data.children() {
+        match c.id {
+            0x0e04 => count = u32s(c).and_then(|v| v.first().copied()),
+            0x0e08 => slot = u32s(c).and_then(|v| v.first().copied()).ok_or("attach slot unreadable")? as usize,
+            0x0e00 => meshes.push((slot, c)),
+            0x0e0c => limits = u32s(c).ok_or("attach material limits unreadable")?,
+            _ => {}
+        }
+    }
+    let count = count.ok_or("attach data without its mesh count 0x0e04")? as usize;
+    if meshes.len() != count || limits.len() != count {
+        return Err(format!("attach data: {count} meshes announced, {} stored, {} limits", meshes.len(), limits.len()));
+    }
+    meshes.sort_by_key(|(s, _)| *s);
+    for (k, (_, chunk)) in meshes.into_iter().enumerate() {
+        let stored = geometry::Mesh::of_poly_buffers(chunk).map_err(|e| format!("attached mesh: {e}"))?;
+        let limit = limits[k];
+        if limit != 0 {
+            for p in &mut mesh.polygons {
+                p.material = (u32::from(p.material) % limit) as u16;
+            }
+        }
+        let added = super::stack::from_stored(&stored);
+        let base = mesh.positions.len() as u32;
+        mesh.positions.extend(added.positions);
+        mesh.polygons.extend(added.polygons.into_iter().map(|mut p| {
+            for c in p.corners.iter_mut().chain(p.triangles.iter_mut().flatten()) {
+                *c += base;
+            }
+            p
+        }));
+    }
+    mesh.rule = FaceRule::Polygons;
+    mesh.uv = None;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -727,7 +727,10 @@ mod tests {
         // (+x, +y), left (−x, +y); the front side's lower quad joins bottom 0, 1 to ring
         // 8, 9, its upper quad ring 8, 9 to top 4, 5; the left side wraps to perimeter 0.
         let two = box_mesh(&BoxParams { height_segs: 2, ..p }).unwrap();
-        assert_eq!(&two.positions[8..], &[[-46.0, -2.75, 2.5], [46.0, -2.75, 2.5], [46.0, 2.75, 2.5], [-46.0, 2.75, 2.5]].map(Vec3::from_array));
+        assert_eq!(
+            &two.positions[8..],
+            &[[-46.0, -2.75, 2.5], [46.0, -2.75, 2.5], [46.0, 2.75, 2.5], [-46.0, 2.75, 2.5]].map(Vec3::from_array)
+        );
         assert_eq!(two.polygons[2].corners, vec![0, 1, 9, 8]);
         assert_eq!(two.polygons[3].corners, vec![8, 9, 5, 4]);
         assert_eq!(two.polygons[8].corners, vec![2, 0, 8, 11]);

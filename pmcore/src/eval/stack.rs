@@ -239,6 +239,10 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         }
     }
     out.generated = !modifiers.is_empty() && !base_only;
+    // Whether vertex and face indices are Max's own (stored meshes, and the builders
+    // checked against Max's order): what Edit Poly selections and offsets index.
+    let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
+        || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let mut current = match evaluate_base(index, base, budget) {
         Ok(m) => {
             out.generated |= base.chunk.child(geometry::GEOM_BUFFERS).is_none();
@@ -251,7 +255,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     };
     if !base_only {
         for m in &modifiers {
-            current = match apply_modifier(index, m, current, budget) {
+            let class_id = m.object.class.as_ref().map(|c| c.class_id);
+            current = match apply_modifier(index, m, current, budget, in_max_order) {
                 Ok(next) => next,
                 Err(s) => {
                     out.outcome = NodeOutcome::Stopped(s);
@@ -259,6 +264,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
                 }
             };
             out.modifiers += 1;
+            in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
         }
     }
     out.outcome = NodeOutcome::Evaluated(current);
@@ -480,6 +486,7 @@ fn apply_modifier(
     sm: &StackModifier<'_, '_>,
     input: Evaluated,
     budget: u64,
+    in_max_order: bool,
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
@@ -497,20 +504,45 @@ fn apply_modifier(
         },
         ModifierRule::PassThrough => input,
         ModifierRule::EditPoly => {
-            let ops = edit_poly::committed_operations(sm.mod_app)
-                .ok_or_else(|| stop(m, "per-node operation records missing or unreadable"))?;
-            let mut changing = edit_poly::topology_operations(&ops);
+            let ops = edit_poly::operations(sm.mod_app).map_err(|e| stop(m, e))?;
+            let ids: Vec<u32> = ops.iter().map(|o| o.id).collect();
             let current =
                 Params::of(index, m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
+            let mut changing: Vec<u32> = edit_poly::topology_operations(&ids)
+                .into_iter()
+                .filter(|id| !edit_poly::REPLAYED_OPERATIONS.iter().any(|(r, _)| r == id))
+                .collect();
+            // The operation still being edited (not committed) has no stored records.
             if edit_poly::topology_operations(&[current as u32]).len() == 1 {
                 changing.push(current as u32);
             }
             if !changing.is_empty() {
                 return Err(stop(m, format!("operations that change the topology are not replayed: {changing:?}")));
             }
-            to_poly(input)
+            let indexed: Vec<u32> = ops.iter().filter(|o| edit_poly::uses_indices(o)).map(|o| o.id).collect();
+            if !in_max_order && !indexed.is_empty() {
+                return Err(stop(
+                    m,
+                    format!(
+                        "operations {indexed:?} index vertices or faces, and this input is not built in Max's order"
+                    ),
+                ));
+            }
+            match input {
+                Evaluated::Mesh(mesh) => {
+                    Evaluated::Mesh(edit_poly::replay(mesh.into_poly(), &ops).map_err(|e| stop(m, e))?)
+                }
+                other if edit_poly::topology_operations(&ids).is_empty() => to_poly(other),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+            }
         }
         ModifierRule::ToPoly => to_poly(input),
+        ModifierRule::EditMesh => match input {
+            Evaluated::Mesh(mesh) => {
+                Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
+            }
+            Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+        },
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
