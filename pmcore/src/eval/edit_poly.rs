@@ -20,6 +20,13 @@
 //! * **detach face** (13) to an element: vertices shared between selected and unselected
 //!   faces are split, the copies (appended in vertex order) going to the selected faces;
 //!   as a clone, the selected faces are copied with new vertices;
+//! * **extrude face** (41), group normals (parameter 36 = 0) or by polygon (2), height
+//!   parameter 37: the selected faces, in clusters joined by edges (each face its own
+//!   cluster by polygon), are lifted along the cluster's normal (the normalized sum of its
+//!   faces' unit normals); a cluster's border vertices are copied (appended in vertex
+//!   order), the cluster's faces take the copies, and one side quad
+//!   `(a, b, copy b, copy a)` per border edge `a → b` is appended; Max parameters beyond
+//!   these two stop the node (their meaning is not established);
 //! * **transform** (53): data `0x0238` holds `0x12c3` (vertex count) and `0x12c4` (one
 //!   `f32` offset triple per vertex), added to the positions;
 //! * **attach** (58): data `0x0238` holds `0x0e04` (mesh count), per mesh `0x0e08` (its
@@ -108,7 +115,7 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
 
 /// Operation ids [`replay`] applies beyond the count-neutral ones.
 pub const REPLAYED_OPERATIONS: &[(u32, &str)] =
-    &[(11, "delete face"), (13, "detach face"), (53, "transform"), (58, "attach")];
+    &[(11, "delete face"), (13, "detach face"), (41, "extrude face"), (53, "transform"), (58, "attach")];
 
 /// Settings chunk of an operation.
 pub const OPERATION_SETTINGS: u16 = 0x0234;
@@ -216,7 +223,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 => true,
+        11 | 13 | 41 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -224,6 +231,10 @@ pub fn uses_indices(op: &Operation<'_>) -> bool {
 
 /// `epm_delete_isolated_verts` (`iEPolyMod.h` parameter enumeration).
 const DELETE_ISOLATED_VERTICES: u32 = 26;
+/// `epm_extrude_face_type`: 0 group normals, 1 local normals, 2 by polygon.
+const EXTRUDE_FACE_TYPE: u32 = 36;
+/// `epm_extrude_face_height`.
+const EXTRUDE_FACE_HEIGHT: u32 = 37;
 
 /// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
 /// is not replayed or whose records are unreadable.
@@ -245,6 +256,24 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                 let faces = op.selected(mesh.polygons.len())?;
                 detach_faces(&mut mesh, &faces, op.clone);
             }
+            41 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                if let Some((id, _)) =
+                    op.parameters.iter().find(|(id, _)| ![EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT].contains(id))
+                {
+                    return Err(format!("extrude face with parameter {id}, whose meaning is not established"));
+                }
+                let by_polygon = match op.parameter_u32(EXTRUDE_FACE_TYPE).ok_or("extrude face without its type")? {
+                    0 => false,
+                    2 => true,
+                    t => return Err(format!("extrude face of type {t} (local normals) is not replayed")),
+                };
+                let height = op
+                    .parameter_u32(EXTRUDE_FACE_HEIGHT)
+                    .map(f32::from_bits)
+                    .ok_or("extrude face without its height")?;
+                extrude_faces(&mut mesh, &faces, by_polygon, height);
+            }
             53 => {
                 let Some(data) = op.data else { continue };
                 let offsets = transform_offsets(data)?;
@@ -257,6 +286,107 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
         }
     }
     Ok(mesh)
+}
+
+/// Unit normal of a polygon (Newell's sum over its corners).
+fn polygon_normal(positions: &[Vec3], corners: &[u32]) -> Vec3 {
+    let mut n = Vec3::ZERO;
+    for (i, &a) in corners.iter().enumerate() {
+        let (p, q) = (positions[a as usize], positions[corners[(i + 1) % corners.len()] as usize]);
+        n += Vec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y));
+    }
+    n.normalize_or_zero()
+}
+
+/// Extrudes the marked faces (see the module notes).
+fn extrude_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, height: f32) {
+    use std::collections::HashMap;
+    let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
+    // Clusters: union of selected faces sharing an edge (none by polygon).
+    let mut cluster: HashMap<usize, usize> = selected.iter().map(|&f| (f, f)).collect();
+    fn root(c: &mut HashMap<usize, usize>, f: usize) -> usize {
+        let mut r = f;
+        while c[&r] != r {
+            r = c[&r];
+        }
+        c.insert(f, r);
+        r
+    }
+    // Directed edge → face, to find each edge's other face.
+    let mut edge_face: HashMap<(u32, u32), usize> = HashMap::new();
+    for (f, p) in mesh.polygons.iter().enumerate() {
+        for (i, &a) in p.corners.iter().enumerate() {
+            edge_face.insert((a, p.corners[(i + 1) % p.corners.len()]), f);
+        }
+    }
+    if !by_polygon {
+        for &f in &selected {
+            let c = &mesh.polygons[f].corners;
+            for (i, &a) in c.iter().enumerate() {
+                let b = c[(i + 1) % c.len()];
+                if let Some(&g) = edge_face.get(&(b, a)) {
+                    if faces[g] {
+                        let (x, y) = (root(&mut cluster, f), root(&mut cluster, g));
+                        if x != y {
+                            cluster.insert(x.max(y), x.min(y));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let roots: Vec<usize> = selected.iter().map(|&f| root(&mut cluster, f)).collect();
+    let mut normal: HashMap<usize, Vec3> = HashMap::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        *normal.entry(r).or_default() += polygon_normal(&mesh.positions, &mesh.polygons[f].corners);
+    }
+    // Border edges per cluster (edge a → b of a cluster face whose other side is not in
+    // the same cluster), in face order.
+    let in_cluster =
+        |g: Option<&usize>, r: usize, roots_of: &HashMap<usize, usize>| g.is_some_and(|g| roots_of.get(g) == Some(&r));
+    let roots_of: HashMap<usize, usize> = selected.iter().copied().zip(roots.iter().copied()).collect();
+    let mut border: Vec<(usize, u32, u32)> = Vec::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        let c = &mesh.polygons[f].corners;
+        for (i, &a) in c.iter().enumerate() {
+            let b = c[(i + 1) % c.len()];
+            if !in_cluster(edge_face.get(&(b, a)), r, &roots_of) {
+                border.push((r, a, b));
+            }
+        }
+    }
+    // Copies of border vertices per cluster, appended in vertex order.
+    let mut on_border: Vec<(usize, u32)> =
+        border.iter().map(|&(r, a, _)| (r, a)).chain(border.iter().map(|&(r, _, b)| (r, b))).collect();
+    on_border.sort_by_key(|&(r, v)| (v, r));
+    on_border.dedup();
+    let mut copy: HashMap<(usize, u32), u32> = HashMap::new();
+    for (r, v) in on_border {
+        copy.insert((r, v), mesh.positions.len() as u32);
+        let p = mesh.positions[v as usize];
+        mesh.positions.push(p);
+    }
+    // Cluster faces take the copies; every vertex of a cluster moves along its normal.
+    let mut moved: Vec<(usize, u32)> = Vec::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        let p = &mut mesh.polygons[f];
+        p.triangles.clear();
+        for c in p.corners.iter_mut() {
+            if let Some(&n) = copy.get(&(r, *c)) {
+                *c = n;
+            }
+            moved.push((r, *c));
+        }
+    }
+    moved.sort_unstable();
+    moved.dedup();
+    for (r, v) in moved {
+        let n = normal[&r].normalize_or_zero();
+        mesh.positions[v as usize] += n * height;
+    }
+    for (r, a, b) in border {
+        mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
+    }
 }
 
 /// Per-vertex offsets of a transform operation's data.
