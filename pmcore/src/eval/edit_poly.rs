@@ -540,6 +540,123 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    use crate::eval::primitives::{box_mesh, BoxParams};
+
+    /// A 1 × 1 × 1 box in Max's order as the poly object Edit Poly receives: vertices
+    /// 0–3 bottom (−x−y, +x−y, −x+y, +x+y at z 0), 4–7 the same at z 1; faces bottom
+    /// (0 2 3 1), top (4 5 7 6), front (0 1 5 4), right (1 3 7 5), back (3 2 6 7), left
+    /// (2 0 4 6).
+    fn poly_box() -> EvalMesh {
+        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
+            .unwrap()
+            .into_poly()
+    }
+
+    fn op_with(id: u32, faces: &[usize], n: usize, parameters: Vec<(u32, &'static [u8])>) -> Operation<'static> {
+        Operation {
+            id,
+            selection: Some((0..n).map(|i| faces.contains(&i)).collect()),
+            parameters,
+            clone: false,
+            data: None,
+        }
+    }
+
+    const ON: &[u8] = &[1, 0, 0, 0];
+    const OFF: &[u8] = &[0, 0, 0, 0];
+
+    #[test]
+    fn delete_face_drops_vertices_left_without_faces_only_when_asked() {
+        // Deleting every face but the bottom leaves vertices 4–7 without faces: gone with
+        // delete-isolated on (4 vertices, the bottom quad unchanged), kept with it off.
+        let all_but_bottom = [1, 2, 3, 4, 5];
+        let on = replay(poly_box(), &[op_with(11, &all_but_bottom, 6, vec![(26, ON)])]).unwrap();
+        assert_eq!((on.positions.len(), on.polygons.len()), (4, 1));
+        assert_eq!(on.polygons[0].corners, vec![0, 2, 3, 1]);
+        let off = replay(poly_box(), &[op_with(11, &all_but_bottom, 6, vec![(26, OFF)])]).unwrap();
+        assert_eq!((off.positions.len(), off.polygons.len()), (8, 1));
+        // No stored selection: not replayed.
+        let mut none = op_with(11, &[], 6, vec![(26, ON)]);
+        none.selection = None;
+        assert!(replay(poly_box(), &[none]).unwrap_err().contains("no selection"));
+    }
+
+    #[test]
+    fn detach_then_delete_the_top_leaves_an_open_box() {
+        // Well.max Box010: detach face 1 (the top), then delete it with isolated vertices.
+        // The top's corners 4, 5, 6, 7 are shared with the sides: copies 8–11 (in vertex
+        // order) at the same places, the top becomes (8 9 11 10); deleting it leaves the
+        // copies without faces: 8 vertices, 5 quads, as Max exported.
+        let detached = replay(poly_box(), &[op_with(13, &[1], 6, vec![])]).unwrap();
+        assert_eq!(detached.positions.len(), 12);
+        assert_eq!(detached.polygons[1].corners, vec![8, 9, 11, 10]);
+        assert_eq!(detached.positions[8], Vec3::new(-0.5, -0.5, 1.0));
+        let open = replay(detached, &[op_with(11, &[1], 6, vec![(26, ON)])]).unwrap();
+        assert_eq!((open.positions.len(), open.polygons.len()), (8, 5));
+    }
+
+    #[test]
+    fn extruding_the_top_by_two_adds_a_ring_of_sides() {
+        // Top quad (4 5 7 6), normal +z, height 2: copies 8, 9, 10, 11 of 4, 5, 6, 7 at
+        // z = 3; the top becomes (8 9 11 10); sides (a b b' a') for its edges 4→5, 5→7,
+        // 7→6, 6→4. V = 12, F = 6 + 4.
+        let height: &'static [u8] = &[0, 0, 0, 0x40]; // 2.0f32
+        let out = replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height)])]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (12, 10));
+        assert_eq!(out.positions[8], Vec3::new(-0.5, -0.5, 3.0));
+        assert_eq!(out.positions[11], Vec3::new(0.5, 0.5, 3.0));
+        assert_eq!(out.positions[4], Vec3::new(-0.5, -0.5, 1.0));
+        assert_eq!(out.polygons[1].corners, vec![8, 9, 11, 10]);
+        let sides: Vec<Vec<u32>> = out.polygons[6..].iter().map(|p| p.corners.clone()).collect();
+        assert_eq!(sides, vec![vec![4, 5, 9, 8], vec![5, 7, 11, 9], vec![7, 6, 10, 11], vec![6, 4, 8, 10]]);
+        // Local normals and parameters of unknown meaning stop.
+        assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, ON), (37, height)])]).is_err());
+        assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height), (120, ON)])]).is_err());
+    }
+
+    fn le(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn transform_adds_offsets_and_attach_appends_the_stored_mesh() {
+        // Offsets for 2 of the 8 vertices: (0, 0, 1) and (1, 0, 0).
+        let mut offsets = Vec::new();
+        for f in [0f32, 0.0, 1.0, 1.0, 0.0, 0.0] {
+            offsets.extend(f.to_le_bytes());
+        }
+        let data = Chunk::container(OPERATION_DATA, vec![Chunk::leaf(0x12c3, le(&[2])), Chunk::leaf(0x12c4, offsets)]);
+        let mut t = op_with(53, &[], 0, vec![]);
+        t.data = Some(Box::leak(Box::new(data)));
+        let moved = replay(poly_box(), &[t]).unwrap();
+        assert_eq!(moved.positions[0], Vec3::new(-0.5, -0.5, 1.0));
+        assert_eq!(moved.positions[1], Vec3::new(1.5, -0.5, 0.0));
+        assert_eq!(moved.positions[2], Vec3::new(-0.5, 0.5, 0.0));
+        // One attached triangle (0,0,5) (1,0,5) (0,1,5), poly buffers as an MNMesh saves
+        // them (vertex: flags word + 3 floats; face: corner count, corners, layout word 0),
+        // material limit 0: appended as vertices 8–10 and polygon 6 (8 9 10).
+        let mut v = le(&[3]);
+        for p in [[0f32, 0.0, 5.0], [1.0, 0.0, 5.0], [0.0, 1.0, 5.0]] {
+            v.extend(le(&[0]));
+            for c in p {
+                v.extend(c.to_le_bytes());
+            }
+        }
+        let mut f = le(&[1, 3, 0, 1, 2]);
+        f.extend(0u16.to_le_bytes());
+        let mesh = Chunk::container(0x0e00, vec![Chunk::leaf(0x0100, v), Chunk::leaf(0x011a, f)]);
+        let data = Chunk::container(
+            OPERATION_DATA,
+            vec![Chunk::leaf(0x0e04, le(&[1])), Chunk::leaf(0x0e08, le(&[0])), mesh, Chunk::leaf(0x0e0c, le(&[0]))],
+        );
+        let mut a = op_with(58, &[], 0, vec![]);
+        a.data = Some(Box::leak(Box::new(data)));
+        let out = replay(poly_box(), &[a]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (11, 7));
+        assert_eq!(out.polygons[6].corners, vec![8, 9, 10]);
+        assert_eq!(out.positions[9], Vec3::new(1.0, 0.0, 5.0));
+    }
+
     fn op(id: u32) -> Chunk<'static> {
         Chunk::leaf(OPERATION_ID, id.to_le_bytes().to_vec())
     }
