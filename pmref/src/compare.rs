@@ -620,7 +620,7 @@ fn geometry_under(
         let max_mesh = match evaluated.outcome {
             NodeOutcome::Evaluated(Evaluated::Mesh(mm)) => mm,
             NodeOutcome::Evaluated(Evaluated::CountOnly { note, .. }) => {
-                misses.push(miss("count-only", format!("above the evaluation memory budget: {note}")));
+                misses.push(miss("count-only", format!("counts only, no positions: {note}")));
                 continue;
             }
             NodeOutcome::Stopped(stop) => {

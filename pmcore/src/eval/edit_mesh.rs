@@ -10,6 +10,9 @@
 //!   triples; flags `0x10` sets the material id to `value >> 5` (the SDK's
 //!   `ATTRIB_MATID`, `ATTRIB_MATID_SHIFT`); flags 0–3 (edge visibility, hidden face) are
 //!   not applied here and stop the node;
+//! * `0x0230` — smoothing-group changes: `u32` count, then `(face, mask, value)` `u32`
+//!   triples, the face's groups becoming `(groups & !mask) | (value & mask)` (the SDK's
+//!   `FaceSmooth`; `thatchRoof.max`);
 //! * `0x0400` / `0x0410` / `0x0420` — vertex / edge / face **selections** (bit arrays
 //!   `0x2700`: `u32` bit count, then the bits, low bit first; the edge array has three
 //!   bits per face). `max_payload_formats.txt` calls 0x0410 / 0x0420 delete sets, the
@@ -38,6 +41,8 @@ pub const INPUT_VERTICES: u16 = 0x0100;
 pub const INPUT_FACES: u16 = 0x0110;
 /// Face attribute changes.
 pub const FACE_ATTRIBUTES: u16 = 0x0220;
+/// Smoothing-group changes.
+pub const FACE_SMOOTHING: u16 = 0x0230;
 /// Records that leave the mesh as it is (selections, map bookkeeping).
 pub const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0400, 0x0410, 0x0420];
 /// The `ATTRIB_MATID` flag of a face attribute change.
@@ -66,7 +71,7 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
         return Ok(mesh);
     };
     let triangles: usize = mesh.polygons.iter().map(Polygon::triangle_count).sum();
-    let mut changes: Vec<(u32, u16)> = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
     for c in delta.children() {
         match c.id {
             INPUT_VERTICES => {
@@ -82,22 +87,16 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
                 }
             }
             FACE_ATTRIBUTES => {
-                let p = c.payload().ok_or("MeshDelta face attributes are not a leaf")?;
-                let n = u32_at(p, 0).ok_or("MeshDelta face attributes shorter than a count")? as usize;
-                if p.len() != 4 + 12 * n {
-                    return Err(format!("MeshDelta face attributes: {} bytes for {n} records", p.len()));
-                }
-                for r in 0..n {
-                    let at = 4 + 12 * r;
-                    let (face, flags, value) =
-                        (u32_at(p, at).unwrap_or(0), u32_at(p, at + 4).unwrap_or(0), u32_at(p, at + 8).unwrap_or(0));
+                for (face, flags, value) in triples(c, triangles)? {
                     if flags != ATTRIB_MATID {
                         return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied"));
                     }
-                    if face as usize >= triangles {
-                        return Err(format!("MeshDelta face attribute change on face {face} of {triangles}"));
-                    }
-                    changes.push((face, ((value >> 5) & 0xffff) as u16));
+                    changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16));
+                }
+            }
+            FACE_SMOOTHING => {
+                for (face, mask, value) in triples(c, triangles)? {
+                    changes.push(Change::Smoothing(face, mask, value));
                 }
             }
             id if NEUTRAL_RECORDS.contains(&id) => {}
@@ -108,32 +107,67 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
         if !in_max_order {
             return Err("face attribute changes index faces, and this input is not built in Max's order".into());
         }
-        set_materials(&mut mesh, &changes);
+        set_face_attributes(&mut mesh, &changes);
     }
     Ok(mesh)
 }
 
-/// Sets per-triangle material ids (`changes`: face index in triangle order, id). A polygon
-/// whose triangles end up with different ids is split into its triangles.
-fn set_materials(mesh: &mut EvalMesh, changes: &[(u32, u16)]) {
-    let mut per_triangle: Vec<u16> = Vec::new();
-    for p in &mesh.polygons {
-        per_triangle.extend(std::iter::repeat_n(p.material, p.triangle_count()));
+/// One per-face change, by face index in triangle order.
+enum Change {
+    /// Material id.
+    Material(u32, u16),
+    /// Smoothing groups: (face, mask, value).
+    Smoothing(u32, u32, u32),
+}
+
+/// `(face, u32, u32)` records of a leaf: `u32` count, then the triples; faces checked
+/// against `triangles`.
+fn triples(c: &Chunk<'_>, triangles: usize) -> Result<Vec<(u32, u32, u32)>, String> {
+    let p = c.payload().ok_or_else(|| format!("MeshDelta chunk 0x{:04x} is not a leaf", c.id))?;
+    let n = u32_at(p, 0).ok_or_else(|| format!("MeshDelta chunk 0x{:04x} shorter than a count", c.id))? as usize;
+    if p.len() != 4 + 12 * n {
+        return Err(format!("MeshDelta chunk 0x{:04x}: {} bytes for {n} records", c.id, p.len()));
     }
-    for &(face, id) in changes {
-        per_triangle[face as usize] = id;
+    let out: Vec<(u32, u32, u32)> = (0..n)
+        .map(|r| {
+            let at = 4 + 12 * r;
+            (u32_at(p, at).unwrap_or(0), u32_at(p, at + 4).unwrap_or(0), u32_at(p, at + 8).unwrap_or(0))
+        })
+        .collect();
+    if let Some((face, ..)) = out.iter().find(|(face, ..)| *face as usize >= triangles) {
+        return Err(format!("MeshDelta chunk 0x{:04x} changes face {face} of {triangles}", c.id));
+    }
+    Ok(out)
+}
+
+/// Applies per-triangle material and smoothing changes. A polygon whose triangles end up
+/// with different attributes is split into its triangles.
+fn set_face_attributes(mesh: &mut EvalMesh, changes: &[Change]) {
+    let mut per_triangle: Vec<(u16, u32)> = Vec::new();
+    for p in &mesh.polygons {
+        per_triangle.extend(std::iter::repeat_n((p.material, p.smoothing), p.triangle_count()));
+    }
+    for change in changes {
+        match *change {
+            Change::Material(face, id) => per_triangle[face as usize].0 = id,
+            Change::Smoothing(face, mask, value) => {
+                let s = &mut per_triangle[face as usize].1;
+                *s = (*s & !mask) | (value & mask);
+            }
+        }
     }
     let mut out = Vec::with_capacity(mesh.polygons.len());
     let mut next = 0usize;
     for p in mesh.polygons.drain(..) {
         let n = p.triangle_count();
-        let ids = &per_triangle[next..next + n];
+        let attributes = &per_triangle[next..next + n];
         next += n;
-        if ids.iter().all(|&m| m == ids[0]) {
-            out.push(Polygon { material: ids.first().copied().unwrap_or(p.material), ..p });
+        if attributes.iter().all(|a| *a == attributes[0]) {
+            let (material, smoothing) = attributes.first().copied().unwrap_or((p.material, p.smoothing));
+            out.push(Polygon { material, smoothing, ..p });
         } else {
-            for (t, &m) in p.mesh_triangles().into_iter().zip(ids) {
-                out.push(Polygon { corners: t.to_vec(), material: m, smoothing: p.smoothing, triangles: Vec::new() });
+            for (t, &(material, smoothing)) in p.mesh_triangles().into_iter().zip(attributes) {
+                out.push(Polygon { corners: t.to_vec(), material, smoothing, triangles: Vec::new() });
             }
         }
     }
@@ -197,6 +231,16 @@ mod tests {
         assert_eq!((out.polygons[0].corners.len(), out.polygons[0].material), (4, 2));
         assert_eq!((out.polygons[1].corners.clone(), out.polygons[1].material), (vec![4, 5, 7], 6));
         assert_eq!((out.polygons[2].corners.clone(), out.polygons[2].material), (vec![7, 6, 4], 0));
+    }
+
+    #[test]
+    fn smoothing_changes_keep_a_quad_whose_triangles_agree() {
+        // Faces 0 and 1 (the bottom quad) get groups (0 & !0xffffffff) | 1 = 1; face 2 only
+        // clears nothing and sets bit 2 within mask 2: the top quad splits.
+        let a = app(vec![Chunk::leaf(FACE_SMOOTHING, u32s(&[3, 0, 0xffff_ffff, 1, 1, 0xffff_ffff, 1, 2, 2, 2]))]);
+        let out = apply(Some(&a), unit_box(), true).unwrap();
+        assert_eq!((out.polygons[0].corners.len(), out.polygons[0].smoothing), (4, 1));
+        assert_eq!((out.polygons[1].smoothing, out.polygons[2].smoothing, out.polygons.len()), (2, 0, 7));
     }
 
     #[test]

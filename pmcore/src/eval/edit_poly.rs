@@ -114,8 +114,15 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
 }
 
 /// Operation ids [`replay`] applies beyond the count-neutral ones.
-pub const REPLAYED_OPERATIONS: &[(u32, &str)] =
-    &[(11, "delete face"), (13, "detach face"), (41, "extrude face"), (53, "transform"), (58, "attach")];
+pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
+    (11, "delete face"),
+    (13, "detach face"),
+    (32, "bevel"),
+    (38, "inset"),
+    (41, "extrude face"),
+    (53, "transform"),
+    (58, "attach"),
+];
 
 /// Settings chunk of an operation.
 pub const OPERATION_SETTINGS: u16 = 0x0234;
@@ -135,7 +142,16 @@ pub struct Operation<'c> {
     pub clone: bool,
     /// The data chunk `0x0238`, when present.
     pub data: Option<&'c Chunk<'c>>,
+    /// Chunks of the settings' `0x0600` whose meaning is not established (the operation's
+    /// own transform `0x0420` and mod-context matrix `0x0430` among them).
+    pub unknown_settings: Vec<u16>,
 }
+
+/// Settings chunks inside `0x0600` a replay may leave aside: selection `0x0400`,
+/// parameters `0x0410`, texture-preservation settings `0x0440`, and `0x0450` / `0x0470`
+/// (newer releases, one `u32` each; present on the operations of `MeetingTable.max`,
+/// `Whiteboard.max` and `pictureframe.max`, whose replays equal Max's exports).
+const KNOWN_SETTINGS: &[u16] = &[0x0400, 0x0410, 0x0440, 0x0450, 0x0470];
 
 /// Decodes a Max `BitArray` chunk (`0x2700`: `u32` bit count, then the bits, low bit of
 /// byte 0 first).
@@ -164,6 +180,7 @@ pub fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c
                     parameters: Vec::new(),
                     clone: false,
                     data: None,
+                    unknown_settings: Vec::new(),
                 });
             }
             OPERATION_SETTINGS => {
@@ -185,7 +202,8 @@ pub fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c
                                         let p = b.payload().filter(|p| p.len() >= 4).ok_or("short parameter record")?;
                                         op.parameters.push((u32::from_le_bytes([p[0], p[1], p[2], p[3]]), &p[4..]));
                                     }
-                                    _ => {}
+                                    id if KNOWN_SETTINGS.contains(&id) => {}
+                                    id => op.unknown_settings.push(id),
                                 }
                             }
                         }
@@ -223,7 +241,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 | 41 => true,
+        11 | 13 | 32 | 38 | 41 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -235,6 +253,21 @@ const DELETE_ISOLATED_VERTICES: u32 = 26;
 const EXTRUDE_FACE_TYPE: u32 = 36;
 /// `epm_extrude_face_height`.
 const EXTRUDE_FACE_HEIGHT: u32 = 37;
+/// `epm_bevel_type`, `epm_bevel_height`, `epm_bevel_outline`.
+const BEVEL_TYPE: u32 = 38;
+const BEVEL_HEIGHT: u32 = 39;
+const BEVEL_OUTLINE: u32 = 40;
+/// `epm_inset_type`, `epm_inset`.
+const INSET_TYPE: u32 = 41;
+const INSET_AMOUNT: u32 = 42;
+/// `epm_preserve_maps` (texture coordinates only).
+const PRESERVE_MAPS: u32 = 71;
+/// A parameter newer Max releases write beside the extrude settings, beyond the 2011
+/// SDK's enumeration: the corpus files hold 1.0, and with it read as the neutral value the
+/// results equal Max's exports (`Whiteboard.fbx`, `PictureFrame.fbx`); any other value
+/// stops the node. Bevel's parameter 121 (1.0 in `thatchRoof.max`) is confirmed by no
+/// export (that node stops at a Chamfer modifier above) and stops the node.
+const EXTRUDE_FACE_BIAS: u32 = 120;
 
 /// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
 /// is not replayed or whose records are unreadable.
@@ -242,6 +275,9 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
     for op in ops {
         if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
             continue;
+        }
+        if let Some(id) = op.unknown_settings.first() {
+            return Err(format!("operation {} carries settings chunk 0x{id:04x}, not replayed", op.id));
         }
         match op.id {
             11 => {
@@ -256,23 +292,36 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                 let faces = op.selected(mesh.polygons.len())?;
                 detach_faces(&mut mesh, &faces, op.clone);
             }
-            41 => {
+            32 | 38 | 41 => {
                 let faces = op.selected(mesh.polygons.len())?;
-                if let Some((id, _)) =
-                    op.parameters.iter().find(|(id, _)| ![EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT].contains(id))
-                {
-                    return Err(format!("extrude face with parameter {id}, whose meaning is not established"));
+                let (type_id, known, lift): (u32, &[u32], fn(f32, f32) -> Lift) = match op.id {
+                    41 => (EXTRUDE_FACE_TYPE, &[EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT, EXTRUDE_FACE_BIAS], |h, _| {
+                        Lift::Extrude(h)
+                    }),
+                    38 => (INSET_TYPE, &[INSET_TYPE, INSET_AMOUNT, PRESERVE_MAPS], |a, _| Lift::Inset(a)),
+                    _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE], Lift::Bevel),
+                };
+                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| !known.contains(id)) {
+                    return Err(format!("operation {} with parameter {id}, whose meaning is not established", op.id));
                 }
-                let by_polygon = match op.parameter_u32(EXTRUDE_FACE_TYPE).ok_or("extrude face without its type")? {
+                if op.parameter_u32(EXTRUDE_FACE_BIAS).is_some_and(|b| f32::from_bits(b) != 1.0) {
+                    return Err(format!("operation {} with parameter {EXTRUDE_FACE_BIAS} other than 1", op.id));
+                }
+                let by_polygon = match op.parameter_u32(type_id).ok_or("face operation without its type")? {
                     0 => false,
                     2 => true,
-                    t => return Err(format!("extrude face of type {t} (local normals) is not replayed")),
+                    t => return Err(format!("operation {} of type {t} (local normals) is not replayed", op.id)),
                 };
-                let height = op
-                    .parameter_u32(EXTRUDE_FACE_HEIGHT)
-                    .map(f32::from_bits)
-                    .ok_or("extrude face without its height")?;
-                extrude_faces(&mut mesh, &faces, by_polygon, height);
+                let float = |id: u32| op.parameter_u32(id).map(f32::from_bits);
+                let (a, b) = match op.id {
+                    41 => (float(EXTRUDE_FACE_HEIGHT).ok_or("extrude face without its height")?, 0.0),
+                    38 => (float(INSET_AMOUNT).ok_or("inset without its amount")?, 0.0),
+                    _ => (
+                        float(BEVEL_HEIGHT).ok_or("bevel without its height")?,
+                        float(BEVEL_OUTLINE).ok_or("bevel without its outline")?,
+                    ),
+                };
+                lift_faces(&mut mesh, &faces, by_polygon, lift(a, b))?;
             }
             53 => {
                 let Some(data) = op.data else { continue };
@@ -299,7 +348,25 @@ fn polygon_normal(positions: &[Vec3], corners: &[u32]) -> Vec3 {
 }
 
 /// Extrudes the marked faces (see the module notes).
-fn extrude_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, height: f32) {
+/// How the copied faces of [`lift_faces`] move.
+#[derive(Clone, Copy, Debug)]
+enum Lift {
+    /// Every vertex of a cluster along the cluster's normal by this height (extrude).
+    Extrude(f32),
+    /// The border copies inward in the cluster's plane so that every border edge moves
+    /// by this distance (inset): a copy of `v` between border edges `u → v → w` moves
+    /// along `(n₁ + n₂) / (1 + n₁·n₂)`, `nᵢ` the edges' unit inward normals `N × edge`.
+    Inset(f32),
+    /// Extrude by the height, then move the border copies outward by the outline amount
+    /// (an inset by its negative).
+    Bevel(f32, f32),
+}
+
+/// Extrudes the marked faces (see the module notes).
+
+/// Copies the border of each cluster of marked faces, joins old and new borders by side
+/// quads, and moves the copies as `lift` says.
+fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift) -> Result<(), String> {
     use std::collections::HashMap;
     let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
     // Clusters: union of selected faces sharing an edge (none by polygon).
@@ -366,7 +433,7 @@ fn extrude_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, height: 
         let p = mesh.positions[v as usize];
         mesh.positions.push(p);
     }
-    // Cluster faces take the copies; every vertex of a cluster moves along its normal.
+    // Cluster faces take the copies.
     let mut moved: Vec<(usize, u32)> = Vec::new();
     for (&f, &r) in selected.iter().zip(&roots) {
         let p = &mut mesh.polygons[f];
@@ -380,13 +447,46 @@ fn extrude_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, height: 
     }
     moved.sort_unstable();
     moved.dedup();
-    for (r, v) in moved {
-        let n = normal[&r].normalize_or_zero();
-        mesh.positions[v as usize] += n * height;
+    match lift {
+        Lift::Extrude(height) => {
+            for (r, v) in moved {
+                let n = normal[&r].normalize_or_zero();
+                mesh.positions[v as usize] += n * height;
+            }
+        }
+        Lift::Inset(_) | Lift::Bevel(..) => {
+            let amount = match lift {
+                Lift::Bevel(height, outline) => {
+                    for &(r, v) in &moved {
+                        let n = normal[&r].normalize_or_zero();
+                        mesh.positions[v as usize] += n * height;
+                    }
+                    -outline
+                }
+                Lift::Inset(a) | Lift::Extrude(a) => a,
+            };
+            // Per border copy: the inward normals of its incoming and outgoing border edges.
+            let mut edges_at: HashMap<(usize, u32), Vec<Vec3>> = HashMap::new();
+            for &(r, a, b) in &border {
+                let n = normal[&r].normalize_or_zero();
+                let inward = n.cross(mesh.positions[b as usize] - mesh.positions[a as usize]).normalize_or_zero();
+                edges_at.entry((r, a)).or_default().push(inward);
+                edges_at.entry((r, b)).or_default().push(inward);
+            }
+            for ((r, v), normals) in edges_at {
+                let [n1, n2] = normals[..] else {
+                    return Err(format!("inset: vertex {v} lies on {} border edges of its cluster", normals.len()));
+                };
+                let d = (n1 + n2) / (1.0 + n1.dot(n2));
+                let c = copy[&(r, v)] as usize;
+                mesh.positions[c] += d * amount;
+            }
+        }
     }
     for (r, a, b) in border {
         mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
     }
+    Ok(())
 }
 
 /// Per-vertex offsets of a transform operation's data.
@@ -559,6 +659,7 @@ mod tests {
             parameters,
             clone: false,
             data: None,
+            unknown_settings: Vec::new(),
         }
     }
 

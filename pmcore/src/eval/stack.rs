@@ -31,7 +31,8 @@ pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
 pub enum Evaluated {
     /// The mesh, built.
     Mesh(EvalMesh),
-    /// Above the memory budget: counts only, and why.
+    /// Counts only, and why: over the memory budget, or positions not known (an Edit Poly's
+    /// vertex offsets over an input not built in Max's order).
     CountOnly {
         /// The counts.
         counts: Counts,
@@ -521,6 +522,17 @@ fn apply_modifier(
             }
             let indexed: Vec<u32> = ops.iter().filter(|o| edit_poly::uses_indices(o)).map(|o| o.id).collect();
             if !in_max_order && !indexed.is_empty() {
+                // Offsets alone keep the counts: those are known, the positions are not.
+                if indexed.iter().all(|&id| id == 53) && edit_poly::topology_operations(&ids).is_empty() {
+                    let (counts, rule) = to_poly(input).counts_and_rule();
+                    return Ok(Evaluated::CountOnly {
+                        counts,
+                        rule,
+                        note: "Edit Poly vertex offsets index Max's vertex order, which this input's builder is not \
+                               checked to follow: positions not known"
+                            .into(),
+                    });
+                }
                 return Err(stop(
                     m,
                     format!(
@@ -533,7 +545,7 @@ fn apply_modifier(
                     Evaluated::Mesh(edit_poly::replay(mesh.into_poly(), &ops).map_err(|e| stop(m, e))?)
                 }
                 other if edit_poly::topology_operations(&ids).is_empty() => to_poly(other),
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
         }
         ModifierRule::ToPoly => to_poly(input),
@@ -541,7 +553,7 @@ fn apply_modifier(
             Evaluated::Mesh(mesh) => {
                 Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
             }
-            Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+            Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
         },
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
@@ -570,7 +582,7 @@ fn apply_modifier(
                     }
                     Evaluated::Mesh(shell(mesh, &p))
                 }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
         }
         ModifierRule::Symmetry => {
@@ -604,7 +616,7 @@ fn apply_modifier(
                     }
                     Evaluated::Mesh(symmetry(mesh, &p))
                 }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
         }
         ModifierRule::MeshSmooth => {
