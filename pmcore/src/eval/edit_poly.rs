@@ -294,7 +294,7 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
             }
             32 | 38 | 41 => {
                 let faces = op.selected(mesh.polygons.len())?;
-                let (type_id, known, lift): (u32, &[u32], fn(f32, f32) -> Lift) = match op.id {
+                let (type_id, known, lift): FaceOperation = match op.id {
                     41 => (EXTRUDE_FACE_TYPE, &[EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT, EXTRUDE_FACE_BIAS], |h, _| {
                         Lift::Extrude(h)
                     }),
@@ -348,6 +348,9 @@ fn polygon_normal(positions: &[Vec3], corners: &[u32]) -> Vec3 {
 }
 
 /// Extrudes the marked faces (see the module notes).
+/// A face operation's type parameter, its accepted parameters and its motion.
+type FaceOperation = (u32, &'static [u32], fn(f32, f32) -> Lift);
+
 /// How the copied faces of [`lift_faces`] move.
 #[derive(Clone, Copy, Debug)]
 enum Lift {
@@ -361,8 +364,6 @@ enum Lift {
     /// (an inset by its negative).
     Bevel(f32, f32),
 }
-
-/// Extrudes the marked faces (see the module notes).
 
 /// Copies the border of each cluster of marked faces, joins old and new borders by side
 /// quads, and moves the copies as `lift` says.
