@@ -48,6 +48,9 @@ pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// Edit Poly (modifier).
 pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 
+/// Bend (modifier; the Box object shares the id under another superclass).
+pub const BEND_MOD: [u32; 2] = [0x0000_0010, 0];
+
 /// Edit Mesh (modifier).
 pub const EDIT_MESH_MOD: [u32; 2] = [0x0000_0050, 0];
 
@@ -82,6 +85,8 @@ pub enum ModifierRule {
     MeshSmooth,
     /// Edit Mesh: its MeshDelta replayed where the records are known, a tri object out.
     EditMesh,
+    /// Bend (`super::deform`).
+    Bend,
 }
 
 /// Base classes whose builder follows Max's own vertex and face order (checked against an
@@ -113,7 +118,6 @@ pub const PASS_THROUGH: &[([u32; 2], &str)] = &[
     ([0x02df_2e3a, 0x72ba_4e1f], "Unwrap UVW"),
     ([0x000f_72b1, 0], "UVW Map"),
     ([0x0095_c723, 0x0001_5666], "Skin"),
-    ([0x0000_0010, 0], "Bend"),
     ([0xf997_b124, 0], "Noise"),
     ([0x000f_8613, 0], "Smooth"),
     ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
@@ -148,6 +152,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
         MESHSMOOTH => Some(ModifierRule::MeshSmooth),
         EDIT_MESH_MOD => Some(ModifierRule::EditMesh),
+        BEND_MOD => Some(ModifierRule::Bend),
         _ => None,
     }
 }

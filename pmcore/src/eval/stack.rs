@@ -163,6 +163,16 @@ pub fn stack_with_data<'a, 'b>(
     None
 }
 
+/// Mod-context bounding box inside [`MOD_APP`]: min and max corners (6 floats).
+pub const MOD_CONTEXT_BOX: u16 = 0x2511;
+
+/// The mod-context box of a modifier (min, max); `None` when absent or short.
+pub fn mod_context_box(mod_app: Option<&Chunk<'_>>) -> Option<(Vec3, Vec3)> {
+    let p = mod_app?.child(MOD_CONTEXT_BOX)?.payload()?;
+    let f: Vec<f32> = p.get(..24)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some((Vec3::new(f[0], f[1], f[2]), Vec3::new(f[3], f[4], f[5])))
+}
+
 /// The mod-context matrix of a modifier (object space → modifier context), column-vector
 /// form: identity when the chunk is absent (Max then applies none), `None` when it is
 /// shorter than a Matrix3.
@@ -549,6 +559,37 @@ fn apply_modifier(
             }
         }
         ModifierRule::ToPoly => to_poly(input),
+        ModifierRule::Bend => {
+            let params = Params::of(index, m, 2).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            if params.int_or(3, 0).map_err(pe)? != 0 {
+                return Err(stop(m, "bend limits (from / to) are not evaluated"));
+            }
+            let axis = params.int(2).map_err(pe)?;
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < 3)
+                .ok_or_else(|| stop(m, format!("bend axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("bend gizmo: {e}")))?;
+            let centre = match m.reference(1) {
+                None => Vec3::ZERO,
+                slot => position_default(index, slot).map_err(|e| stop(m, format!("bend centre: {e}")))?,
+            };
+            let context =
+                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let (low, high) = mod_context_box(sm.mod_app).ok_or_else(|| stop(m, "mod-context box missing"))?;
+            let p = super::deform::BendParams {
+                angle: params.float(0).map_err(pe)?,
+                direction: params.float(1).map_err(pe)?,
+                axis,
+                to_gizmo: Mat4::from_translation(-centre) * gizmo.inverse() * context,
+                extent: (high - low).to_array(),
+            };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::deform::bend(mesh, &p)),
+                counts @ Evaluated::CountOnly { .. } => counts,
+            }
+        }
         ModifierRule::EditMesh => match input {
             Evaluated::Mesh(mesh) => {
                 Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
