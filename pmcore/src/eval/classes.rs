@@ -51,6 +51,9 @@ pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 /// Bend (modifier; the Box object shares the id under another superclass).
 pub const BEND_MOD: [u32; 2] = [0x0000_0010, 0];
 
+/// Taper (modifier; the Torus object shares the id under another superclass).
+pub const TAPER_MOD: [u32; 2] = [0x0000_0020, 0];
+
 /// Edit Mesh (modifier).
 pub const EDIT_MESH_MOD: [u32; 2] = [0x0000_0050, 0];
 
@@ -87,6 +90,8 @@ pub enum ModifierRule {
     EditMesh,
     /// Bend (`super::deform`).
     Bend,
+    /// Taper (`super::deform`).
+    Taper,
 }
 
 /// Base classes whose builder follows Max's own vertex and face order (checked against an
@@ -122,7 +127,6 @@ pub const PASS_THROUGH: &[([u32; 2], &str)] = &[
     ([0x000f_8613, 0], "Smooth"),
     ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
     ([0x2521_5824, 0], "XForm"),
-    ([0x0000_0020, 0], "Taper"),
     ([0x0000_0047, 0], "Wave"),
     ([0x0000_0045, 0], "Ripple"),
     ([0x0000_0090, 0], "Twist"),
@@ -153,6 +157,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         MESHSMOOTH => Some(ModifierRule::MeshSmooth),
         EDIT_MESH_MOD => Some(ModifierRule::EditMesh),
         BEND_MOD => Some(ModifierRule::Bend),
+        TAPER_MOD => Some(ModifierRule::Taper),
         _ => None,
     }
 }

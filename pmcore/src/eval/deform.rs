@@ -1,5 +1,5 @@
 //! Deforming modifiers built on Max's "simple modifier" frame: a gizmo placed in the
-//! modifier's context, every vertex mapped through it. The Bend modifier.
+//! modifier's context, every vertex mapped through it. The Bend and Taper modifiers.
 //!
 //! The frame (facts of the SDK's `SimpleMod::CompMatrix` / `ModifyObject`, the SDK sample
 //! `bend.cpp`): the mod-context matrix `0x2500 → 0x2510` then the inverse of the gizmo
@@ -9,6 +9,10 @@
 //! mod-context box `0x2500 → 0x2511` (min, max) along the axis divided by the angle in
 //! radians; a point at `(x, ·, z)` goes to `x' = r·cos(π − z/r) + r − x·cos(π − z/r)`,
 //! `z' = r·sin(π − z/r) − x·sin(π − z/r)` (in `f64`, as the sample computes), then back.
+//!
+//! Taper (`taper.cpp`, same frame without the direction turn): with `z` the gizmo-space
+//! height over the box extent along the axis (mirrored to `|z|` with symmetry), the
+//! effect axes (0 X, 1 Y, 2 both, in gizmo space) scale by `1 + z·amount + curve·z·(1 − z)`.
 
 use super::mesh::EvalMesh;
 use glam::{DMat4, DVec3, Mat4};
@@ -37,12 +41,7 @@ pub fn bend(mut mesh: EvalMesh, p: &BendParams) -> EvalMesh {
         return mesh;
     }
     let r = length / angle;
-    let turn = match p.axis {
-        0 => DMat4::from_rotation_y(-std::f64::consts::FRAC_PI_2),
-        1 => DMat4::from_rotation_x(std::f64::consts::FRAC_PI_2),
-        _ => DMat4::IDENTITY,
-    };
-    let axis = DMat4::from_rotation_z(f64::from(p.direction).to_radians()) * turn;
+    let axis = DMat4::from_rotation_z(f64::from(p.direction).to_radians()) * axis_turn(p.axis);
     let tm = axis * p.to_gizmo.as_dmat4();
     let inv = tm.inverse();
     mesh.map_positions(|v| {
@@ -52,6 +51,61 @@ pub fn bend(mut mesh: EvalMesh, p: &BendParams) -> EvalMesh {
         let (s, c) = a.sin_cos();
         let bent = DVec3::new(r * c + r - x * c, q.y, r * s - x * s);
         inv.transform_point3(bent).as_vec3()
+    });
+    mesh
+}
+
+/// The axis turn of a simple modifier: the chosen axis onto gizmo Z.
+fn axis_turn(axis: usize) -> DMat4 {
+    match axis {
+        0 => DMat4::from_rotation_y(-std::f64::consts::FRAC_PI_2),
+        1 => DMat4::from_rotation_x(std::f64::consts::FRAC_PI_2),
+        _ => DMat4::IDENTITY,
+    }
+}
+
+/// Taper parameters (parameter block ids 0–4; limits, id 5, are not evaluated).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaperParams {
+    /// Amount (id 0).
+    pub amount: f32,
+    /// Curve (id 1).
+    pub curve: f32,
+    /// Primary axis 0 X, 1 Y, 2 Z (id 2).
+    pub axis: usize,
+    /// Effect: 0 gizmo X, 1 gizmo Y, 2 both (id 3).
+    pub effect: u8,
+    /// Symmetry (id 4).
+    pub symmetry: bool,
+    /// Object space → gizmo space, as for [`BendParams::to_gizmo`].
+    pub to_gizmo: Mat4,
+    /// The mod-context box extent along each axis.
+    pub extent: [f32; 3],
+}
+
+/// Tapers every vertex of `mesh`.
+pub fn taper(mut mesh: EvalMesh, p: &TaperParams) -> EvalMesh {
+    let length = f64::from(p.extent[p.axis]);
+    if length == 0.0 {
+        return mesh;
+    }
+    let tm = axis_turn(p.axis) * p.to_gizmo.as_dmat4();
+    let inv = tm.inverse();
+    let (k1, k2) = (f64::from(p.amount), f64::from(p.curve));
+    mesh.map_positions(|v| {
+        let mut q = tm.transform_point3(v.as_dvec3());
+        let mut z = q.z / length;
+        if p.symmetry && z < 0.0 {
+            z = -z;
+        }
+        let f = 1.0 + z * k1 + k2 * z * (1.0 - z);
+        if p.effect != 1 {
+            q.x *= f;
+        }
+        if p.effect != 0 {
+            q.y *= f;
+        }
+        inv.transform_point3(q).as_vec3()
     });
     mesh
 }
@@ -95,5 +149,32 @@ mod tests {
         // Angle 0: nothing moves.
         let flat = bend(line(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), &BendParams { angle: 0.0, ..p });
         assert_eq!(flat.positions[0], Vec3::new(0.0, 0.0, 1.0));
+    }
+
+    #[test]
+    fn taper_scales_across_the_axis_by_height() {
+        // Axis Z, extent 2, amount −0.5, curve 0: at z = 2 (z/l = 1) f = 0.5, at z = 1
+        // f = 0.75, at z = 0 f = 1. Effect both: x and y scale; effect X: y stays.
+        let p = TaperParams {
+            amount: -0.5,
+            curve: 0.0,
+            axis: 2,
+            effect: 2,
+            symmetry: false,
+            to_gizmo: Mat4::IDENTITY,
+            extent: [1.0, 1.0, 2.0],
+        };
+        let out = taper(line(&[[2.0, 2.0, 2.0], [2.0, -4.0, 1.0], [3.0, 3.0, 0.0]]), &p);
+        assert_eq!(out.positions[0], Vec3::new(1.0, 1.0, 2.0));
+        assert_eq!(out.positions[1], Vec3::new(1.5, -3.0, 1.0));
+        assert_eq!(out.positions[2], Vec3::new(3.0, 3.0, 0.0));
+        let x_only = taper(line(&[[2.0, 2.0, 2.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), &TaperParams { effect: 0, ..p });
+        assert_eq!(x_only.positions[0], Vec3::new(1.0, 2.0, 2.0));
+        // Curve 1 alone: f = 1 + z(1 − z), 1.25 at mid-height (z/l = 0.5).
+        let curved = taper(
+            line(&[[4.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+            &TaperParams { amount: 0.0, curve: 1.0, ..p },
+        );
+        assert_eq!(curved.positions[0], Vec3::new(5.0, 0.0, 1.0));
     }
 }

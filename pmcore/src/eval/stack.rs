@@ -559,36 +559,59 @@ fn apply_modifier(
             }
         }
         ModifierRule::ToPoly => to_poly(input),
-        ModifierRule::Bend => {
+        ModifierRule::Bend | ModifierRule::Taper => {
             let params = Params::of(index, m, 2).map_err(|e| param_stop(m, e))?;
             let pe = |e| param_stop(m, e);
-            if params.int_or(3, 0).map_err(pe)? != 0 {
-                return Err(stop(m, "bend limits (from / to) are not evaluated"));
+            let (limits_id, axis_id) = if rule == ModifierRule::Bend { (3, 2) } else { (5, 2) };
+            if params.int_or(limits_id, 0).map_err(pe)? != 0 {
+                return Err(stop(m, "limits (from / to) are not evaluated"));
             }
-            let axis = params.int(2).map_err(pe)?;
+            let axis = params.int(axis_id).map_err(pe)?;
             let axis = usize::try_from(axis)
                 .ok()
                 .filter(|a| *a < 3)
-                .ok_or_else(|| stop(m, format!("bend axis {axis} not evaluated")))?;
-            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("bend gizmo: {e}")))?;
+                .ok_or_else(|| stop(m, format!("axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("gizmo: {e}")))?;
             let centre = match m.reference(1) {
                 None => Vec3::ZERO,
-                slot => position_default(index, slot).map_err(|e| stop(m, format!("bend centre: {e}")))?,
+                slot => position_default(index, slot).map_err(|e| stop(m, format!("centre: {e}")))?,
             };
             let context =
                 mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
             let (low, high) = mod_context_box(sm.mod_app).ok_or_else(|| stop(m, "mod-context box missing"))?;
-            let p = super::deform::BendParams {
-                angle: params.float(0).map_err(pe)?,
-                direction: params.float(1).map_err(pe)?,
-                axis,
-                to_gizmo: Mat4::from_translation(-centre) * gizmo.inverse() * context,
-                extent: (high - low).to_array(),
-            };
-            match input {
-                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::deform::bend(mesh, &p)),
-                counts @ Evaluated::CountOnly { .. } => counts,
-            }
+            let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
+            let extent = (high - low).to_array();
+            let Evaluated::Mesh(mesh) = input else { return Ok(input) };
+            Evaluated::Mesh(if rule == ModifierRule::Bend {
+                super::deform::bend(
+                    mesh,
+                    &super::deform::BendParams {
+                        angle: params.float(0).map_err(pe)?,
+                        direction: params.float(1).map_err(pe)?,
+                        axis,
+                        to_gizmo,
+                        extent,
+                    },
+                )
+            } else {
+                let effect = params.int(3).map_err(pe)?;
+                let effect = u8::try_from(effect)
+                    .ok()
+                    .filter(|e| *e < 3)
+                    .ok_or_else(|| stop(m, format!("effect axis {effect} not evaluated")))?;
+                super::deform::taper(
+                    mesh,
+                    &super::deform::TaperParams {
+                        amount: params.float(0).map_err(pe)?,
+                        curve: params.float(1).map_err(pe)?,
+                        axis,
+                        effect,
+                        symmetry: params.int_or(4, 0).map_err(pe)? != 0,
+                        to_gizmo,
+                        extent,
+                    },
+                )
+            })
         }
         ModifierRule::EditMesh => match input {
             Evaluated::Mesh(mesh) => {
