@@ -99,6 +99,11 @@ pub enum ModifierRule {
 /// over other builders would index the wrong parts.
 pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX];
 
+/// Base classes whose conversion to a poly object (what an Edit Poly directly on them
+/// receives) is built in Max's order ([`super::primitives::cylinder_poly`], checked on
+/// `wild/snubblejr__man.max`'s cylinder).
+pub const POLY_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[CYLINDER, CONE];
+
 impl ModifierRule {
     /// Whether the modifier's output keeps its input's vertex and face indices (then
     /// appends, as Edit Poly's replayed operations and Edit Mesh do).

@@ -341,6 +341,68 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     Ok(revolve(&profile, s, false, c == 1))
 }
 
+/// A cylinder or cone as the poly object Max converts it to (what an Edit Poly directly on
+/// it receives), in Max's own order (the SDK sample `cyl.cpp`, `BuildCylinderPoly`):
+/// `sides` vertices per height row from the bottom (angle `2π·j/sides` from +X, radius
+/// interpolated), side quads `(a, a+1, a+1+s, a+s)` row by row; one cap segment: the
+/// bottom cap one polygon over row 0 reversed, the top one over the last row; more: per
+/// cap, rings from the rim inward (radius `r·(c − i)/c`), the quads between them, the
+/// centre vertex, and the triangles to it (bottom cap first, then the top).
+pub fn cylinder_poly(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
+    let h = segs("height segs", p.height_segs, 1)?;
+    let c = segs("cap segs", p.cap_segs, 1)?;
+    let s = segs("sides", p.sides, 3)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    let delta = 2.0 * std::f32::consts::PI / s as f32;
+    let at = |j: u32, radius: f32, z: f32| {
+        let a = delta * j as f32;
+        Vec3::new(a.cos() * radius, a.sin() * radius, z)
+    };
+    let mut positions = Vec::new();
+    let mut polygons = Vec::new();
+    for i in 0..=h {
+        let u = i as f32 / h as f32;
+        let radius = p.radius1 * (1.0 - u) + p.radius2 * u;
+        positions.extend((0..s).map(|j| at(j, radius, p.height * u)));
+        if i > 0 {
+            for j in 0..s {
+                let a = (i - 1) * s + j;
+                let b = (i - 1) * s + (j + 1) % s;
+                polygons.push(Polygon::new(vec![a, b, b + s, a + s]));
+            }
+        }
+    }
+    if c == 1 {
+        polygons.push(Polygon::new((0..s).rev().collect()));
+        polygons.push(Polygon::new((0..s).map(|j| s * h + j).collect()));
+    } else {
+        // (rim row start, radius, z, bottom?) per cap.
+        for (rim, radius, z, bottom) in [(0, p.radius1, 0.0, true), (s * h, p.radius2, p.height, false)] {
+            let start = positions.len() as u32;
+            for i in 1..c {
+                let r = radius * (c - i) as f32 / c as f32;
+                positions.extend((0..s).map(|j| at(j, r, z)));
+                let (outer, inner) = if i == 1 { (rim, start) } else { (start + s * (i - 2), start + s * (i - 1)) };
+                for j in 0..s {
+                    let (o0, o1) = (outer + j, outer + (j + 1) % s);
+                    let (i0, i1) = (inner + j, inner + (j + 1) % s);
+                    polygons.push(Polygon::new(if bottom { vec![o1, o0, i0, i1] } else { vec![o0, o1, i1, i0] }));
+                }
+            }
+            let centre = positions.len() as u32;
+            positions.push(Vec3::new(0.0, 0.0, z));
+            let last = start + s * (c - 2);
+            for j in 0..s {
+                let (a, b) = (last + j, last + (j + 1) % s);
+                polygons.push(Polygon::new(if bottom { vec![b, a, centre] } else { vec![a, b, centre] }));
+            }
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Polygons })
+}
+
 /// Tube (class 0x00007b21, 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TubeParams {
@@ -735,6 +797,50 @@ mod tests {
         assert_eq!(two.polygons[3].corners, vec![8, 9, 5, 4]);
         assert_eq!(two.polygons[8].corners, vec![2, 0, 8, 11]);
         assert_eq!(two.polygons[9].corners, vec![11, 8, 4, 6]);
+    }
+
+    #[test]
+    fn cylinder_poly_conversion_in_max_order() {
+        // 4 sides, 1 height segment, radius 1, height 2. One cap segment: vertices (1,0,0),
+        // (0,1,0), (−1,0,0), (0,−1,0) at z 0 then the same at z 2; sides (0 1 5 4) …
+        // (3 0 4 7); bottom cap (3 2 1 0), top (4 5 6 7). Two cap segments: each cap adds a
+        // ring at half the radius and a centre: bottom ring 8–11, centre 12, top ring
+        // 13–16, centre 17; the bottom's first quad (1 0 8 9), its first triangle (9 8 12),
+        // the top's (4 5 14 13) and (13 14 17).
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 2.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_poly(&p).unwrap();
+        assert_eq!(m.positions.len(), 8);
+        assert!((m.positions[1] - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+        assert!((m.positions[7] - Vec3::new(0.0, -1.0, 2.0)).length() < 1e-6);
+        let corners: Vec<Vec<u32>> = m.polygons.iter().map(|f| f.corners.clone()).collect();
+        assert_eq!(
+            corners,
+            vec![
+                vec![0, 1, 5, 4],
+                vec![1, 2, 6, 5],
+                vec![2, 3, 7, 6],
+                vec![3, 0, 4, 7],
+                vec![3, 2, 1, 0],
+                vec![4, 5, 6, 7]
+            ]
+        );
+        let two = cylinder_poly(&CylinderParams { cap_segs: 2, ..p }).unwrap();
+        assert_eq!((two.positions.len(), two.polygons.len()), (18, 4 + 2 * 8));
+        assert!((two.positions[8] - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-6);
+        assert_eq!(two.positions[12], Vec3::ZERO);
+        assert_eq!(two.positions[17], Vec3::new(0.0, 0.0, 2.0));
+        assert_eq!(two.polygons[4].corners, vec![1, 0, 8, 9]);
+        assert_eq!(two.polygons[8].corners, vec![9, 8, 12]);
+        assert_eq!(two.polygons[12].corners, vec![4, 5, 14, 13]);
+        assert_eq!(two.polygons[16].corners, vec![13, 14, 17]);
     }
 
     #[test]

@@ -252,9 +252,18 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     out.generated = !modifiers.is_empty() && !base_only;
     // Whether vertex and face indices are Max's own (stored meshes, and the builders
     // checked against Max's order): what Edit Poly selections and offsets index.
+    // An Edit Poly directly on a cylinder or cone receives Max's poly conversion of it.
+    let as_poly = !base_only
+        && modifiers
+            .first()
+            .and_then(|m| m.object.class.as_ref())
+            .is_some_and(|c| c.class_id == classes::EDIT_POLY_MOD)
+        && base.class.as_ref().is_some_and(|c| classes::POLY_BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
-        || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id));
-    let mut current = match evaluate_base(index, base, budget) {
+        || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
+        || as_poly;
+    let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
+    let mut current = match built {
         Ok(m) => {
             out.generated |= base.chunk.child(geometry::GEOM_BUFFERS).is_none();
             Evaluated::Mesh(m)
@@ -323,6 +332,46 @@ fn prim_stop(o: &SceneObject<'_>, e: PrimitiveError) -> Stop {
     stop(o, e.to_string())
 }
 
+/// A cylinder or cone base as the poly object Max converts it to
+/// ([`prim::cylinder_poly`]).
+pub fn evaluate_base_as_poly(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
+    let q = cylinder_params(index, base)?;
+    if q.vertices() > budget {
+        return Err(stop(base, format!("{} vertices over the memory budget ({budget} left)", q.vertices())));
+    }
+    prim::cylinder_poly(&q).map_err(|e| prim_stop(base, e))
+}
+
+/// Cylinder (radius, height, height segments, cap segments, sides, slice 6) and cone
+/// (radius 1, radius 2, height, …, slice 7) parameters.
+fn cylinder_params(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> Result<prim::CylinderParams, Stop> {
+    let p = Params::of(index, base, 0).map_err(|e| param_stop(base, e))?;
+    let pe = |e: ParamError| param_stop(base, e);
+    let class_id = base.class.as_ref().map(|c| c.class_id).unwrap_or_default();
+    Ok(if class_id == classes::CONE {
+        prim::CylinderParams {
+            radius1: p.float(0).map_err(pe)?,
+            radius2: p.float(1).map_err(pe)?,
+            height: p.float(2).map_err(pe)?,
+            height_segs: p.int(3).map_err(pe)?,
+            cap_segs: p.int(4).map_err(pe)?,
+            sides: p.int(5).map_err(pe)?,
+            slice: p.int_or(7, 0).map_err(pe)? != 0,
+        }
+    } else {
+        let r = p.float(0).map_err(pe)?;
+        prim::CylinderParams {
+            radius1: r,
+            radius2: r,
+            height: p.float(1).map_err(pe)?,
+            height_segs: p.int(2).map_err(pe)?,
+            cap_segs: p.int(3).map_err(pe)?,
+            sides: p.int(4).map_err(pe)?,
+            slice: p.int_or(6, 0).map_err(pe)? != 0,
+        }
+    })
+}
+
 /// The base object's mesh: stored buffers when it has them, else its primitive.
 /// Primitives whose vertex count would exceed `budget` stop (named) before being built.
 pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
@@ -366,32 +415,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::plane_mesh(&q)
         }
-        classes::CYLINDER => {
-            let p = p()?;
-            let r = p.float(0).map_err(pe)?;
-            let q = prim::CylinderParams {
-                radius1: r,
-                radius2: r,
-                height: p.float(1).map_err(pe)?,
-                height_segs: p.int(2).map_err(pe)?,
-                cap_segs: p.int(3).map_err(pe)?,
-                sides: p.int(4).map_err(pe)?,
-                slice: p.int_or(6, 0).map_err(pe)? != 0,
-            };
-            guard(q.vertices())?;
-            prim::cylinder_mesh(&q)
-        }
-        classes::CONE => {
-            let p = p()?;
-            let q = prim::CylinderParams {
-                radius1: p.float(0).map_err(pe)?,
-                radius2: p.float(1).map_err(pe)?,
-                height: p.float(2).map_err(pe)?,
-                height_segs: p.int(3).map_err(pe)?,
-                cap_segs: p.int(4).map_err(pe)?,
-                sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
-            };
+        classes::CYLINDER | classes::CONE => {
+            let q = cylinder_params(index, base)?;
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
