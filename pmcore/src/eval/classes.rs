@@ -54,6 +54,9 @@ pub const BEND_MOD: [u32; 2] = [0x0000_0010, 0];
 /// Taper (modifier; the Torus object shares the id under another superclass).
 pub const TAPER_MOD: [u32; 2] = [0x0000_0020, 0];
 
+/// Mirror (modifier).
+pub const MIRROR_MOD: [u32; 2] = [0xef92_aa7c, 0x511b_be75];
+
 /// Edit Mesh (modifier).
 pub const EDIT_MESH_MOD: [u32; 2] = [0x0000_0050, 0];
 
@@ -92,6 +95,8 @@ pub enum ModifierRule {
     Bend,
     /// Taper (`super::deform`).
     Taper,
+    /// Mirror (`super::deform`).
+    Mirror,
 }
 
 /// Base classes whose builder follows Max's own vertex and face order (checked against an
@@ -163,6 +168,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         EDIT_MESH_MOD => Some(ModifierRule::EditMesh),
         BEND_MOD => Some(ModifierRule::Bend),
         TAPER_MOD => Some(ModifierRule::Taper),
+        MIRROR_MOD => Some(ModifierRule::Mirror),
         _ => None,
     }
 }

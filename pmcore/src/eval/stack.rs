@@ -638,6 +638,28 @@ fn apply_modifier(
                 )
             })
         }
+        ModifierRule::Mirror => {
+            let params = Params::of(index, m, 1).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let axis = params.int(0).map_err(pe)?;
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < 6)
+                .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+            let context =
+                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let p = super::deform::MirrorParams {
+                axis,
+                copy: params.int(1).map_err(pe)? != 0,
+                offset: params.float(2).map_err(pe)?,
+                to_gizmo: gizmo.inverse() * context,
+            };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::deform::mirror(mesh, &p)),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+            }
+        }
         ModifierRule::EditMesh => match input {
             Evaluated::Mesh(mesh) => {
                 Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
