@@ -716,6 +716,24 @@ mod tests {
         assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height), (120, ON)])]).is_err());
     }
 
+    #[test]
+    fn inset_and_bevel_move_the_border_copies_in_plane() {
+        // Inset the top (4 5 7 6) by 0.25: at corner 4 = (−0.5, −0.5, 1) the border edges
+        // 6→4 and 4→5 have inward normals z × (−y) = +x and z × x = +y, so the copy moves
+        // along (x + y) / (1 + 0) by 0.25: (−0.25, −0.25, 1); every edge of the inner quad
+        // lies 0.25 inside. Bevel by height 1 and outline 0.25 lifts the copies by 1 and
+        // moves them outward: (−0.75, −0.75, 2). Counts as for an extrude: 12 and 10.
+        let quarter: &'static [u8] = &[0, 0, 0x80, 0x3e]; // 0.25f32
+        let one: &'static [u8] = &[0, 0, 0x80, 0x3f]; // 1.0f32
+        let inset = replay(poly_box(), &[op_with(38, &[1], 6, vec![(41, OFF), (42, quarter)])]).unwrap();
+        assert_eq!((inset.positions.len(), inset.polygons.len()), (12, 10));
+        assert_eq!(inset.positions[8], Vec3::new(-0.25, -0.25, 1.0));
+        assert_eq!(inset.positions[11], Vec3::new(0.25, 0.25, 1.0));
+        let bevel = replay(poly_box(), &[op_with(32, &[1], 6, vec![(38, OFF), (39, one), (40, quarter)])]).unwrap();
+        assert_eq!(bevel.positions[8], Vec3::new(-0.75, -0.75, 2.0));
+        assert_eq!(bevel.positions[4], Vec3::new(-0.5, -0.5, 1.0));
+    }
+
     fn le(words: &[u32]) -> Vec<u8> {
         words.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
