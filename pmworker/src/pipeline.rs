@@ -72,7 +72,9 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut file = std::fs::File::open(path)?;
     let len = file.metadata()?.len();
     let mut bytes = Vec::new();
-    bytes.try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX).saturating_add(1)).map_err(std::io::Error::other)?;
+    bytes
+        .try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX).saturating_add(1))
+        .map_err(std::io::Error::other)?;
     pmcore::pages::advise_huge(&bytes);
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
