@@ -2,11 +2,12 @@
 //! reused instead of a fresh `mmap` per multi-megabyte buffer), with two changes to its
 //! defaults, both measured in docs/performance.md:
 //!
-//! - transparent huge pages only for inputs of [`HUGE_PAGES_FROM_BYTES`] or more
-//!   ([`at_process_start`]): mimalloc asks for them on its arenas, so a process that
-//!   touches a few KiB at start faults in (and the kernel zeroes) whole 2 MiB pages, and a
-//!   small file's peak RSS rounds up to them; on a large input they halve the kernel's time
-//!   (one fault per 2 MiB instead of 512);
+//! - no transparent huge pages on the heap ([`at_process_start`]): mimalloc asks for them
+//!   on its arenas, whose partly used 2 MiB regions then each count whole towards the peak
+//!   RSS (14 real files over the memory bound), although they would halve the kernel's time;
+//!   huge pages go to the few large buffers instead ([`configure_for_input`],
+//!   `pmcore::pages`), and to the whole heap only from [`HUGE_PAGES_FROM_BYTES`] (off unless
+//!   [`HUGE_PAGES_FROM_VAR`] sets it);
 //! - freed memory kept (mimalloc's purge delay, 1 s in the bundled v3) rather than given
 //!   back at once, with one explicit release between the pipeline's phases
 //!   ([`between_phases`]) on large inputs, so the peak stays bounded without an
@@ -127,7 +128,7 @@ fn variable<'a>(envp: *const *const c_char, prefix: &[u8]) -> Option<&'a [u8]> {
 
 /// Records the input size: called with the file size before it is read, and again with
 /// the decoded stream bytes once it is open (gzip streams inflate). The first call lets
-/// the buffers `pmcore::pages` advises get huge pages (see [`allow_advised_huge_pages`]).
+/// the buffers `pmcore::pages` advises get huge pages (`allow_advised_huge_pages`).
 pub fn configure_for_input(bytes: u64) {
     if INPUT_BYTES.fetch_max(bytes, Ordering::Relaxed) == 0 {
         allow_advised_huge_pages();
