@@ -182,6 +182,7 @@ fn read_bounded(
     // One extra byte so reading exactly `size_hint` bytes and probing for more never regrows.
     let first = usize::try_from(size_hint).unwrap_or(usize::MAX).saturating_add(1).min(ceiling);
     out.try_reserve_exact(first).map_err(|_| DecompressError::OutOfMemory { scheme, bytes: first as u64 })?;
+    crate::pages::advise_huge(&out);
     out.resize(out.capacity().min(ceiling), 0);
     let mut filled = 0;
     loop {

@@ -78,6 +78,7 @@ fn open_uncontained(bytes: &[u8]) -> Result<OleFile, ContainerError> {
             return Err(ContainerError::OversizedStream { stream: name, claimed: len, file: file_len });
         }
         let mut data = Vec::with_capacity(len as usize);
+        crate::pages::advise_huge(&data);
         let mut s = cf
             .open_stream(format!("/{name}"))
             .map_err(|e| ContainerError::StreamRead { stream: name.clone(), message: e.to_string() })?;

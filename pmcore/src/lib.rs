@@ -15,6 +15,7 @@ pub mod input;
 pub mod maxfile;
 pub mod model;
 pub mod nel;
+pub mod pages;
 pub mod synth;
 pub mod triage;
 pub mod verify;

@@ -261,7 +261,7 @@ fn main() {
     if std::env::args_os().nth(1).is_some_and(|a| a == WORKER_ENTRY) {
         let program = args.next().unwrap_or_default();
         let rest = args.skip(1);
-        std::process::exit(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
+        pmworker::memory::exit_worker(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,

@@ -5,7 +5,7 @@
 //! The command line lives in [`pmworker::cli`] so `pmfarm worker` runs the same thing.
 
 fn main() {
-    std::process::exit(pmworker::cli::main_with_args(std::env::args_os()));
+    pmworker::memory::exit_worker(pmworker::cli::main_with_args(std::env::args_os()));
 }
 
 /// mimalloc keeps freed pages for reuse: with glibc's allocator every multi-megabyte stream

@@ -60,10 +60,24 @@ impl Tally {
 /// caller exits 2: an infrastructure error, not a verdict on the file).
 pub fn run_path(path: &Path, opts: &Options, sink: &mut dyn Sink) -> std::io::Result<EndStatus> {
     let started = Instant::now();
-    let bytes = std::fs::read(path)?;
+    let bytes = read_file(path)?;
     let mut timing = Timing::default();
     timing.durations_ms.insert("read".into(), started.elapsed().as_millis() as u64);
     Ok(run_input(&path.display().to_string(), Cow::Owned(bytes), opts, sink, timing))
+}
+
+/// `std::fs::read`, with huge pages asked for on the buffer (`pmcore::pages`).
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(len).unwrap_or(usize::MAX).saturating_add(1))
+        .map_err(std::io::Error::other)?;
+    pmcore::pages::advise_huge(&bytes);
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Runs the pipeline on bytes already in memory.

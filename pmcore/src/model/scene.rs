@@ -249,7 +249,9 @@ impl SceneModel {
         let mut class_of_other: HashMap<u16, usize> = HashMap::new();
         let mut path = String::with_capacity(64);
         self.objects.reserve(root.children().len());
-        self.parts.reserve(root.children().len() * 4);
+        // One part per child of a container object: reserved exactly, so the arena is
+        // never regrown (each doubling copied it into fresh pages).
+        self.parts.reserve_exact(root.children().iter().map(|c| c.children().len()).sum());
         for (i, c, span) in child_spans(root.children(), root_span.end) {
             let known = match class_of_dir.get(usize::from(c.id)) {
                 Some(&slot) if slot != u32::MAX => Some(slot as usize),
