@@ -48,8 +48,10 @@ fn main() {
             c.map(|c| (&c.name, c.class_id)),
             m.object.references()
         );
-        if let Ok(p) = Params::of(&index, m.object, 0) {
-            println!("  params {:?}", p.values());
+        for (slot, _) in m.object.references() {
+            if let Ok(p) = Params::of(&index, m.object, slot) {
+                println!("  params (slot {slot}) {:?}", p.values());
+            }
         }
         if std::env::var("PROBE_CHUNKS").is_ok() {
             show(m.object.chunk, 2, depth);

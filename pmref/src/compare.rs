@@ -881,7 +881,8 @@ fn match_as_set(
 
 /// Modifiers that move vertices and that `pmcore::eval` applies as topology pass-through (or
 /// whose output it does not compute: Cloth), by Class ID: a node under one has Max's counts
-/// but not Max's positions. Mapping, selection, material and normal modifiers are not here.
+/// but not Max's positions — except a Bend or Taper whose settings `pmcore::eval::deform`
+/// evaluates. Mapping, selection, material and normal modifiers are not here.
 pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
     ([0x0095_c723, 0x0001_5666], "Skin"),
     ([0x0000_0010, 0], "Bend"),
@@ -907,9 +908,14 @@ fn moving_modifier(
     index: &SceneIndex<'_>,
     node: &pmcore::model::scene_index::SceneObject<'_>,
 ) -> Option<([u32; 2], String)> {
-    let (_, modifiers) = pmcore::eval::stack::stack(index, node)?;
+    let (_, modifiers) = pmcore::eval::stack::stack_with_data(index, node)?;
     modifiers.iter().rev().find_map(|m| {
-        let id = m.class.as_ref()?.class_id;
+        let id = m.object.class.as_ref()?.class_id;
+        // A Bend / Taper whose settings `pmcore::eval::deform` evaluates is applied, not
+        // passed through.
+        if pmcore::eval::deform::deformer(index, m).is_some() {
+            return None;
+        }
         MOVES_VERTICES.iter().find(|(c, _)| *c == id).map(|(c, name)| (*c, (*name).to_string()))
     })
 }

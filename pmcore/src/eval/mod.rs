@@ -6,6 +6,7 @@
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`deform`] — Bend and Taper for the settings measured on Max's exports;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
@@ -18,6 +19,7 @@
 //! dropped without a counted reason.
 
 pub mod classes;
+pub mod deform;
 pub mod edit_poly;
 pub mod mesh;
 pub mod params;
