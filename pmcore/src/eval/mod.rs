@@ -5,6 +5,7 @@
 //! * [`mesh`] — the one evaluated-mesh type the exporters share, and its counts;
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
+//! * [`boolean`] — ProBoolean's cached result mesh;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`deform`] — Bend and Taper for the settings measured on Max's exports;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
@@ -18,6 +19,7 @@
 //! Anything not evaluable stops the node with the Class ID that stopped it; no node is
 //! dropped without a counted reason.
 
+pub mod boolean;
 pub mod classes;
 pub mod deform;
 pub mod edit_poly;

@@ -470,6 +470,9 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::bone_mesh(&q)
         }
+        super::boolean::PROBOOLEAN => {
+            return super::boolean::proboolean_result(base).map_err(|e| stop(base, e.to_string()))
+        }
         _ => return Err(stop(base, "object class not evaluated")),
     };
     mesh.map_err(|e| prim_stop(base, e))
