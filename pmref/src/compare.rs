@@ -924,6 +924,11 @@ fn moving_modifier(
         if pmcore::eval::deform::deformer(index, m).is_some() {
             return None;
         }
+        // A Cloth whose saved simulation state `pmcore::eval::cloth` reads is applied too
+        // (when its vertex count differs, evaluation keeps the input and this stays a skip).
+        if id == [0x67c1_cd47, 0x7782_f878] && pmcore::eval::cloth::simulated_positions(m.mod_app).is_some() {
+            return None;
+        }
         MOVES_VERTICES.iter().find(|(c, _)| *c == id).map(|(c, name)| (*c, (*name).to_string()))
     })
 }

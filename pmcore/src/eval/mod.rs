@@ -7,6 +7,7 @@
 //!   their parameter values; [`params`] reads those values from the parameter block;
 //! * [`boolean`] — ProBoolean's cached result mesh;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — Bend and Taper for the settings measured on Max's exports;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
@@ -21,6 +22,7 @@
 
 pub mod boolean;
 pub mod classes;
+pub mod cloth;
 pub mod deform;
 pub mod edit_poly;
 pub mod mesh;

@@ -521,6 +521,12 @@ fn apply_modifier(
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
+                // Cloth: its saved simulation state, when it has one vertex per input vertex.
+                if let Some(p) =
+                    super::cloth::simulated_positions(sm.mod_app).filter(|p| p.len() == mesh.positions.len())
+                {
+                    mesh.positions = p;
+                }
                 Evaluated::Mesh(mesh)
             }
             Evaluated::CountOnly { counts, note, .. } => {
