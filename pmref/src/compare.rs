@@ -881,8 +881,7 @@ fn match_as_set(
 
 /// Modifiers that move vertices and that `pmcore::eval` applies as topology pass-through (or
 /// whose output it does not compute: Cloth), by Class ID: a node under one has Max's counts
-/// but not Max's positions — except a Bend or Taper whose settings `pmcore::eval::deform`
-/// evaluates. Mapping, selection, material and normal modifiers are not here.
+/// but not Max's positions. Mapping, selection, material and normal modifiers are not here.
 pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
     ([0x0095_c723, 0x0001_5666], "Skin"),
     ([0x0000_0010, 0], "Bend"),
@@ -917,11 +916,6 @@ fn moving_modifier(
         // Editable Poly under Green's Skin while, at the file's start frame, its bones stand
         // off their bind matrices (B-Root 10.9 units lower). The Skin moves nothing there.
         if id == SKIN_CLASS_ID && matches!(format, Format::Fbx(_)) {
-            return None;
-        }
-        // A Bend / Taper whose settings `pmcore::eval::deform` evaluates is applied, not
-        // passed through.
-        if pmcore::eval::deform::deformer(index, m).is_some() {
             return None;
         }
         // A Cloth whose saved simulation state `pmcore::eval::cloth` reads is applied too

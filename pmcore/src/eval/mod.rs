@@ -8,7 +8,6 @@
 //! * [`boolean`] — ProBoolean's cached result mesh;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
-//! * [`deform`] — Bend and Taper for the settings measured on Max's exports;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
@@ -23,7 +22,6 @@
 pub mod boolean;
 pub mod classes;
 pub mod cloth;
-pub mod deform;
 pub mod edit_poly;
 pub mod mesh;
 pub mod params;

@@ -498,11 +498,7 @@ fn apply_modifier(
             },
             other => other,
         },
-        // Bend / Taper: positions moved for the settings `deform` evaluates.
-        ModifierRule::PassThrough => match (super::deform::deformer(index, sm), input) {
-            (Some(d), Evaluated::Mesh(mesh)) => Evaluated::Mesh(d.apply(mesh)),
-            (_, other) => other,
-        },
+        ModifierRule::PassThrough => input,
         ModifierRule::EditPoly => {
             let ops = edit_poly::committed_operations(sm.mod_app)
                 .ok_or_else(|| stop(m, "per-node operation records missing or unreadable"))?;
