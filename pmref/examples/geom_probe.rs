@@ -80,13 +80,13 @@ fn main() {
     println!("vertices: base {} evaluated {} reference {:?}", b.len(), f.len(), reference.map(|r| r.1.positions.len()));
     let only: Option<Vec<usize>> =
         std::env::var("PROBE_VERTS").ok().map(|s| s.split(',').map(|x| x.parse().unwrap()).collect());
-    for i in 0..f.len().min(n) {
+    for (i, evaluated) in f.iter().enumerate().take(n) {
         if only.as_ref().is_some_and(|o| !o.contains(&i)) {
             continue;
         }
         let r = reference.and_then(|(r, m)| {
             m.positions.get(i).map(|q| r.geometric.transform_point3(glam::DVec3::from_array(*q)).to_array())
         });
-        println!("v{i}: base {:?} eval {:?} ref {:?}", b.get(i).map(|v| v.to_array()), f[i].to_array(), r);
+        println!("v{i}: base {:?} eval {:?} ref {:?}", b.get(i).map(|v| v.to_array()), evaluated.to_array(), r);
     }
 }

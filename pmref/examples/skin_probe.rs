@@ -81,7 +81,7 @@ fn main() {
         }
         println!("  node now {:?}", node_now.w_axis);
         for variant in 0..4 {
-            let mut worst = (0.0f32, 0usize);
+            let mut worst = (0.0f32, 0usize, Vec3::ZERO);
             for (i, p) in mesh.positions.iter().enumerate() {
                 let pw = match variant {
                     0 | 1 => base_tm.transform_point3(*p),
@@ -89,26 +89,18 @@ fn main() {
                 };
                 let mut acc = Vec3::ZERO;
                 for (b, w) in infl[i].weights() {
-                    let m = bone_now[b as usize]
-                        * if variant % 2 == 0 { inits[b as usize].inverse() } else { invs[b as usize] };
-                    acc += m.transform_point3(pw) * w as f32;
+                    let bind_inverse = if variant % 2 == 0 { inits[b as usize].inverse() } else { invs[b as usize] };
+                    acc += (bone_now[b as usize] * bind_inverse).transform_point3(pw) * w as f32;
                 }
-                let back = (node_now).inverse().transform_point3(acc);
+                let back = node_now.inverse().transform_point3(acc);
                 let d = (back - reference[i]).length();
                 if d > worst.0 {
-                    worst = (d, i);
+                    worst = (d, i, back);
                 }
             }
             println!(
-                "tick {t} variant {variant}: worst {:?} (vertex {} ours {:?} ref {:?})",
-                worst.0,
-                worst.1,
-                {
-                    let i = worst.1;
-                    let p = mesh.positions[i];
-                    p
-                },
-                reference[worst.1]
+                "tick {t} variant {variant}: worst {} (vertex {} skinned {:?} reference {:?})",
+                worst.0, worst.1, worst.2, reference[worst.1]
             );
         }
     }
