@@ -9,6 +9,7 @@
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
+//! * [`mirror`] — the Mirror modifier (reflection, with or without a copy);
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -24,6 +25,7 @@ pub mod classes;
 pub mod cloth;
 pub mod edit_poly;
 pub mod mesh;
+pub mod mirror;
 pub mod params;
 pub mod primitives;
 pub mod shell;

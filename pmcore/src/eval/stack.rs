@@ -486,6 +486,15 @@ fn apply_modifier(
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
+    if class.class_id == super::mirror::MIRROR {
+        let p = super::mirror::settings(index, sm).map_err(|why| stop(m, why))?;
+        return match input {
+            Evaluated::Mesh(mesh) if (mesh.positions.len() as u64).saturating_mul(2) <= budget => {
+                Ok(Evaluated::Mesh(super::mirror::mirror(mesh, &p)))
+            }
+            _ => Err(stop(m, "input over the memory budget (counts only)")),
+        };
+    }
     let Some(rule) = classes::modifier_rule(class.class_id) else {
         return Err(stop(m, "modifier not evaluated"));
     };
