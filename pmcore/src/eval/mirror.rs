@@ -13,7 +13,7 @@
 //! `Sphere001` (axis Y, Copy on, offset 0) against the FBX Max wrote for each.
 
 use super::mesh::{EvalMesh, Polygon};
-use super::params::Params;
+use super::params::{ParamError, Params};
 use super::stack::{mod_context_tm, StackModifier};
 use crate::model::controllers::{position_default, rotation_default, scale_default, LocalTransform};
 use crate::model::scene_index::SceneIndex;
@@ -67,7 +67,10 @@ pub fn settings(index: &SceneIndex<'_>, sm: &StackModifier<'_, '_>) -> Result<Mi
         other => return Err(format!("mirror axis {other} not evaluated")),
     };
     let copy = p.int_or(1, 0).map_err(|e| format!("parameters: {e}"))? != 0;
-    let offset = p.float(2).or_else(|_| Ok::<f32, String>(0.0))?;
+    let offset = match p.float(2) {
+        Err(ParamError::Missing(_)) => 0.0,
+        other => other.map_err(|e| format!("parameters: {e}"))?,
+    };
     let gizmo = match m.reference(0).and_then(|i| index.get(i)) {
         None => Mat4::IDENTITY,
         Some(ctrl) => {
