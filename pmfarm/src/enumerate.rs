@@ -336,12 +336,15 @@ pub fn from_manifest(manifest: &Path) -> Result<Corpus, EnumerateError> {
 }
 
 /// A Ryzom workspace: `<Process>SourceDirectories` joined to the graphics root, each
-/// directory read non-recursively. Paths are relative to the graphics root.
+/// directory read non-recursively. Paths are relative to the graphics root. A listed
+/// directory that does not exist, and a failed statement the process does not need, are
+/// notices, not errors.
 pub fn from_workspace(
     workspace: &Path,
     graphics: &Path,
     process: &str,
     defines: &BTreeMap<String, String>,
+    notify: &crate::notice::Notifier,
 ) -> Result<Corpus, EnumerateError> {
     let root = absolute(graphics);
     if !root.is_dir() {
@@ -354,7 +357,7 @@ pub fn from_workspace(
     if !workspace.is_dir() {
         return Err(EnumerateError::Config(format!("workspace {} is not a folder", workspace.display())));
     }
-    let dirs = crate::workspace::source_directories(workspace, process, defines).map_err(|errors| {
+    let dirs = crate::workspace::source_directories(workspace, process, defines, notify).map_err(|errors| {
         EnumerateError::Config(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))
     })?;
     let mut found = Vec::new();
@@ -375,8 +378,8 @@ pub fn from_workspace(
                 }
             }
             // The build pipeline finds nothing in a listed folder that does not exist either.
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!("pmfarm: warning: source directory {} ({d}): {e}", dir.display())
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                notify.send(crate::notice::Notice::SourceDirectoryMissing { dir, entry: d, error })
             }
             Err(e) => {
                 let why = format!("cannot read source directory {} ({d}): {e}", escape(dir.as_os_str()));

@@ -1,11 +1,17 @@
 //! `pmfarm`: the coordinator CLI. A thin layer over the library: parse, resolve paths,
-//! call [`pmfarm::run`]; exit codes 0 gates pass, 1 a gate failed, 2 usage or config
-//! error, 77 nothing runnable.
+//! call [`pmfarm::run`], print what comes back; exit codes 0 gates pass, 1 a gate failed,
+//! 2 usage or config error, 77 nothing runnable. The only place of pmfarm that prints
+//! (besides the progress display): the library hands back values — an
+//! [`Outcome`] or a [`FarmError`], and [`Notice`]s while it works.
 
 use clap::{Args, Parser, Subcommand};
+use pmfarm::display::{escape_controls, path as shown};
+use pmfarm::engine::{FarmError, Outcome, Verdict};
 use pmfarm::enumerate::{self, EnumerateError};
 use pmfarm::limits::{parse_secs, parse_size, Limits};
+use pmfarm::notice::{Notice, Notifier};
 use pmfarm::run::{code, RunConfig, WorkOptions};
+use pmfarm::run_dir::IN_PROGRESS;
 use pmworker::events::{ExportKind, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -288,7 +294,12 @@ fn main() {
                 (None, true) => Some(pmfarm::gates::GateSource::Disabled),
                 (None, false) => None,
             };
-            pmfarm::merge::merge_cmd(&outs, &out, gates.as_ref(), &baselines, !no_report, history.as_deref())
+            let merged =
+                pmfarm::merge_run::merge_into(&outs, &out, gates.as_ref(), &baselines, !no_report, history.as_deref());
+            match merged {
+                Ok(outcome) => print_merge_outcome(&outcome, outs.len()),
+                Err(e) => farm_error("pmfarm merge", &e),
+            }
         }
         Command::Demo { dir } => match pmfarm::demo::write(&dir) {
             Ok(n) => {
@@ -457,8 +468,12 @@ fn run(a: RunArgs) -> i32 {
             return usage(e);
         }
     }
+    let notify = Notifier::new(print_notice);
     if a.resume.is_some() {
-        return pmfarm::run::resume(&cfg);
+        return match pmfarm::run::resume(&cfg, &notify) {
+            Ok(outcome) => print_run_outcome(&outcome),
+            Err(e) => farm_error("pmfarm", &e),
+        };
     }
     let corpus = if let Some(ws) = &a.workspace {
         let mut defines = BTreeMap::new();
@@ -471,7 +486,7 @@ fn run(a: RunArgs) -> i32 {
             }
         }
         let graphics = a.graphics.clone().unwrap_or_default();
-        enumerate::from_workspace(ws, &graphics, a.process.as_deref().unwrap_or_default(), &defines)
+        enumerate::from_workspace(ws, &graphics, a.process.as_deref().unwrap_or_default(), &defines, &notify)
     } else if let Some(m) = &a.manifest {
         enumerate::from_manifest(m)
     } else if !a.paths.is_empty() {
@@ -496,13 +511,117 @@ fn run(a: RunArgs) -> i32 {
         None => c,
     });
     match corpus {
-        Ok(c) => pmfarm::run::run(c, &cfg),
+        Ok(c) => match pmfarm::run::run(c, &cfg, &notify) {
+            Ok(outcome) => print_run_outcome(&outcome),
+            Err(e) => farm_error("pmfarm", &e),
+        },
         Err(EnumerateError::Missing(p)) => {
             eprintln!("pmfarm: nothing runnable: corpus path {} does not exist", p.display());
             code::NOTHING_RUNNABLE
         }
         Err(EnumerateError::Config(e)) => usage(format!("enumeration failed:\n{e}")),
     }
+}
+
+/// Prints a notice the farm sends while it works (stderr, as it happens).
+fn print_notice(notice: Notice) {
+    eprintln!("pmfarm: {notice}");
+}
+
+/// Prints why a run or merge stopped (`prefix`: `pmfarm` or `pmfarm merge`); its exit code.
+fn farm_error(prefix: &str, e: &FarmError) -> i32 {
+    eprintln!("{prefix}: {e}");
+    e.exit_code()
+}
+
+/// `status_counts` as `N name, …`, statuses with no file left out.
+fn nonzero_counts(s: &pmfarm::results::Summary) -> String {
+    let counts: Vec<String> =
+        s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
+    counts.join(", ")
+}
+
+/// The end of `pmfarm run` (and `--resume`): counts, baseline, gates and where the
+/// results, history and report went on stdout; what failed on stderr. Returns the exit code.
+fn print_run_outcome(o: &Outcome) -> i32 {
+    let s = &o.summary;
+    println!("pmfarm: {} files: {}", s.files, nonzero_counts(s));
+    if let Some(b) = &s.baseline {
+        let c: Vec<String> = b.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        println!("pmfarm: baseline {}: {}", b.name, c.join(", "));
+    }
+    let failed = s.gates.iter().filter(|g| !g.passed).count();
+    let checked = s.gates.iter().filter(|g| g.checked).count();
+    match s.options.get("gates_dir").and_then(|v| v.as_str()) {
+        Some(dir) => println!(
+            "pmfarm: gates ({}): {checked} checked, {} not checked, {failed} failed",
+            escape_controls(dir),
+            s.gates.len() - checked
+        ),
+        None => println!("pmfarm: gates: none (--no-gates)"),
+    }
+    println!("pmfarm: results in {}", shown(&o.results_file));
+    match &o.history {
+        Some(Ok(h)) => println!("pmfarm: history: appended to {}", shown(h)),
+        Some(Err(e)) => eprintln!("pmfarm: history not written: {}", escape_controls(e)),
+        None => {}
+    }
+    match &o.report {
+        Some(Ok(index)) => println!("pmfarm: report: {}", shown(index)),
+        Some(Err(e)) => eprintln!("pmfarm: report not written: {}", escape_controls(e)),
+        None => {}
+    }
+    match o.verdict() {
+        Verdict::Unfinished(e) => {
+            eprintln!("pmfarm: cannot clear the {IN_PROGRESS} mark in {}: {e}", shown(&o.out))
+        }
+        Verdict::HistoryNotWritten | Verdict::Passed => {}
+        Verdict::ReportNotWritten => eprintln!(
+            "pmfarm: FAILED: the report was not written; the results are complete in {} \
+             (render it again with `pmfarm report`)",
+            shown(&o.out)
+        ),
+        Verdict::WithoutStatus(missing) => {
+            let names: Vec<String> = missing.iter().map(|m| escape_controls(m).into_owned()).collect();
+            eprintln!("pmfarm: FAILED: {} file(s) ended without a status: {}", missing.len(), names.join(", "));
+        }
+        Verdict::NothingRunnable => {
+            let reasons: Vec<String> =
+                o.skip_reasons.iter().map(|(k, v)| format!("{v} {}", escape_controls(k))).collect();
+            eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", s.files, reasons.join(", "));
+        }
+        Verdict::GatesFailed(failures) => {
+            for f in failures {
+                eprintln!("pmfarm: {}", escape_controls(f));
+            }
+        }
+    }
+    o.exit_code()
+}
+
+/// The end of `pmfarm merge` over `shards` folders. Returns the exit code.
+fn print_merge_outcome(o: &Outcome, shards: usize) -> i32 {
+    let s = &o.summary;
+    println!("pmfarm merge: {shards} shard(s), {} files: {}", s.files, nonzero_counts(s));
+    println!("pmfarm merge: results in {}", o.results_file.display());
+    match &o.history {
+        Some(Ok(h)) => println!("pmfarm merge: history: appended to {}", h.display()),
+        Some(Err(e)) => eprintln!("pmfarm merge: history not written: {}", escape_controls(e)),
+        None => {}
+    }
+    if let Some(Err(e)) = &o.report {
+        eprintln!("pmfarm merge: report not written: {}", escape_controls(e));
+    }
+    match o.verdict() {
+        Verdict::Unfinished(e) => eprintln!("pmfarm merge: cannot clear the {IN_PROGRESS} mark: {e}"),
+        Verdict::GatesFailed(failures) => {
+            for f in failures {
+                eprintln!("pmfarm merge: {f}");
+            }
+        }
+        _ => {}
+    }
+    o.exit_code()
 }
 
 fn baseline(cmd: BaselineCommand) -> i32 {

@@ -204,7 +204,7 @@ fn summarize(
     gates: Vec<crate::results::GateOutcome>,
     diff: Option<&BaselineDiff>,
 ) -> Summary {
-    let crate::run::Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = crate::run::tally(results);
+    let crate::tally::Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = crate::tally::tally(results);
     let wall_ms = shards.iter().filter_map(|s| s.summary.timing.get("wall_ms").and_then(|v| v.as_u64())).max();
     Summary {
         tool: first.summary.tool.clone(),
@@ -237,91 +237,6 @@ pub fn write(out: &Path, merged: &Merged) -> Result<(), MergeError> {
         RunDirError::Io { path, source } => MergeError::Write { path, source },
         RunDirError::Parse { path, source, .. } => MergeError::Write { path, source: std::io::Error::other(source) },
     })
-}
-
-/// `pmfarm merge OUT... --out M [--gates DIR] [--baselines DIR] [--no-report]`: merge,
-/// write, render the report (its readable diffs from `baselines_dir/<name>.jsonl`, as
-/// `pmfarm run` does), print the summary line. Exit codes as `pmfarm run`: 0 gates pass,
-/// 1 a gate failed, 2 usage or input error, 77 nothing runnable.
-pub fn merge_cmd(
-    inputs: &[PathBuf],
-    out: &Path,
-    gates: Option<&GateSource>,
-    baselines_dir: &Path,
-    report: bool,
-    history: Option<&Path>,
-) -> i32 {
-    use crate::run::code;
-    let shards: Result<Vec<ShardOutput>, MergeError> = inputs.iter().map(|d| ShardOutput::read(d)).collect();
-    let merged = match shards.and_then(|s| merge(&s, gates)) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("pmfarm merge: {e}");
-            return code::USAGE;
-        }
-    };
-    if let Err(e) = std::fs::create_dir_all(out) {
-        eprintln!("pmfarm merge: cannot create {}: {e}", crate::display::path(out));
-        return code::USAGE;
-    }
-    let _lock = match crate::lock::RunLock::acquire(out) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("pmfarm merge: {}", crate::display::escape_controls(&e.to_string()));
-            return code::USAGE;
-        }
-    };
-    if let Err(e) = crate::run_folder::begin(out, "merge") {
-        eprintln!("pmfarm merge: cannot clear the earlier outputs in {}: {e}", crate::display::path(out));
-        return code::USAGE;
-    }
-    if let Err(e) = write(out, &merged) {
-        eprintln!("pmfarm merge: {e}");
-        return code::USAGE;
-    }
-    let s = &merged.summary;
-    let counts: Vec<String> =
-        s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
-    println!("pmfarm merge: {} shard(s), {} files: {}", inputs.len(), s.files, counts.join(", "));
-    println!("pmfarm merge: results in {}", RunDir::new(out).results().display());
-    if let Some(h) = history {
-        if let Err(e) = crate::report::record_history(out, h) {
-            eprintln!("pmfarm merge: history not written: {}", crate::display::escape_controls(&e));
-            let _ = crate::run_folder::finish(out); // the merged results are complete
-            return code::USAGE;
-        }
-        println!("pmfarm merge: history: appended to {}", h.display());
-    }
-    if report {
-        let baseline =
-            merged.diff.as_ref().map(|d| crate::baseline::path_of(baselines_dir, &d.baseline)).filter(|p| p.is_file());
-        let opts = crate::report::ReportOptions {
-            baseline,
-            baselines_dir: Some(baselines_dir.to_path_buf()),
-            junit_per_file: true,
-            history: history.map(Path::to_path_buf),
-        };
-        if let Err(e) = crate::report::render(out, &opts) {
-            eprintln!("pmfarm merge: report not written: {}", crate::display::escape_controls(&e.to_string()));
-            let _ = crate::run_folder::finish(out); // the merged results are complete
-            return code::USAGE;
-        }
-    }
-    if let Err(e) = crate::run_folder::finish(out) {
-        eprintln!("pmfarm merge: cannot clear the in-progress mark: {e}");
-        return code::USAGE;
-    }
-    if s.files == 0 || s.status_counts.get("skip") == Some(&s.files) {
-        return code::NOTHING_RUNNABLE;
-    }
-    let failures = crate::gates::failures(&s.gates, merged.gated);
-    if !failures.is_empty() {
-        for f in &failures {
-            eprintln!("pmfarm merge: {f}");
-        }
-        return code::GATE_FAILED;
-    }
-    code::OK
 }
 
 #[cfg(test)]

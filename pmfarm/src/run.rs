@@ -1,18 +1,21 @@
 //! `pmfarm run`: enumerate → schedule one isolated worker per file (or in-process) →
 //! journal every result as it arrives → buckets → baseline diff → gates → outputs.
-//! Returns the exit code: 0 gates pass, 1 a gate failed or a file lacks a status,
-//! 77 nothing runnable, 2 usage or configuration error.
+//! Returns an [`Outcome`] once the results are written (its exit code: 0 gates pass, 1 a
+//! gate failed or a file lacks a status, 77 nothing runnable, 2 something asked for not
+//! written) or a [`FarmError`]; prints nothing (notices go through a [`Notifier`]).
 
+use crate::engine::{FarmError, Outcome};
 use crate::enumerate::{Corpus, Item};
 use crate::journal::{self, Journal};
 use crate::limits::Limits;
+use crate::notice::{Notice, Notifier};
 use crate::progress::Progress;
 use crate::results::*;
 use crate::supervise::{run_worker, WorkerCommand};
+use crate::tally::{skip_reasons, tally, Tally};
 use pmworker::events::Tier;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -124,39 +127,22 @@ impl RunConfig {
 }
 
 /// Runs a fresh corpus.
-pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
+pub fn run(corpus: Corpus, cfg: &RunConfig, notify: &Notifier) -> Result<Outcome, FarmError> {
     if corpus.items.is_empty() {
-        eprintln!("pmfarm: nothing runnable: no .max files under {}", corpus.root.display());
-        return code::NOTHING_RUNNABLE;
+        return Err(FarmError::NoMaxFiles(corpus.root));
     }
     // Everything that can be validated is, before the first worker starts and before the
     // previous outputs are touched.
-    let Some((gates, baseline)) = load_config(cfg) else { return code::USAGE };
-    if let Err(e) = std::fs::create_dir_all(&cfg.out) {
-        eprintln!("pmfarm: cannot create {}: {e}", crate::display::path(&cfg.out));
-        return code::USAGE;
-    }
-    let _lock = match crate::lock::RunLock::acquire(&cfg.out) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("pmfarm: {}", crate::display::escape_controls(&e.to_string()));
-            return code::USAGE;
-        }
-    };
+    let (gates, baseline) = load_config(cfg)?;
+    std::fs::create_dir_all(&cfg.out).map_err(|source| FarmError::CreateOut { out: cfg.out.clone(), source })?;
+    let _lock = crate::lock::RunLock::acquire(&cfg.out)?;
     // Outputs of an earlier run in this folder must never pass for this run's if it is
     // interrupted: the folder is marked in progress, then they (the report included) are
     // removed before the first worker starts.
-    if let Err(e) = crate::run_folder::begin(&cfg.out, "run") {
-        eprintln!("pmfarm: cannot clear the earlier outputs in {}: {e}", crate::display::path(&cfg.out));
-        return code::USAGE;
-    }
-    let mut journal = match Journal::create(&cfg.out) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("pmfarm: cannot write the journal in {}: {e}", cfg.out.display());
-            return code::USAGE;
-        }
-    };
+    crate::run_folder::begin(&cfg.out, "run")
+        .map_err(|source| FarmError::ClearEarlierOutputs { out: cfg.out.clone(), source })?;
+    let mut journal =
+        Journal::create(&cfg.out).map_err(|source| FarmError::CreateJournal { out: cfg.out.clone(), source })?;
     let record = JournalRecord::Run {
         schema: RESULTS_SCHEMA,
         corpus_root: corpus.root.display().to_string(),
@@ -165,75 +151,34 @@ pub fn run(corpus: Corpus, cfg: &RunConfig) -> i32 {
         resumed: false,
         shard: cfg.shard.map(|s| s.label()),
     };
-    if let Err(e) = journal.append(&record) {
-        eprintln!("pmfarm: journal: {e}");
-        return code::USAGE;
-    }
-    execute(corpus, BTreeMap::new(), journal, cfg, &gates, baseline)
+    journal.append(&record).map_err(FarmError::Journal)?;
+    execute(corpus, BTreeMap::new(), journal, cfg, &gates, baseline, notify)
 }
 
-/// Gate rules and baseline entries of a run, validated; `None` after printing why not.
-fn load_config(cfg: &RunConfig) -> Option<(crate::gates::Rules, Option<Vec<BaselineEntry>>)> {
-    let gates = match crate::gates::load(&cfg.gates) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("pmfarm: gate configuration: {e}");
-            return None;
-        }
-    };
+/// Gate rules and baseline entries of a run, validated.
+fn load_config(cfg: &RunConfig) -> Result<(crate::gates::Rules, Option<Vec<BaselineEntry>>), FarmError> {
+    let gates = crate::gates::load(&cfg.gates).map_err(FarmError::Gates)?;
     let baseline = match &cfg.baseline {
-        Some(name) => match crate::baseline::load(&crate::baseline::path_of(&cfg.baselines_dir, name)) {
-            Ok(b) => Some(b),
-            Err(e) => {
-                eprintln!("pmfarm: {e}");
-                return None;
-            }
-        },
+        Some(name) => Some(
+            crate::baseline::load(&crate::baseline::path_of(&cfg.baselines_dir, name)).map_err(FarmError::Baseline)?,
+        ),
         None => None,
     };
-    Some((gates, baseline))
+    Ok((gates, baseline))
 }
 
 /// Completes the run recorded in `cfg.out/journal.jsonl`.
-pub fn resume(cfg: &RunConfig) -> i32 {
-    let _lock = match cfg.out.is_dir().then(|| crate::lock::RunLock::acquire(&cfg.out)) {
-        Some(Err(e)) => {
-            eprintln!("pmfarm: {}", crate::display::escape_controls(&e.to_string()));
-            return code::USAGE;
-        }
-        held => held,
-    };
-    let replay = match journal::replay(&cfg.out) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!(
-                "pmfarm: --resume: cannot read {}: {}",
-                crate::display::path(&cfg.out.join(journal::JOURNAL)),
-                crate::display::escape_controls(&e.to_string())
-            );
-            return code::USAGE;
-        }
-    };
+pub fn resume(cfg: &RunConfig, notify: &Notifier) -> Result<Outcome, FarmError> {
+    let _lock = cfg.out.is_dir().then(|| crate::lock::RunLock::acquire(&cfg.out)).transpose()?;
+    let replay = journal::replay(&cfg.out)
+        .map_err(|source| FarmError::ResumeRead { journal: cfg.out.join(journal::JOURNAL), source })?;
     let Some(JournalRecord::Run { corpus_root, files, options, shard, .. }) = replay.run else {
-        eprintln!("pmfarm: --resume: the journal has no run record");
-        return code::USAGE;
+        return Err(FarmError::ResumeNoRunRecord);
     };
-    let shard = match shard.as_deref().map(crate::shard::Shard::parse_one_based) {
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => {
-            eprintln!("pmfarm: --resume: shard in the journal: {e}");
-            return code::USAGE;
-        }
-        None => None,
-    };
-    let work: WorkOptions = match serde_json::from_value(options) {
-        Ok(w) => w,
-        Err(e) => {
-            eprintln!("pmfarm: --resume: run options in the journal: {e}");
-            return code::USAGE;
-        }
-    };
-    let Some((gates, baseline)) = load_config(cfg) else { return code::USAGE };
+    let shard =
+        shard.as_deref().map(crate::shard::Shard::parse_one_based).transpose().map_err(FarmError::ResumeShard)?;
+    let work: WorkOptions = serde_json::from_value(options).map_err(FarmError::ResumeOptions)?;
+    let (gates, baseline) = load_config(cfg)?;
     let root = PathBuf::from(&corpus_root);
     let corpus = Corpus {
         items: files
@@ -242,17 +187,8 @@ pub fn resume(cfg: &RunConfig) -> i32 {
             .collect(),
         root,
     };
-    if let Err(e) = crate::run_folder::begin(&cfg.out, "resume") {
-        eprintln!("pmfarm: --resume: cannot clear the earlier outputs: {e}");
-        return code::USAGE;
-    }
-    let mut journal = match Journal::reopen(&cfg.out) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("pmfarm: --resume: {e}");
-            return code::USAGE;
-        }
-    };
+    crate::run_folder::begin(&cfg.out, "resume").map_err(FarmError::ResumeClear)?;
+    let mut journal = Journal::reopen(&cfg.out).map_err(FarmError::ResumeReopen)?;
     let enumerated: BTreeSet<&String> = files.iter().collect();
     // An infra error says nothing about the file (the farm could not run it): a resumption
     // runs it again unless told to keep it.
@@ -261,14 +197,13 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         .into_iter()
         .filter(|(p, _)| enumerated.contains(p))
         .partition(|(_, r)| r.status != Status::InfraError || !cfg.retry_infra_errors);
-    eprintln!(
-        "pmfarm: resuming {}: {} of {} files already done{}{}",
-        crate::display::path(&cfg.out),
-        done.len(),
-        files.len(),
-        if retried.is_empty() { String::new() } else { format!(", {} infra error(s) run again", retried.len()) },
-        if replay.torn_lines > 0 { " (torn last line ignored)" } else { "" }
-    );
+    notify.send(Notice::Resuming {
+        out: cfg.out.clone(),
+        done: done.len(),
+        files: files.len(),
+        retried: retried.len(),
+        torn_line: replay.torn_lines > 0,
+    });
     let record = JournalRecord::Run {
         schema: RESULTS_SCHEMA,
         corpus_root,
@@ -277,12 +212,9 @@ pub fn resume(cfg: &RunConfig) -> i32 {
         resumed: true,
         shard: shard.map(|s| s.label()),
     };
-    if let Err(e) = journal.append(&record) {
-        eprintln!("pmfarm: journal: {e}");
-        return code::USAGE;
-    }
+    journal.append(&record).map_err(FarmError::Journal)?;
     let cfg = RunConfig { work, shard, ..cfg.clone() };
-    execute(corpus, done, journal, &cfg, &gates, baseline)
+    execute(corpus, done, journal, &cfg, &gates, baseline, notify)
 }
 
 fn execute(
@@ -292,7 +224,8 @@ fn execute(
     cfg: &RunConfig,
     gates: &[(String, crate::gates::GateFile)],
     baseline: Option<Vec<BaselineEntry>>,
-) -> i32 {
+    notify: &Notifier,
+) -> Result<Outcome, FarmError> {
     let started = Instant::now();
     let (blocked, pending): (Vec<Item>, Vec<Item>) =
         corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().partition(|i| i.blocked.is_some());
@@ -303,26 +236,13 @@ fn execute(
     for item in &blocked {
         let Some(b) = &item.blocked else { continue };
         let r = crate::outcome::unrunnable(&item.rel, b.status, b.reason.clone());
-        match record_result(r, &journal, &progress) {
-            Ok(r) => {
-                done.insert(r.path.clone(), r);
-            }
-            Err(e) => {
-                eprintln!("pmfarm: journal: {e}");
-                return code::USAGE;
-            }
-        }
+        let r = record_result(r, &journal, &progress).map_err(FarmError::Journal)?;
+        done.insert(r.path.clone(), r);
     }
     let fresh = if cfg.work.in_process {
-        run_in_process(&pending, cfg, &journal, &progress)
+        run_in_process(&pending, cfg, &journal, &progress, notify)
     } else {
-        match run_isolated(&pending, cfg, &journal, &progress) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("pmfarm: scheduler: {e}");
-                return code::USAGE;
-            }
-        }
+        run_isolated(&pending, cfg, &journal, &progress, notify).map_err(FarmError::Scheduler)?
     };
     progress.lock().map(|p| p.finish()).ok();
     for r in fresh {
@@ -330,8 +250,8 @@ fn execute(
     }
 
     // Completeness invariant: every enumerated file has exactly one terminal result.
-    let missing: Vec<&str> =
-        corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).map(|i| i.rel.as_str()).collect();
+    let missing: Vec<String> =
+        corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).map(|i| i.rel.clone()).collect();
     let mut results: Vec<FileResult> =
         corpus.items.iter().filter_map(|i| done.get(&i.rel).cloned()).collect::<Vec<_>>();
     results.sort_by(|a, b| a.path.cmp(&b.path));
@@ -341,7 +261,7 @@ fn execute(
         let by_rel: BTreeMap<&str, &Item> = corpus.items.iter().map(|i| (i.rel.as_str(), i)).collect();
         let d = crate::baseline::compare(name, base, &mut results, |r| {
             let item = by_rel.get(r.path.as_str())?;
-            eprintln!("pmfarm: re-running {} alone ({})", crate::display::escape_controls(&r.path), r.status);
+            notify.send(Notice::RerunningAlone { path: r.path.clone(), status: r.status });
             let alone = RunConfig { limits: Limits { jobs: 1, ..cfg.limits.clone() }, ..cfg.clone() };
             let mut again = run_one_blocking(item, &alone)?;
             again.buckets = crate::buckets::buckets_of(&again);
@@ -357,70 +277,30 @@ fn execute(
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
-    if let Err(e) = crate::run_dir::RunDir::new(&cfg.out).write_outputs(&results, &summary, diff.as_ref()) {
-        eprintln!("pmfarm: cannot write outputs in {}: {e}", crate::display::path(&cfg.out));
-        return code::USAGE;
-    }
+    let run_dir = crate::run_dir::RunDir::new(&cfg.out);
+    run_dir
+        .write_outputs(&results, &summary, diff.as_ref())
+        .map_err(|source| FarmError::WriteOutputs { out: cfg.out.clone(), source })?;
     if let Ok(mut j) = journal.lock() {
         let _ = j.append(&JournalRecord::Finished { files: results.len() as u64 });
     }
-    print_summary(&summary, &cfg.out);
     // The history line is appended before the report, which draws it.
-    let mut history_failed = false;
-    if let Some(h) = &cfg.history {
-        match crate::report::record_history(&cfg.out, h) {
-            Ok(_) => println!("pmfarm: history: appended to {}", crate::display::path(h)),
-            Err(e) => {
-                eprintln!("pmfarm: history not written: {}", crate::display::escape_controls(&e));
-                history_failed = true;
-            }
-        }
-    }
-    let report_written = !cfg.report || render_report(cfg);
+    let history = cfg.history.as_ref().map(|h| crate::report::record_history(&cfg.out, h).map(|_| h.clone()));
+    let report = cfg.report.then(|| render_report(cfg));
     // The results are complete (and stay, whatever happened to the report).
-    if let Err(e) = crate::run_folder::finish(&cfg.out) {
-        eprintln!("pmfarm: cannot clear the in-progress mark in {}: {e}", crate::display::path(&cfg.out));
-        return code::USAGE;
-    }
-    if history_failed {
-        return code::USAGE;
-    }
-    if !report_written {
-        eprintln!(
-            "pmfarm: FAILED: the report was not written; the results are complete in {} \
-             (render it again with `pmfarm report`)",
-            crate::display::path(&cfg.out)
-        );
-        return code::USAGE;
-    }
-
-    if !missing.is_empty() {
-        let shown: Vec<String> = missing.iter().map(|m| crate::display::escape_controls(m).into_owned()).collect();
-        eprintln!("pmfarm: FAILED: {} file(s) ended without a status: {}", missing.len(), shown.join(", "));
-        return code::GATE_FAILED;
-    }
-    let runnable = results.iter().filter(|r| r.status != Status::Skip).count();
-    if runnable == 0 {
-        eprintln!("pmfarm: nothing runnable: all {} file(s) were skipped ({})", results.len(), skip_reasons(&results));
-        return code::NOTHING_RUNNABLE;
-    }
-    let failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
-    if failures.is_empty() {
-        code::OK
-    } else {
-        for f in &failures {
-            eprintln!("pmfarm: {}", crate::display::escape_controls(f));
-        }
-        code::GATE_FAILED
-    }
-}
-
-fn skip_reasons(results: &[FileResult]) -> String {
-    let mut reasons: BTreeMap<String, u64> = BTreeMap::new();
-    for r in results {
-        *reasons.entry(r.reason.clone().unwrap_or_else(|| "skip".into())).or_default() += 1;
-    }
-    reasons.iter().map(|(k, v)| format!("{v} {}", crate::display::escape_controls(k))).collect::<Vec<_>>().join(", ")
+    let unfinished = crate::run_folder::finish(&cfg.out).err();
+    let gate_failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
+    Ok(Outcome {
+        out: cfg.out.clone(),
+        results_file: run_dir.results(),
+        skip_reasons: skip_reasons(&results),
+        summary,
+        history,
+        report,
+        unfinished,
+        missing,
+        gate_failures,
+    })
 }
 
 fn record_result(
@@ -438,10 +318,10 @@ fn record_result(
     Ok(r)
 }
 
-fn record_start(path: &str, journal: &Mutex<Journal>) {
+fn record_start(path: &str, journal: &Mutex<Journal>, notify: &Notifier) {
     if let Ok(mut j) = journal.lock() {
         if let Err(e) = j.append(&JournalRecord::Started { path: path.to_string() }) {
-            eprintln!("pmfarm: journal: {e}");
+            notify.send(Notice::JournalStart(e));
         }
     }
 }
@@ -456,6 +336,7 @@ fn run_isolated(
     cfg: &RunConfig,
     journal: &Arc<Mutex<Journal>>,
     progress: &Arc<Mutex<Progress>>,
+    notify: &Notifier,
 ) -> std::io::Result<Vec<FileResult>> {
     let rt = runtime(cfg.limits.jobs)?;
     let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() });
@@ -464,17 +345,18 @@ fn run_isolated(
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         for item in pending.iter().cloned() {
-            let (slots, cmd, limits, journal, progress) =
-                (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone());
+            let (slots, cmd, limits, journal, progress, notify) =
+                (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone(), notify.clone());
             tasks.spawn(async move {
                 let mut permit = slots.acquire().await;
-                record_start(&item.rel, &journal);
+                record_start(&item.rel, &journal, &notify);
                 let mut attempt = 1;
                 let mut raw = run_worker(&cmd, &item.abs, &limits).await;
                 // The coordinator ran short (descriptors, processes, memory): that says
                 // nothing about the file. Fewer workers at once, a pause, and again.
                 while raw.exhausted && attempt < SPAWN_ATTEMPTS {
-                    permit = slots.lower(permit, attempt, raw.spawn_error.as_deref().unwrap_or_default()).await;
+                    let why = raw.spawn_error.as_deref().unwrap_or_default();
+                    permit = slots.lower(permit, attempt, why, &notify).await;
                     attempt += 1;
                     raw = run_worker(&cmd, &item.abs, &limits).await;
                 }
@@ -534,13 +416,14 @@ impl Concurrency {
         permit: tokio::sync::OwnedSemaphorePermit,
         attempt: u32,
         why: &str,
+        notify: &Notifier,
     ) -> tokio::sync::OwnedSemaphorePermit {
         use std::sync::atomic::Ordering;
         let lowered = self.current.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| (c > 1).then(|| c - 1));
         match lowered {
             Ok(was) => {
                 permit.forget();
-                eprintln!("pmfarm: {why}: {} worker(s) at once from now on", was - 1);
+                notify.send(Notice::FewerWorkers { why: why.to_string(), now: was - 1 });
             }
             Err(_) => drop(permit),
         }
@@ -575,11 +458,12 @@ fn run_in_process(
     cfg: &RunConfig,
     journal: &Arc<Mutex<Journal>>,
     progress: &Arc<Mutex<Progress>>,
+    notify: &Notifier,
 ) -> Vec<FileResult> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(cfg.limits.jobs.max(1)).build();
     let work = |item: &Item| {
-        record_start(&item.rel, journal);
+        record_start(&item.rel, journal, notify);
         let r = in_process_one(item, &cfg.work);
         record_result(r, journal, progress).ok()
     };
@@ -587,41 +471,6 @@ fn run_in_process(
         Ok(pool) => pool.install(|| pending.par_iter().filter_map(work).collect()),
         Err(_) => pending.iter().filter_map(work).collect(),
     }
-}
-
-/// What `summary.json` counts from the per-file results: one function for a run and for a
-/// merge of shards, so a merged run cannot count differently from an unsharded one.
-pub(crate) struct Tally {
-    /// Files per status (every status present, zeros included).
-    pub status_counts: BTreeMap<String, u64>,
-    /// Files and statuses per bucket.
-    pub buckets: BTreeMap<String, BucketSummary>,
-    /// SHA-256 of the `path\tsha256` lines, in result order.
-    pub corpus_manifest_sha256: String,
-    /// Input bytes over all files.
-    pub bytes: u64,
-}
-
-/// Counts `results` (sorted by path) for the summary.
-pub(crate) fn tally(results: &[FileResult]) -> Tally {
-    let mut status_counts = empty_status_counts();
-    let mut buckets: BTreeMap<String, BucketSummary> = BTreeMap::new();
-    let mut manifest = String::new();
-    let mut bytes = 0u64;
-    for r in results {
-        *status_counts.entry(r.status.name().to_string()).or_default() += 1;
-        for b in &r.buckets {
-            let e = buckets
-                .entry(b.clone())
-                .or_insert_with(|| BucketSummary { files: 0, status_counts: empty_status_counts() });
-            e.files += 1;
-            *e.status_counts.entry(r.status.name().to_string()).or_default() += 1;
-        }
-        manifest.push_str(&format!("{}\t{}\n", r.path, r.sha256.as_deref().unwrap_or("-")));
-        bytes += r.bytes;
-    }
-    let corpus_manifest_sha256 = pmschema::hex(&Sha256::digest(manifest.as_bytes()));
-    Tally { status_counts, buckets, corpus_manifest_sha256, bytes }
 }
 
 fn summarize(
@@ -663,30 +512,9 @@ fn summarize(
     }
 }
 
-fn print_summary(s: &Summary, out: &Path) {
-    let counts: Vec<String> =
-        s.status_counts.iter().filter(|(_, n)| **n > 0).map(|(k, n)| format!("{n} {k}")).collect();
-    println!("pmfarm: {} files: {}", s.files, counts.join(", "));
-    if let Some(b) = &s.baseline {
-        let c: Vec<String> = b.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
-        println!("pmfarm: baseline {}: {}", b.name, c.join(", "));
-    }
-    let failed = s.gates.iter().filter(|g| !g.passed).count();
-    let checked = s.gates.iter().filter(|g| g.checked).count();
-    match s.options.get("gates_dir").and_then(|v| v.as_str()) {
-        Some(dir) => println!(
-            "pmfarm: gates ({}): {checked} checked, {} not checked, {failed} failed",
-            crate::display::escape_controls(dir),
-            s.gates.len() - checked
-        ),
-        None => println!("pmfarm: gates: none (--no-gates)"),
-    }
-    println!("pmfarm: results in {}", crate::display::path(&crate::run_dir::RunDir::new(out).results()));
-}
-
-/// Renders the report (the reports module owns its content); false when it could not be
-/// written (the run then exits non-zero, its results kept).
-fn render_report(cfg: &RunConfig) -> bool {
+/// Renders the report (the reports module owns its content): its `index.html`, or why it
+/// could not be written (the run then exits non-zero, its results kept).
+fn render_report(cfg: &RunConfig) -> Result<PathBuf, String> {
     let baseline = cfg.baseline.as_ref().map(|n| crate::baseline::path_of(&cfg.baselines_dir, n));
     let opts = crate::report::ReportOptions {
         baseline,
@@ -694,14 +522,5 @@ fn render_report(cfg: &RunConfig) -> bool {
         junit_per_file: cfg.junit_per_file,
         history: cfg.history.clone(),
     };
-    match crate::report::render(&cfg.out, &opts) {
-        Ok(index) => {
-            println!("pmfarm: report: {}", crate::display::path(&index.index_html()));
-            true
-        }
-        Err(e) => {
-            eprintln!("pmfarm: report not written: {}", crate::display::escape_controls(&e.to_string()));
-            false
-        }
-    }
+    crate::report::render(&cfg.out, &opts).map(|index| index.index_html()).map_err(|e| e.to_string())
 }

@@ -1,21 +1,15 @@
-//! One run folder's files: their names (spelled here and nowhere else) and how the outputs
-//! are read and written, for `run`, `merge`, `report`, `verify-ledger` and `baseline`.
+//! One run folder's files: their names (from `pmschema::files`, the only place that spells
+//! them) and how the outputs are read and written, for `run`, `merge`, `report`, `verify-ledger` and `baseline`.
 //! The write-order and in-progress rules live in [`crate::run_folder`]; the formats in
 //! `pmschema::results` (`docs/results.md`).
 
 use crate::results::{BaselineDiff, FileResult, Summary};
 use std::path::{Path, PathBuf};
 
-/// One line per enumerated file, sorted by path.
-pub const RESULTS: &str = "results.jsonl";
-/// The run at a glance.
-pub const SUMMARY: &str = "summary.json";
-/// Per-file comparison with the baseline (only with `--baseline`).
-pub const BASELINE_DIFF: &str = "baseline-diff.json";
-/// The append-only ledger `--resume` reads.
-pub const JOURNAL: &str = "journal.jsonl";
-/// The rendered report folder.
-pub const REPORT: &str = "report";
+/// The file names, spelled once in the contract crate (`pmschema::files`).
+pub use pmschema::files::{
+    BASELINE_DIFF, INDEX_HTML, INDEX_JSON, IN_PROGRESS, JOURNAL, JUNIT_XML, LOCK, REPORT, RESULTS, SUMMARY, SUMMARY_MD,
+};
 
 /// Why a run folder file could not be read or written; names the file (and line).
 #[derive(Debug, thiserror::Error)]

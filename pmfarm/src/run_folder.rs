@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 /// The in-progress mark: present from before the first deletion until the outputs are complete.
-pub const IN_PROGRESS: &str = "in-progress";
+pub const IN_PROGRESS: &str = crate::run_dir::IN_PROGRESS;
 
 /// Outputs a run writes after its journal; removed before a new run or a resumption starts.
 pub const OUTPUTS: [&str; 3] = [crate::run_dir::RESULTS, crate::run_dir::SUMMARY, crate::run_dir::BASELINE_DIFF];

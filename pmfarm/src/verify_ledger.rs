@@ -22,7 +22,7 @@
 //! Exit codes: 0 consistent, 1 inconsistent, 2 usage (OUT is not a folder).
 
 use crate::results::{empty_status_counts, BaselineDiff, DiffClass, FileResult, JournalRecord, Status, Summary};
-use crate::run_dir::{BASELINE_DIFF, JOURNAL, RESULTS, SUMMARY};
+use crate::run_dir::{BASELINE_DIFF, INDEX_JSON, JOURNAL, REPORT, RESULTS, SUMMARY};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -151,7 +151,7 @@ pub fn verify(out: &Path, opts: VerifyOptions) -> Result<LedgerReport, VerifyErr
     if results_path.exists() {
         check_results(out, &replayed, &mut rep);
     } else if rep.finished {
-        rep.problems.push("results.jsonl is missing although the run finished".into());
+        rep.problems.push(format!("{RESULTS} is missing although the run finished"));
     }
     if !rep.missing.is_empty() {
         let shown: Vec<&str> = rep.missing.iter().take(10).map(String::as_str).collect();
@@ -350,18 +350,18 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
         .map(|f| f.path.as_str())
         .collect();
     if lines.windows(2).any(|w| w[0].path >= w[1].path) {
-        rep.problems.push("results.jsonl is not sorted by path with one line per file".into());
+        rep.problems.push(format!("{RESULTS} is not sorted by path with one line per file"));
     }
     let enumerated: BTreeSet<&String> = replayed.files.iter().collect();
     let mut seen = BTreeSet::new();
     for r in &lines {
         seen.insert(r.path.as_str());
         if !enumerated.contains(&r.path) {
-            rep.problems.push(format!("results.jsonl: `{}` was never enumerated", r.path));
+            rep.problems.push(format!("{RESULTS}: `{}` was never enumerated", r.path));
             continue;
         }
         let Some(journaled) = replayed.results.get(&r.path) else {
-            rep.problems.push(format!("results.jsonl: `{}` has no result in the journal", r.path));
+            rep.problems.push(format!("{RESULTS}: `{}` has no result in the journal", r.path));
             continue;
         };
         if journaled == r {
@@ -374,13 +374,13 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
             rep.spurious_reruns.push(r.path.clone());
         } else {
             rep.problems.push(format!(
-                "results.jsonl: `{}` differs from its journaled result (status {} there, {} here)",
+                "{RESULTS}: `{}` differs from its journaled result (status {} there, {} here)",
                 r.path, journaled.status, r.status
             ));
         }
     }
     for path in replayed.results.keys().filter(|p| !seen.contains(p.as_str())) {
-        rep.problems.push(format!("results.jsonl: `{path}` is journaled but missing"));
+        rep.problems.push(format!("{RESULTS}: `{path}` is journaled but missing"));
     }
     if !rep.spurious_reruns.is_empty() {
         rep.notes.push(format!(
@@ -395,19 +395,19 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
         // Both files are renamed into place one after the other; a run killed between the
         // two renames has not journaled `finished` yet, and `--resume` rewrites both.
         if rep.finished {
-            rep.problems.push("summary.json is missing beside results.jsonl".into());
+            rep.problems.push(format!("{SUMMARY} is missing beside {RESULTS}"));
         } else {
-            rep.notes.push("summary.json not written yet (interrupted between results.jsonl and summary.json)".into());
+            rep.notes.push(format!("{SUMMARY} not written yet (interrupted between {RESULTS} and {SUMMARY})"));
         }
         return;
     }
     let Some(summary) = read_json::<Summary>(&summary_path, rep) else { return };
     if summary.files != lines.len() as u64 {
-        rep.problems.push(format!("summary.json: files = {}, results.jsonl has {} lines", summary.files, lines.len()));
+        rep.problems.push(format!("{SUMMARY}: files = {}, {RESULTS} has {} lines", summary.files, lines.len()));
     }
     if summary.corpus_root != replayed.corpus_root {
         rep.problems.push(format!(
-            "summary.json: corpus root {} differs from the journal's {}",
+            "{SUMMARY}: corpus root {} differs from the journal's {}",
             summary.corpus_root, replayed.corpus_root
         ));
     }
@@ -421,10 +421,8 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
         }
     }
     if summary.status_counts != counts {
-        rep.problems.push(format!(
-            "summary.json: status counts {:?} differ from results.jsonl's {:?}",
-            summary.status_counts, counts
-        ));
+        rep.problems
+            .push(format!("{SUMMARY}: status counts {:?} differ from {RESULTS}'s {:?}", summary.status_counts, counts));
     }
     let summary_buckets: BTreeMap<&str, &BTreeMap<String, u64>> =
         summary.buckets.iter().map(|(k, v)| (k.as_str(), &v.status_counts)).collect();
@@ -438,14 +436,14 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        rep.problems.push(format!("summary.json: bucket counts differ from results.jsonl in {}", differing.join(", ")));
+        rep.problems.push(format!("{SUMMARY}: bucket counts differ from {RESULTS} in {}", differing.join(", ")));
     }
     match (&summary.baseline, &diff) {
         (Some(b), Some(d)) if b.counts != d.counts => {
-            rep.problems.push("summary.json: baseline counts differ from baseline-diff.json".into())
+            rep.problems.push(format!("{SUMMARY}: baseline counts differ from {BASELINE_DIFF}"))
         }
-        (Some(_), None) => rep.problems.push("summary.json names a baseline but baseline-diff.json is missing".into()),
-        (None, Some(_)) => rep.problems.push("baseline-diff.json is present but summary.json names no baseline".into()),
+        (Some(_), None) => rep.problems.push(format!("{SUMMARY} names a baseline but {BASELINE_DIFF} is missing")),
+        (None, Some(_)) => rep.problems.push(format!("{BASELINE_DIFF} is present but {SUMMARY} names no baseline")),
         _ => {}
     }
 }
@@ -463,7 +461,7 @@ fn check_report(out: &Path, rep: &mut LedgerReport) {
     if !leftovers.is_empty() {
         rep.notes.push(format!("unfinished report render(s) left: {}", leftovers.join(", ")));
     }
-    let report = out.join(crate::run_folder::REPORT_DIR);
+    let report = out.join(REPORT);
     if !report.exists() {
         return;
     }
@@ -471,16 +469,16 @@ fn check_report(out: &Path, rep: &mut LedgerReport) {
         .ok()
         .and_then(|t| serde_json::from_str::<Summary>(&t).ok())
         .map(|s| s.run_id().to_string());
-    let index = std::fs::read_to_string(report.join("index.json"))
+    let index = std::fs::read_to_string(report.join(INDEX_JSON))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     // A report written before run ids existed has none, like its summary.
     let report_id = index.map(|v| v["stamp"]["timing"]["run_id"].as_str().unwrap_or_default().to_string());
     match (summary_id, report_id) {
-        (None, _) => rep.problems.push("report/ is present without summary.json: a stale report".into()),
-        (Some(_), None) => rep.problems.push("report/index.json is missing or unreadable: a torn report".into()),
+        (None, _) => rep.problems.push(format!("{REPORT}/ is present without {SUMMARY}: a stale report")),
+        (Some(_), None) => rep.problems.push(format!("{REPORT}/{INDEX_JSON} is missing or unreadable: a torn report")),
         (Some(s), Some(r)) if s != r => rep.problems.push(format!(
-            "report/ belongs to run {r}, the results to run {s}: a stale report (re-render it with `pmfarm report OUT`)"
+            "{REPORT}/ belongs to run {r}, the results to run {s}: a stale report (re-render it with `pmfarm report OUT`)"
         )),
         _ => {}
     }

@@ -362,11 +362,13 @@ pub fn directories_files(workspace: &Path) -> Vec<PathBuf> {
 
 /// Source directories (relative to the graphics root) of `process` across the workspace,
 /// in file order, duplicates kept once. Errors: every file that failed, and every
-/// poisoned definition of the process variable.
+/// poisoned definition of the process variable; a failed statement assigning another
+/// variable is only a notice.
 pub fn source_directories(
     workspace: &Path,
     process: &str,
     defines: &BTreeMap<String, String>,
+    notify: &crate::notice::Notifier,
 ) -> Result<Vec<String>, Vec<EvalError>> {
     let var = process_variable(process);
     let mut dirs = Vec::new();
@@ -394,7 +396,11 @@ pub fn source_directories(
                     errors.push(e.clone());
                 }
                 for (other, e) in ev.poisoned.iter().filter(|(n, _)| **n != var) {
-                    eprintln!("pmfarm: note: {e} (assigns `{other}`, not needed for --process {process})");
+                    notify.send(crate::notice::Notice::UnneededAssignmentFailed {
+                        error: e.to_string(),
+                        variable: other.clone(),
+                        process: process.to_string(),
+                    });
                 }
                 if let Some(v) = ev.names.get(&var) {
                     for d in v.strings() {

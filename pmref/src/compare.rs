@@ -617,7 +617,7 @@ fn geometry_under(
         let max_mesh = match evaluated.outcome {
             NodeOutcome::Evaluated(Evaluated::Mesh(mm)) => mm,
             NodeOutcome::Evaluated(Evaluated::CountOnly { note, .. }) => {
-                misses.push(miss("count-only", format!("above the evaluation memory budget: {note}")));
+                misses.push(miss("count-only", format!("counts only, no positions: {note}")));
                 continue;
             }
             NodeOutcome::Stopped(stop) => {
@@ -884,11 +884,9 @@ fn match_as_set(
 /// but not Max's positions. Mapping, selection, material and normal modifiers are not here.
 pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
     ([0x0095_c723, 0x0001_5666], "Skin"),
-    ([0x0000_0010, 0], "Bend"),
     ([0xf997_b124, 0], "Noise"),
     ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
     ([0x2521_5824, 0], "XForm"),
-    ([0x0000_0020, 0], "Taper"),
     ([0x0000_0047, 0], "Wave"),
     ([0x0000_0045, 0], "Ripple"),
     ([0x0000_0090, 0], "Twist"),

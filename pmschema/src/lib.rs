@@ -8,13 +8,15 @@
 //!   journal (`docs/results.md`, schema [`results::RESULTS_SCHEMA`]);
 //! - [`names`]: tiers, exporters and statuses, each with one table of stable names that serde,
 //!   clap and `FromStr` share;
-//! - [`exit`]: the exit codes of both binaries.
+//! - [`exit`]: the exit codes of both binaries;
+//! - [`files`]: the file names of a run folder.
 //!
 //! It depends on pmcore for the verdict and facts types the events carry; pmcore does not
 //! depend on it (the reader knows nothing of farms or exit codes).
 
 pub mod events;
 pub mod exit;
+pub mod files;
 pub mod names;
 pub mod results;
 

@@ -8,7 +8,6 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Size-bit marking a container in a 6-byte header.
 pub const CONTAINER_BIT: u32 = 0x8000_0000;
@@ -215,14 +214,15 @@ impl Run {
     }
 }
 
-/// Runs `binary args…` with extra environment variables and waits for it.
+/// Runs the worker executable `binary` with `args…` (the file among them) and extra
+/// environment variables, through the harness ([`crate::harness::Worker::at`]: the fault
+/// hook is armed only by `env`), and waits for it.
 pub fn run(binary: &Path, args: &[&std::ffi::OsStr], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(binary);
-    cmd.args(args).stdin(Stdio::null());
+    let mut worker = crate::harness::Worker::at(binary).args(args);
     for (k, v) in env {
-        cmd.env(k, v);
+        worker = worker.env(k, v);
     }
-    let out = cmd.output().expect("binary starts");
+    let out = worker.output();
     #[cfg(unix)]
     let signal = std::os::unix::process::ExitStatusExt::signal(&out.status);
     #[cfg(not(unix))]

@@ -21,10 +21,34 @@ pub struct Farm {
 impl Farm {
     /// `pmfarm <args…>` with the fault hook cleared unless a test sets it.
     pub fn new(args: &[&str]) -> Farm {
-        let mut cmd = Command::new(crate::binary("pmfarm"));
+        Farm::at(&crate::binary("pmfarm"), args)
+    }
+
+    /// Another `pmfarm` executable (an installed copy outside the workspace) with `args`,
+    /// fault hook cleared.
+    pub fn at(program: &Path, args: &[&str]) -> Farm {
+        let mut cmd = Command::new(program);
         cmd.args(args).stdin(Stdio::null());
         for v in FAULT_VARS {
             cmd.env_remove(v);
+        }
+        Farm { cmd }
+    }
+
+    /// The same invocation run through `wrapper wrapper_args… pmfarm args…` (e.g. `setpriv`
+    /// to run as another user); environment and current folder are kept.
+    pub fn wrapped_in(self, wrapper: &Path, wrapper_args: &[&str]) -> Farm {
+        let inner = self.cmd;
+        let mut cmd = Command::new(wrapper);
+        cmd.args(wrapper_args).arg(inner.get_program()).args(inner.get_args()).stdin(Stdio::null());
+        for (key, value) in inner.get_envs() {
+            match value {
+                Some(v) => cmd.env(key, v),
+                None => cmd.env_remove(key),
+            };
+        }
+        if let Some(dir) = inner.get_current_dir() {
+            cmd.current_dir(dir);
         }
         Farm { cmd }
     }
@@ -38,6 +62,12 @@ impl Farm {
     /// Sets an environment variable.
     pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Farm {
         self.cmd.env(key, value);
+        self
+    }
+
+    /// Removes an environment variable the test process has.
+    pub fn env_remove(mut self, key: &str) -> Farm {
+        self.cmd.env_remove(key);
         self
     }
 
@@ -64,10 +94,10 @@ impl Farm {
     }
 }
 
-/// A `pmworker` invocation on one file.
+/// A `pmworker` invocation, on one file or on the arguments given.
 pub struct Worker {
     cmd: Command,
-    file: PathBuf,
+    file: Option<PathBuf>,
 }
 
 /// What a worker run said: exit code, its events, and its stderr.
@@ -83,12 +113,18 @@ pub struct WorkerRun {
 impl Worker {
     /// `pmworker [args…] FILE`, fault hook cleared.
     pub fn new(file: &Path) -> Worker {
-        let mut cmd = Command::new(crate::binary("pmworker"));
+        Worker { file: Some(file.to_path_buf()), ..Worker::at(&crate::binary("pmworker")) }
+    }
+
+    /// A worker executable run with only the arguments the test adds (the file among
+    /// them, or none: usage errors, `--help`), fault hook cleared.
+    pub fn at(program: &Path) -> Worker {
+        let mut cmd = Command::new(program);
         cmd.stdin(Stdio::null());
         for v in FAULT_VARS {
             cmd.env_remove(v);
         }
-        Worker { cmd, file: file.to_path_buf() }
+        Worker { cmd, file: None }
     }
 
     /// Adds arguments (placed before the file).
@@ -103,9 +139,17 @@ impl Worker {
         self
     }
 
+    /// Runs to completion; stdout as it came (faults write garbage on purpose).
+    pub fn output(mut self) -> Output {
+        if let Some(file) = &self.file {
+            self.cmd.arg(file);
+        }
+        self.cmd.output().expect("pmworker starts")
+    }
+
     /// Runs to completion and parses its events.
-    pub fn run(mut self) -> WorkerRun {
-        let out = self.cmd.arg(&self.file).output().expect("pmworker starts");
+    pub fn run(self) -> WorkerRun {
+        let out = self.output();
         let stdout = String::from_utf8_lossy(&out.stdout);
         let events = stdout
             .lines()
@@ -146,7 +190,7 @@ impl RunDirReader {
 
     /// `results.jsonl` as JSON values keyed by path.
     pub fn results(&self) -> BTreeMap<String, Value> {
-        let path = self.dir.join("results.jsonl");
+        let path = self.dir.join(pmschema::files::RESULTS);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         text.lines()
             .filter(|l| !l.trim().is_empty())
@@ -157,7 +201,7 @@ impl RunDirReader {
 
     /// `summary.json`.
     pub fn summary(&self) -> Value {
-        self.json("summary.json")
+        self.json(pmschema::files::SUMMARY)
     }
 
     /// A JSON document of the folder (`summary.json`, `baseline-diff.json`, `report/index.json`, …).
@@ -169,7 +213,7 @@ impl RunDirReader {
 
     /// Journal lines as JSON (unparsable lines skipped, as `--resume` does).
     pub fn journal(&self) -> Vec<Value> {
-        std::fs::read_to_string(self.dir.join("journal.jsonl"))
+        std::fs::read_to_string(self.dir.join(pmschema::files::JOURNAL))
             .unwrap_or_default()
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())

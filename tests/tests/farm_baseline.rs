@@ -14,7 +14,8 @@ const REMOVED: &str = "gone.max";
 const NEW: &str = "max9_box.max";
 
 fn classes(out: &std::path::Path) -> BTreeMap<String, String> {
-    let diff: Value = serde_json::from_str(&std::fs::read_to_string(out.join("baseline-diff.json")).unwrap()).unwrap();
+    let diff: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join(pmschema::files::BASELINE_DIFF)).unwrap()).unwrap();
     diff["files"]
         .as_array()
         .unwrap()
@@ -87,7 +88,7 @@ fn baseline_diff_finds_an_injected_regression_and_an_injected_fix() {
     assert_eq!(c[VICTIM], "regressed");
     assert_eq!(c[FIXED], "fixed");
     let diff: Value =
-        serde_json::from_str(&std::fs::read_to_string(broken.join("baseline-diff.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(broken.join(pmschema::files::BASELINE_DIFF)).unwrap()).unwrap();
     let victim = diff["files"].as_array().unwrap().iter().find(|f| f["path"] == VICTIM).unwrap();
     assert!(
         victim["changes"]

@@ -80,8 +80,10 @@ fn report_finds_a_bare_baseline_name_in_the_workspace_baselines_from_any_folder(
     );
     let o = farm(&["report", s(&compared), "--baseline", "demo"]);
     assert_exit(&o, 0);
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(compared.join("report/index.json")).unwrap())
-        .expect("index.json");
+    let doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(compared.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON)).unwrap(),
+    )
+    .expect("index.json");
     let source = doc["baseline"]["source"].as_str().unwrap_or_default();
     assert!(source.ends_with("baselines/demo.jsonl"), "report read the workspace baseline: {}", doc["baseline"]);
     // An explicit --baselines folder wins; a name it lacks is a usage error naming it.

@@ -22,17 +22,17 @@ fn stdout(o: &Output) -> String {
 fn previous_outputs(dir: &Path) -> PathBuf {
     let out = dir.join("out");
     std::fs::create_dir_all(&out).unwrap();
-    for f in ["results.jsonl", "summary.json"] {
+    for f in [pmschema::files::RESULTS, pmschema::files::SUMMARY] {
         std::fs::write(out.join(f), "previous run").unwrap();
     }
     out
 }
 
 fn untouched(out: &Path) {
-    for f in ["results.jsonl", "summary.json"] {
+    for f in [pmschema::files::RESULTS, pmschema::files::SUMMARY] {
         assert_eq!(std::fs::read_to_string(out.join(f)).unwrap(), "previous run", "{f} untouched");
     }
-    assert!(!out.join("journal.jsonl").exists(), "no worker started");
+    assert!(!out.join(pmschema::files::JOURNAL).exists(), "no worker started");
 }
 
 /// Runs the demo corpus with `gates` (TOML) and extra arguments.
@@ -214,7 +214,7 @@ fn regressions_are_named_with_their_kind_and_gates_can_allow_a_kind() {
     let e = stderr(&o);
     assert!(e.contains("max9_box.max (to-absent"), "{e}");
     let diff: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("baseline-diff.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out.join(pmschema::files::BASELINE_DIFF)).unwrap()).unwrap();
     let file = diff["files"].as_array().unwrap().iter().find(|f| f["path"] == "max9_box.max").unwrap();
     assert_eq!(file["class"], "regressed");
     let kinds: Vec<&str> = file["changes"].as_array().unwrap().iter().filter_map(|c| c["kind"].as_str()).collect();
@@ -297,13 +297,9 @@ fn every_path_the_enumeration_meets_ends_in_a_status() {
             std::fs::create_dir_all(&out).unwrap();
             set_mode(&out, 0o777);
             let farm = installed_copy(t.path());
-            std::process::Command::new(setpriv)
-                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-                .arg(&farm)
-                .args(["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"])
-                .env_remove("PMWORKER_FAULT")
+            Farm::at(&farm, &["run", s(&c), "--out", s(&out), "--no-gates", "--no-report"])
+                .wrapped_in(&setpriv, &["--reuid=65534", "--regid=65534", "--clear-groups"])
                 .output()
-                .unwrap()
         }
         (true, None) => {
             set_mode(&locked, 0o755);
@@ -352,13 +348,12 @@ fn an_installed_copy_outside_the_workspace_applies_the_same_gates_or_says_what_t
     let corpus = demo_corpus(t.path());
     let farm = installed_copy(t.path());
     let run = |cwd: &Path, out: &Path, extra: &[&str], env: Option<&str>| {
-        let mut cmd = std::process::Command::new(&farm);
-        cmd.current_dir(cwd).args(["run", s(&corpus), "--out", s(out), "--no-report"]).args(extra);
-        cmd.env_remove("PMWORKER_FAULT").env_remove(pmfarm::locate::WORKSPACE_ENV);
-        if let Some(ws) = env {
-            cmd.env(pmfarm::locate::WORKSPACE_ENV, ws);
+        let farm = Farm::at(&farm, &["run", s(&corpus), "--out", s(out), "--no-report"]).current_dir(cwd).args(extra);
+        match env {
+            Some(ws) => farm.env(pmfarm::locate::WORKSPACE_ENV, ws),
+            None => farm.env_remove(pmfarm::locate::WORKSPACE_ENV),
         }
-        cmd.output().unwrap()
+        .output()
     };
     let inside = t.path().join("inside");
     let o = Farm::new(&["run", s(&corpus), "--out", s(&inside), "--no-report"]).output();
@@ -391,12 +386,10 @@ fn the_public_corpus_is_checked_by_the_same_default_rules_from_any_folder() {
     let mut keys = Vec::new();
     for (i, cwd) in [t.path().to_path_buf(), pmtests::workspace_root(), PathBuf::from("/")].iter().enumerate() {
         let out = t.path().join(format!("out{i}"));
-        let o = std::process::Command::new(&farm)
+        let o = Farm::at(&farm, &["run", s(&public), "--out", s(&out), "--tiers", "t1", "--no-report"])
             .current_dir(cwd)
-            .args(["run", s(&public), "--out", s(&out), "--tiers", "t1", "--no-report"])
             .env_remove(pmfarm::locate::WORKSPACE_ENV)
-            .output()
-            .unwrap();
+            .output();
         assert!(matches!(o.status.code(), Some(0 | 1)), "{o:?}");
         keys.push(gate_keys(&out));
     }

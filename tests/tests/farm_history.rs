@@ -28,7 +28,8 @@ fn three_runs_make_three_points_and_the_table_lists_them() {
         assert_exit(&run, 0);
         let lines = history_lines(&history);
         assert_eq!(lines.len(), night + 1, "one line per finished run");
-        let html = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+        let html =
+            std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_HTML)).unwrap();
         let chart = html
             .split(r#"id="trend-pass-rate""#)
             .nth(1)
@@ -83,7 +84,7 @@ fn a_run_without_the_flag_appends_nothing_and_a_damaged_history_stops_the_run_be
         Farm::new(&["run", s(&corpus), "--out", s(&out2), "--gates", s(&gates), "--history", s(&damaged)]).output();
     assert_exit(&run, 2);
     assert!(String::from_utf8_lossy(&run.stderr).contains("line 1"), "{}", String::from_utf8_lossy(&run.stderr));
-    assert!(!out2.join("journal.jsonl").exists(), "no file ran");
+    assert!(!out2.join(pmschema::files::JOURNAL).exists(), "no file ran");
 }
 
 #[test]

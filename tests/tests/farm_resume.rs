@@ -50,10 +50,10 @@ fn kill_9_then_resume_matches_an_uninterrupted_run_and_runs_nothing_twice() {
     let before_kill = result_paths(&journal(&out));
     assert!(!before_kill.is_empty() && before_kill.len() < expected.len(), "killed mid-run: {before_kill:?}");
     assert!(!before_kill.contains(&SLOW.to_string()));
-    assert!(!out.join("results.jsonl").exists(), "an interrupted run writes no results.jsonl");
+    assert!(!out.join(pmschema::files::RESULTS).exists(), "an interrupted run writes no results.jsonl");
 
     // A torn last line, as a kill in the middle of a write would leave.
-    let mut j = std::fs::OpenOptions::new().append(true).open(out.join("journal.jsonl")).unwrap();
+    let mut j = std::fs::OpenOptions::new().append(true).open(out.join(pmschema::files::JOURNAL)).unwrap();
     j.write_all(b"{\"record\":\"result\",\"path\":\"max9_gz").unwrap();
     drop(j);
 

@@ -74,7 +74,11 @@ fn workspace_enumeration_follows_the_build_pipeline() {
         .output();
     assert_exit(&out, 0);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("missing/dir"), "a listed but missing directory is reported: {stderr}");
+    let warning = format!(
+        "pmfarm: warning: source directory {} (missing/dir): No such file or directory (os error 2)\n",
+        g.join("missing/dir").display()
+    );
+    assert!(stderr.contains(&warning), "a listed but missing directory is reported: {stderr}");
     let paths: Vec<String> = results(&out_dir).into_keys().collect();
     assert_eq!(
         paths,

@@ -37,7 +37,7 @@ fn untimed_results(out: &Path) -> BTreeMap<String, Value> {
 
 /// Every JSON file of the rendered report, timing-derived sections removed.
 fn untimed_report(out: &Path) -> BTreeMap<String, Value> {
-    let dir = out.join("report");
+    let dir = out.join(pmschema::files::REPORT);
     let mut docs = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
@@ -105,9 +105,12 @@ fn four_shards_merged_equal_the_unsharded_run() {
     let (ms, ws) = (without(summary(&merged_out), &["timing"]), without(summary(&whole_out), &["timing"]));
     assert_eq!(ms, ws);
     assert!(ws["baseline"]["counts"]["removed"] == 1, "{}", ws["baseline"]);
-    assert_eq!(json(&merged_out.join("baseline-diff.json")), json(&whole_out.join("baseline-diff.json")));
+    assert_eq!(
+        json(&merged_out.join(pmschema::files::BASELINE_DIFF)),
+        json(&whole_out.join(pmschema::files::BASELINE_DIFF))
+    );
     assert_eq!(untimed_report(&merged_out), untimed_report(&whole_out));
-    assert!(untimed_report(&whole_out).contains_key("index.json"));
+    assert!(untimed_report(&whole_out).contains_key(pmschema::files::INDEX_JSON));
 }
 
 #[test]
@@ -136,7 +139,7 @@ fn membership(t: &Path, corpus: &Path, n: u64, tag: &str) -> BTreeMap<String, u6
                 .args(["--shard", &format!("{k}/{n}")])
                 .output();
         assert!(matches!(run.status.code(), Some(0 | 1 | 77)), "{run:?}");
-        if !out.join("results.jsonl").exists() {
+        if !out.join(pmschema::files::RESULTS).exists() {
             continue; // an empty shard writes nothing (exit 77)
         }
         for path in results(&out).into_keys() {
@@ -182,7 +185,7 @@ fn files_keep_their_shard_when_others_come_and_go() {
         .unwrap();
     assert!(matches!(run.status.code(), Some(0 | 1 | 77)), "{run:?}");
     let k8s: Vec<String> =
-        if out.join("results.jsonl").exists() { results(&out).into_keys().collect() } else { vec![] };
+        if out.join(pmschema::files::RESULTS).exists() { results(&out).into_keys().collect() } else { vec![] };
     let first: Vec<String> = after.iter().filter(|(_, &k)| k == 1).map(|(p, _)| p.clone()).collect();
     assert_eq!(k8s, first);
 }

@@ -29,7 +29,7 @@ fn reference(
         .args(extra)
         .output();
     assert_exit(&o, 0);
-    (stable_results(&out), std::fs::metadata(out.join("journal.jsonl")).unwrap().len())
+    (stable_results(&out), std::fs::metadata(out.join(pmschema::files::JOURNAL)).unwrap().len())
 }
 
 /// What `pmfarm.lock` and `in-progress` take on a tmpfs while a run writes: a page each.
@@ -68,7 +68,7 @@ fn a_full_output_disk_mid_journal_stops_cleanly_and_resume_completes() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     // Journal intact: whole records only (no torn tail), consistent as far as it goes.
-    let bytes = std::fs::read(out.join("journal.jsonl")).unwrap();
+    let bytes = std::fs::read(out.join(pmschema::files::JOURNAL)).unwrap();
     assert!(bytes.ends_with(b"\n"), "a failed append leaves no half record");
     let (code, partial) = verify_ledger(&out, true);
     assert_eq!(code, 0, "{partial:#}");
@@ -77,7 +77,7 @@ fn a_full_output_disk_mid_journal_stops_cleanly_and_resume_completes() {
     assert!((done_before.len() as u64) < DEMO_FILES, "the disk filled before the end: {}", done_before.len());
     let (code, strict) = verify_ledger(&out, false);
     assert_eq!(code, 1, "an interrupted run is not complete: {strict:#}");
-    assert!(!out.join("results.jsonl").exists());
+    assert!(!out.join(pmschema::files::RESULTS).exists());
 
     std::fs::remove_file(filler).unwrap();
     let resumed = Farm::new(&["run", "--resume", s(&out), "--gates", s(&gates)]).output();

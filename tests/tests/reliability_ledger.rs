@@ -47,7 +47,7 @@ fn a_clean_run_is_consistent_and_prints_a_readable_summary() {
 fn a_doubled_result_in_the_journal_is_running_twice() {
     let t = tempfile::tempdir().unwrap();
     let out = finished_run(t.path());
-    rewrite(&out.join("journal.jsonl"), |mut lines| {
+    rewrite(&out.join(pmschema::files::JOURNAL), |mut lines| {
         let result = lines.iter().position(|l| l.starts_with("{\"record\":\"result\"")).unwrap();
         let path = serde_json::from_str::<Value>(&lines[result]).unwrap()["path"].as_str().unwrap().to_string();
         lines.insert(result + 1, format!("{{\"record\":\"started\",\"path\":\"{path}\"}}"));
@@ -64,7 +64,7 @@ fn a_doubled_result_in_the_journal_is_running_twice() {
 fn a_result_missing_from_the_journal_or_from_results_jsonl_is_lost() {
     let t = tempfile::tempdir().unwrap();
     let out = finished_run(t.path());
-    rewrite(&out.join("results.jsonl"), |mut lines| {
+    rewrite(&out.join(pmschema::files::RESULTS), |mut lines| {
         lines.remove(4);
         lines
     });
@@ -73,7 +73,7 @@ fn a_result_missing_from_the_journal_or_from_results_jsonl_is_lost() {
     assert!(problems(&rep).contains("is journaled but missing"), "{rep:#}");
 
     let out = finished_run(&t.path().join("second"));
-    rewrite(&out.join("journal.jsonl"), |lines| {
+    rewrite(&out.join(pmschema::files::JOURNAL), |lines| {
         let mut dropped = false;
         lines
             .into_iter()
@@ -94,7 +94,7 @@ fn a_result_missing_from_the_journal_or_from_results_jsonl_is_lost() {
 fn a_fail_rewritten_as_a_pass_in_results_jsonl_is_caught() {
     let t = tempfile::tempdir().unwrap();
     let out = finished_run(t.path());
-    rewrite(&out.join("results.jsonl"), |lines| {
+    rewrite(&out.join(pmschema::files::RESULTS), |lines| {
         lines.into_iter().map(|l| l.replacen("\"status\":\"fail\"", "\"status\":\"pass\"", 1)).collect()
     });
     let (code, rep) = verify_ledger(&out, false);
@@ -108,7 +108,7 @@ fn a_fail_rewritten_as_a_pass_in_results_jsonl_is_caught() {
 fn a_torn_last_line_is_tolerated_and_reported_and_a_missing_folder_is_a_usage_error() {
     let t = tempfile::tempdir().unwrap();
     let out = finished_run(t.path());
-    let mut j = std::fs::OpenOptions::new().append(true).open(out.join("journal.jsonl")).unwrap();
+    let mut j = std::fs::OpenOptions::new().append(true).open(out.join(pmschema::files::JOURNAL)).unwrap();
     j.write_all(b"{\"record\":\"star").unwrap();
     let (code, rep) = verify_ledger(&out, false);
     assert_eq!(code, 0, "{rep:#}");

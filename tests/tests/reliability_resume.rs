@@ -42,7 +42,7 @@ fn run_args<'a>(corpus: &'a str, out: &'a str, gates: &'a str) -> Vec<&'a str> {
 }
 
 fn journal_lines(out: &Path) -> usize {
-    std::fs::read(out.join("journal.jsonl")).map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
+    std::fs::read(out.join(pmschema::files::JOURNAL)).map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
 }
 
 /// Where to kill the coordinator.
@@ -156,7 +156,7 @@ fn kill_and_resume(seed: u64) {
             assert_eq!(verify_ledger(&out, false).0, 1, "seed {seed}: an interrupted run is not complete");
         }
         if rng.below(2) == 0 {
-            let mut j = std::fs::OpenOptions::new().append(true).open(out.join("journal.jsonl")).unwrap();
+            let mut j = std::fs::OpenOptions::new().append(true).open(out.join(pmschema::files::JOURNAL)).unwrap();
             j.write_all(b"{\"record\":\"result\",\"path\":\"max2016_b").unwrap();
             let (code, rep) = verify_ledger(&out, true);
             assert_eq!(code, 0, "seed {seed}: a torn last line is tolerated: {rep:#}");
@@ -196,7 +196,7 @@ fn a_rerun_killed_in_an_old_output_folder_leaves_no_earlier_results_behind() {
     assert_exit(&Farm::new(&args).output(), 0);
     assert_ledger_complete(&out, DEMO_FILES);
     assert!(spawn_and_kill(Farm::new(&args), false, &out, &KillPoint::AfterRecords(5), &scope), "killed mid-run");
-    for stale in ["results.jsonl", "summary.json"] {
+    for stale in [pmschema::files::RESULTS, pmschema::files::SUMMARY] {
         assert!(!out.join(stale).exists(), "{stale} of the earlier run would pass for this one");
     }
     let (code, rep) = verify_ledger(&out, true);

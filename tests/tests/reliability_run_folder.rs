@@ -113,8 +113,8 @@ fn run_ids(out: &Path) -> (String, String) {
     let read = |p: PathBuf| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(&p).unwrap_or_default()).unwrap_or_default()
     };
-    let summary = read(out.join("summary.json"));
-    let index = read(out.join("report/index.json"));
+    let summary = read(out.join(pmschema::files::SUMMARY));
+    let index = read(out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON));
     (
         summary["timing"]["run_id"].as_str().unwrap_or_default().to_string(),
         index["stamp"]["timing"]["run_id"].as_str().unwrap_or_default().to_string(),
@@ -259,8 +259,8 @@ fn a_rerun_killed_in_an_old_folder_leaves_no_stale_report_and_resume_writes_a_ma
     rerun.kill().unwrap();
     rerun.wait().unwrap();
     x.assert_nothing_left(&out);
-    assert!(out.join("in-progress").exists(), "the folder is marked in progress");
-    for stale in ["results.jsonl", "summary.json", "report"] {
+    assert!(out.join(pmschema::files::IN_PROGRESS).exists(), "the folder is marked in progress");
+    for stale in [pmschema::files::RESULTS, pmschema::files::SUMMARY, pmschema::files::REPORT] {
         assert!(!out.join(stale).exists(), "{stale} of the earlier run would pass for this one");
     }
     let (code, rep) = verify_ledger(&out, false);
@@ -274,7 +274,7 @@ fn a_rerun_killed_in_an_old_folder_leaves_no_stale_report_and_resume_writes_a_ma
 
     let o = output(x.farm(&["run", "--resume", s(&out), "--gates", s(&x.gates)]));
     assert_exit(&o, 0);
-    assert!(!out.join("in-progress").exists());
+    assert!(!out.join(pmschema::files::IN_PROGRESS).exists());
     let (id, report_id) = run_ids(&out);
     assert!(id != first_id && id == report_id, "new run id {id}, report {report_id}, first {first_id}");
     assert_eq!(statuses(&out)[VICTIM], "pass");
@@ -306,9 +306,10 @@ fn a_report_that_cannot_be_written_fails_the_run_keeps_the_results_and_leaves_no
     let sizes = x.path("sizes");
     assert_exit(&output(x.run(&x.corpus, &sizes, &[])), 0);
     let size = |p: PathBuf| std::fs::metadata(p).unwrap().len();
-    let largest_output = ["journal.jsonl", "results.jsonl", "summary.json"].map(|n| size(sizes.join(n)));
+    let largest_output =
+        [pmschema::files::JOURNAL, pmschema::files::RESULTS, pmschema::files::SUMMARY].map(|n| size(sizes.join(n)));
     let largest_output = largest_output.into_iter().max().unwrap();
-    let index = size(sizes.join("report/index.html"));
+    let index = size(sizes.join(pmschema::files::REPORT).join(pmschema::files::INDEX_HTML));
     assert!(index > largest_output + 4096, "the report page ({index}) outgrows every output ({largest_output})");
 
     let out = x.path("out");
@@ -319,8 +320,8 @@ fn a_report_that_cannot_be_written_fails_the_run_keeps_the_results_and_leaves_no
     let err = stderr(&o);
     assert!(err.contains("report not written") && err.contains("File too large"), "{err}");
     assert!(err.contains("the results are complete"), "{err}");
-    assert!(!out.join("report").exists(), "neither the earlier report nor a torn one is left");
-    assert!(!out.join("in-progress").exists(), "the results are complete");
+    assert!(!out.join(pmschema::files::REPORT).exists(), "neither the earlier report nor a torn one is left");
+    assert!(!out.join(pmschema::files::IN_PROGRESS).exists(), "the results are complete");
     assert_eq!(statuses(&out).len() as u64, DEMO_FILES);
     assert_ledger_complete(&out, DEMO_FILES);
     assert_replay_equals_results(&out);
@@ -341,8 +342,11 @@ fn verify_ledger_tells_a_report_from_another_run_apart() {
     assert_exit(&output(x.run(&x.corpus, &b, &[])), 0);
     assert_ledger_complete(&b, DEMO_FILES);
     // b's report replaced by a's (same files, same statuses: only the run id differs).
-    std::fs::remove_dir_all(b.join("report")).unwrap();
-    let cp = Command::new("cp").args(["-r", s(&a.join("report")), s(&b.join("report"))]).status().unwrap();
+    std::fs::remove_dir_all(b.join(pmschema::files::REPORT)).unwrap();
+    let cp = Command::new("cp")
+        .args(["-r", s(&a.join(pmschema::files::REPORT)), s(&b.join(pmschema::files::REPORT))])
+        .status()
+        .unwrap();
     assert!(cp.success());
     let (code, rep) = verify_ledger(&b, false);
     assert_eq!(code, 1, "{rep:#}");
@@ -447,15 +451,15 @@ fn resume_refuses_a_journal_damaged_before_its_last_line_naming_the_line() {
     let x = Scratch::new();
     let out = x.path("out");
     assert_exit(&output(x.run(&x.corpus, &out, &["--no-report"])), 0);
-    let journal = out.join("journal.jsonl");
+    let journal = out.join(pmschema::files::JOURNAL);
     let text = std::fs::read_to_string(&journal).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines.truncate(6); // an interrupted run: `run` + five records
     let mut damaged: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     damaged[3] = damaged[3][..damaged[3].len() / 2].to_string(); // line 4 cut in half
     std::fs::write(&journal, damaged.join("\n") + "\n").unwrap();
-    std::fs::remove_file(out.join("results.jsonl")).unwrap();
-    std::fs::remove_file(out.join("summary.json")).unwrap();
+    std::fs::remove_file(out.join(pmschema::files::RESULTS)).unwrap();
+    std::fs::remove_file(out.join(pmschema::files::SUMMARY)).unwrap();
     let before = std::fs::read(&journal).unwrap();
 
     let o = output(x.farm(&["run", "--resume", s(&out), "--gates", s(&x.gates)]));
@@ -485,7 +489,7 @@ fn baseline_commands_refuse_an_inconsistent_or_unfinished_folder() {
     let out = x.path("out");
     let baselines = x.path("baselines");
     assert_exit(&output(x.run(&x.corpus, &out, &["--no-report"])), 0);
-    let results = out.join("results.jsonl");
+    let results = out.join(pmschema::files::RESULTS);
     let good = std::fs::read_to_string(&results).unwrap();
     // A result dropped from results.jsonl: verify-ledger calls the folder inconsistent.
     let dropped: Vec<&str> = good.lines().skip(1).collect();
@@ -503,11 +507,11 @@ fn baseline_commands_refuse_an_inconsistent_or_unfinished_folder() {
     assert!(!baselines.join("demo.jsonl").exists(), "no baseline written");
     // Marked in progress (an interrupted run): refused too.
     std::fs::write(&results, &good).unwrap();
-    std::fs::write(out.join("in-progress"), "run\n").unwrap();
+    std::fs::write(out.join(pmschema::files::IN_PROGRESS), "run\n").unwrap();
     let o = output(x.farm(&["baseline", "save", s(&out), "demo", "--baselines", s(&baselines)]));
     assert_exit(&o, 2);
     assert!(stderr(&o).contains("unfinished run"), "{}", stderr(&o));
-    std::fs::remove_file(out.join("in-progress")).unwrap();
+    std::fs::remove_file(out.join(pmschema::files::IN_PROGRESS)).unwrap();
     // Consistent again: saved.
     assert_ledger_complete(&out, DEMO_FILES);
     assert_exit(&output(x.farm(&["baseline", "save", s(&out), "demo", "--baselines", s(&baselines)])), 0);
@@ -570,12 +574,12 @@ fn control_characters_in_file_names_reach_no_terminal_and_no_markdown_raw() {
         bytes.iter().any(|b| *b == 0x1b || *b == 0x07) || String::from_utf8_lossy(bytes).contains('\u{9b}')
     };
     assert!(!raw(&o.stdout) && !raw(&o.stderr), "raw control characters on the terminal:\n{}", stderr(&o));
-    let md = std::fs::read(out.join("report/summary.md")).unwrap();
+    let md = std::fs::read(out.join(pmschema::files::REPORT).join(pmschema::files::SUMMARY_MD)).unwrap();
     assert!(!raw(&md), "raw control characters in summary.md");
     let md = String::from_utf8(md).unwrap();
     assert!(md.contains("evil\\x1b]0;pwned\\x07\\x1b[31m\\x9b2J.max"), "{md}");
     // verify-ledger names the file when it finds something wrong with it.
-    let results = out.join("results.jsonl");
+    let results = out.join(pmschema::files::RESULTS);
     let kept: Vec<String> = std::fs::read_to_string(&results)
         .unwrap()
         .lines()

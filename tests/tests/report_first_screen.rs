@@ -80,7 +80,7 @@ fn the_first_viewport_shows_the_verdict_and_every_regressed_file_with_its_messag
     let statuses = statuses(&second);
     assert_eq!(statuses.values().filter(|s| *s == "crash").count(), 3, "{statuses:?}");
 
-    let index = second.join("report/index.html");
+    let index = second.join(pmschema::files::REPORT).join(pmschema::files::INDEX_HTML);
     // The screenshot first, so a failing layout check leaves the picture to look at.
     let shots = pmtests::workspace_root().join("target/report-chromium");
     std::fs::create_dir_all(&shots).unwrap();

@@ -54,7 +54,12 @@ fn writes_every_format_and_one_page_pair_per_distinct_bucket() {
     let (_tmp, fixture, index) = render(true, true);
     let slugs = fx::bucket_slugs(&fixture.results);
     assert_eq!(index.buckets, slugs.len());
-    for name in ["index.html", "index.json", "junit.xml", "summary.md"] {
+    for name in [
+        pmschema::files::INDEX_HTML,
+        pmschema::files::INDEX_JSON,
+        pmschema::files::JUNIT_XML,
+        pmschema::files::SUMMARY_MD,
+    ] {
         assert!(index.files.contains(&name.to_string()), "{name} missing from {:?}", index.files);
     }
     // Buckets with exactly the same files share a page.
@@ -70,7 +75,7 @@ fn writes_every_format_and_one_page_pair_per_distinct_bucket() {
     assert_eq!(on_disk, index.bytes);
 
     // Every bucket is reachable from the index and its page holds exactly its files.
-    let index_doc = json(&index.dir.join("index.json"));
+    let index_doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     let listed = index_doc["buckets"].as_array().unwrap();
     assert_eq!(listed.len(), slugs.len());
     for b in listed {
@@ -101,7 +106,7 @@ fn writes_every_format_and_one_page_pair_per_distinct_bucket() {
 #[test]
 fn index_counts_match_the_results() {
     let (_tmp, fixture, index) = render(true, true);
-    let doc = json(&index.dir.join("index.json"));
+    let doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     assert_eq!(doc["files"], fixture.results.len() as u64);
     for status in Status::ALL {
         let expected = fixture.results.iter().filter(|r| r.status == status).count() as u64;
@@ -144,7 +149,7 @@ fn index_counts_match_the_results() {
 #[test]
 fn every_dedicated_list_is_present_in_json_and_html() {
     let (_tmp, _fixture, index) = render(true, true);
-    let doc = json(&index.dir.join("index.json"));
+    let doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     let lists = &doc["lists"];
     let mapext = lists["mapext"].as_array().unwrap();
     assert_eq!(mapext.len(), 2);
@@ -227,7 +232,7 @@ fn bucket_pages_show_locator_hex_window_diff_and_t3_detail() {
 #[test]
 fn without_the_baseline_file_the_diff_is_rebuilt_from_baseline_diff_json() {
     let (_tmp, _fixture, index) = render(true, false);
-    let doc = json(&index.dir.join("index.json"));
+    let doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     // The fixture's baseline lives under <tmp>/baselines, not ./baselines, so it is not found.
     assert_eq!(doc["baseline"]["source"], Value::Null);
     assert_eq!(doc["baseline"]["counts"]["regressed"], 1);
@@ -245,7 +250,7 @@ fn without_the_baseline_file_the_diff_is_rebuilt_from_baseline_diff_json() {
 #[test]
 fn a_run_without_baseline_says_so() {
     let (_tmp, _fixture, index) = render(false, false);
-    let doc = json(&index.dir.join("index.json"));
+    let doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     assert_eq!(doc["baseline"], Value::Null);
     assert!(read(&index.index_html()).contains("was not compared with a baseline"));
     assert!(!read(&index.dir.join("bucket-all.html")).contains("data-key=\"baseline\""), "no empty baseline column");
@@ -332,7 +337,7 @@ fn json_documents_validate_against_the_documented_schema() {
     }
     // The schema is strict: an unknown field or a wrong status fails, so it cannot silently drift.
     let (_tmp, _fixture, index) = render(true, true);
-    let mut doc = json(&index.dir.join("index.json"));
+    let mut doc = json(&index.dir.join(pmschema::files::INDEX_JSON));
     doc["surprise"] = Value::Bool(true);
     assert!(!validator.is_valid(&doc));
     let mut bucket = json(&index.dir.join("bucket-all.json"));
@@ -344,7 +349,7 @@ fn json_documents_validate_against_the_documented_schema() {
 fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
     let (_tmp, fixture, index) = render(true, true);
     let slugs = fx::bucket_slugs(&fixture.results);
-    let xml = read(&index.dir.join("junit.xml"));
+    let xml = read(&index.dir.join(pmschema::files::JUNIT_XML));
     assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites "));
     assert_eq!(xml.matches("<testcase ").count(), slugs.len() + 2);
     let failing_buckets = slugs
@@ -372,7 +377,7 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
         &ReportOptions { baseline: None, baselines_dir: None, junit_per_file: true, history: None },
     )
     .unwrap();
-    let xml = read(&index.dir.join("junit.xml"));
+    let xml = read(&index.dir.join(pmschema::files::JUNIT_XML));
     assert_eq!(xml.matches("<testcase ").count(), fixture.results.len() + 2);
     assert_eq!(xml.matches("<failure ").count(), 3, "the T1 failure, the skel T3 failure and the broken gate");
     assert_eq!(xml.matches("<error ").count(), 1, "the crash reached no verdict: a JUnit error");
@@ -387,7 +392,7 @@ fn junit_has_one_case_per_bucket_or_per_file_plus_gates() {
 #[test]
 fn markdown_summary_stays_within_sixty_lines_and_says_what_it_cut() {
     let (_tmp, fixture, index) = render(true, true);
-    let md = read(&index.dir.join("summary.md"));
+    let md = read(&index.dir.join(pmschema::files::SUMMARY_MD));
     assert!(md.lines().count() <= markdown::MAX_LINES, "{md}");
     assert!(md.contains("## pmfarm report — 137 files"));
     assert!(md.contains("**Verdict:** ❌ gates broken — 1 cause:"), "{md}");

@@ -20,12 +20,14 @@ fn junit_has_one_case_per_file_by_default_and_per_bucket_with_the_flag() {
     let files: Vec<String> = results(&out).into_keys().collect();
     assert_eq!(files.len(), 14);
 
-    let per_file = testcases(&std::fs::read_to_string(out.join("report/junit.xml")).unwrap());
+    let per_file = testcases(
+        &std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::JUNIT_XML)).unwrap(),
+    );
     for f in &files {
         let name = f.rsplit('/').next().unwrap();
         assert_eq!(per_file.iter().filter(|c| c.contains(name)).count(), 1, "{name} in {per_file:#?}");
     }
-    let failing = std::fs::read_to_string(out.join("report/junit.xml")).unwrap();
+    let failing = std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::JUNIT_XML)).unwrap();
     let statuses = statuses(&out);
     let not_passing = statuses.values().filter(|s| !matches!(s.as_str(), "pass" | "skip")).count();
     assert_eq!(
@@ -35,11 +37,18 @@ fn junit_has_one_case_per_file_by_default_and_per_bucket_with_the_flag() {
     );
 
     assert_exit(&Farm::new(&["report", s(&out), "--junit-per-bucket"]).output(), 0);
-    let by_bucket = testcases(&std::fs::read_to_string(out.join("report/junit.xml")).unwrap());
+    let by_bucket = testcases(
+        &std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::JUNIT_XML)).unwrap(),
+    );
     assert!(by_bucket.iter().all(|c| c.contains("pmfarm.bucket") || c.contains("pmfarm.gate")), "{by_bucket:#?}");
     assert_ne!(per_file, by_bucket, "the flag changes the test cases");
 
     // The old flag still means what it meant.
     assert_exit(&Farm::new(&["report", s(&out), "--junit-per-file"]).output(), 0);
-    assert_eq!(testcases(&std::fs::read_to_string(out.join("report/junit.xml")).unwrap()), per_file);
+    assert_eq!(
+        testcases(
+            &std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::JUNIT_XML)).unwrap()
+        ),
+        per_file
+    );
 }

@@ -29,15 +29,15 @@ fn pmfarm(args: &[&str]) -> std::process::Output {
 
 /// Checks a rendered report against the run that produced it; returns its size in bytes.
 fn check_report(out: &Path) -> u64 {
-    let report = out.join("report");
-    let summary = json(&out.join("summary.json"));
-    let results: Vec<Value> = std::fs::read_to_string(out.join("results.jsonl"))
+    let report = out.join(pmschema::files::REPORT);
+    let summary = json(&out.join(pmschema::files::SUMMARY));
+    let results: Vec<Value> = std::fs::read_to_string(out.join(pmschema::files::RESULTS))
         .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let index = json(&report.join("index.json"));
+    let index = json(&report.join(pmschema::files::INDEX_JSON));
     assert_eq!(index["files"], results.len() as u64);
     assert_eq!(index["totals"], summary["status_counts"], "totals agree with summary.json");
     assert_eq!(index["gates"].as_array().unwrap().len(), summary["gates"].as_array().unwrap().len());
@@ -74,9 +74,11 @@ fn check_report(out: &Path) -> u64 {
             assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
         }
     }
-    let md = std::fs::read_to_string(report.join("summary.md")).unwrap();
+    let md = std::fs::read_to_string(report.join(pmschema::files::SUMMARY_MD)).unwrap();
     assert!(md.lines().count() <= 60);
-    assert!(std::fs::read_to_string(report.join("junit.xml")).unwrap().contains("<testsuites name=\"pmfarm\""));
+    assert!(std::fs::read_to_string(report.join(pmschema::files::JUNIT_XML))
+        .unwrap()
+        .contains("<testsuites name=\"pmfarm\""));
     assert!(bytes < MAX_REPORT_BYTES, "report is {bytes} bytes");
     eprintln!("report of {}: {} files, {bytes} bytes", out.display(), std::fs::read_dir(&report).unwrap().count());
     bytes
@@ -91,7 +93,7 @@ fn public_corpus_report_agrees_with_the_run_and_shows_the_baseline() {
     let s = |p: &Path| p.to_str().unwrap().to_string();
     pmfarm(&["run", &s(&corpus), "--out", &s(&first), "--baselines", &s(&baselines)]);
     check_report(&first);
-    let index = json(&first.join("report/index.json"));
+    let index = json(&first.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON));
     assert!(index["lists"]["lfs_pointer"]
         .as_array()
         .unwrap()
@@ -102,7 +104,7 @@ fn public_corpus_report_agrees_with_the_run_and_shows_the_baseline() {
     pmfarm(&["baseline", "save", &s(&first), "public", "--baselines", &s(&baselines)]);
     pmfarm(&["run", &s(&corpus), "--out", &s(&second), "--baselines", &s(&baselines), "--baseline", "public"]);
     check_report(&second);
-    let index = json(&second.join("report/index.json"));
+    let index = json(&second.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON));
     let files = index["files"].as_u64().unwrap();
     assert_eq!(index["baseline"]["name"], "public");
     assert_eq!(index["baseline"]["counts"]["same"], files, "an unchanged corpus is all `same`");
@@ -110,7 +112,7 @@ fn public_corpus_report_agrees_with_the_run_and_shows_the_baseline() {
         index["baseline"]["source"].as_str().is_some_and(|p| p.ends_with("public.jsonl")),
         "read the baseline file"
     );
-    assert!(std::fs::read_to_string(second.join("report/summary.md"))
+    assert!(std::fs::read_to_string(second.join(pmschema::files::REPORT).join(pmschema::files::SUMMARY_MD))
         .unwrap()
         .contains("**Since baseline `public`:**"));
 }
@@ -121,11 +123,12 @@ fn demo_corpus_report_agrees_with_the_run() {
     let out = tmp.path().join("demo");
     pmfarm(&["run", "--out", out.to_str().unwrap()]);
     check_report(&out);
-    let index = json(&out.join("report/index.json"));
+    let index = json(&out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON));
     assert!(index["totals"]["fail"].as_u64().unwrap() >= 1, "the demo corpus holds a failing file");
     let failing =
         index["buckets"].as_array().unwrap().iter().find(|b| b["slug"] == "status-fail").expect("status-fail bucket");
-    let page = std::fs::read_to_string(out.join("report").join(failing["html"].as_str().unwrap())).unwrap();
+    let page =
+        std::fs::read_to_string(out.join(pmschema::files::REPORT).join(failing["html"].as_str().unwrap())).unwrap();
     assert!(page.contains("class=\"badge fail\""), "the failing file is on its bucket page");
 }
 
@@ -142,14 +145,14 @@ fn report_of_an_8645_file_run_stays_under_20_mb() {
     let tmp = tempfile::tempdir().unwrap();
     let (small, big) = (tmp.path().join("public"), tmp.path().join("x247"));
     pmfarm(&["run", corpus.to_str().unwrap(), "--out", small.to_str().unwrap()]);
-    let lines: Vec<Value> = std::fs::read_to_string(small.join("results.jsonl"))
+    let lines: Vec<Value> = std::fs::read_to_string(small.join(pmschema::files::RESULTS))
         .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     std::fs::create_dir_all(&big).unwrap();
-    std::fs::copy(small.join("summary.json"), big.join("summary.json")).unwrap();
+    std::fs::copy(small.join(pmschema::files::SUMMARY), big.join(pmschema::files::SUMMARY)).unwrap();
     let mut copied = String::new();
     for copy in 0..247 {
         for line in &lines {
@@ -159,18 +162,18 @@ fn report_of_an_8645_file_run_stays_under_20_mb() {
             copied.push('\n');
         }
     }
-    std::fs::write(big.join("results.jsonl"), copied).unwrap();
+    std::fs::write(big.join(pmschema::files::RESULTS), copied).unwrap();
     pmfarm(&["report", big.to_str().unwrap()]);
 
-    let report = big.join("report");
-    let index = json(&report.join("index.json"));
+    let report = big.join(pmschema::files::REPORT);
+    let index = json(&report.join(pmschema::files::INDEX_JSON));
     assert_eq!(index["files"], (lines.len() * 247) as u64);
     let mut total = 0;
     for entry in std::fs::read_dir(&report).unwrap() {
         let entry = entry.unwrap();
         total += entry.metadata().unwrap().len();
     }
-    let index_html = std::fs::metadata(report.join("index.html")).unwrap().len();
+    let index_html = std::fs::metadata(report.join(pmschema::files::INDEX_HTML)).unwrap().len();
     pmtests::notice(&format!("report of {} files: {total} bytes, index.html {index_html} bytes", lines.len() * 247));
     assert!(total < 20_000_000, "report is {total} bytes (bound: 20 MB)");
     assert!(index_html < 1_000_000, "index.html is {index_html} bytes (bound: 1 MB)");

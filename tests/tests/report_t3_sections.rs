@@ -43,7 +43,7 @@ fn the_report_carries_one_t3_summary_table_with_ranked_classes() {
         pmtests::harness::Farm::new(&["run", &corpus.to_string_lossy(), "--out", &out.to_string_lossy()]).output();
     assert!(run.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&run.stderr));
 
-    let index = json(&out.join("report/index.json"));
+    let index = json(&out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_JSON));
     let rows = &index["t3_sections"];
     let streams: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["stream"].as_str().unwrap()).collect();
     assert_eq!(streams.len(), 7, "{streams:?}");
@@ -70,7 +70,7 @@ fn the_report_carries_one_t3_summary_table_with_ranked_classes() {
 
     // Each bucket document carries the table over its own files.
     let all = index["buckets"].as_array().unwrap().iter().find(|b| b["slug"] == "all").expect("bucket all");
-    let bucket = json(&out.join("report").join(all["json"].as_str().unwrap()));
+    let bucket = json(&out.join(pmschema::files::REPORT).join(all["json"].as_str().unwrap()));
     assert_eq!(counts(row(&bucket["t3_sections"], "summary/dependencies")), [2, 0, 1, 0]);
 
     // Both documents, with real rows, follow the documented schema.
@@ -82,10 +82,10 @@ fn the_report_carries_one_t3_summary_table_with_ranked_classes() {
     }
 
     // One table on the HTML index, none per file.
-    let html = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    let html = std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_HTML)).unwrap();
     assert_eq!(html.matches(r#"id="t3-summary-table""#).count(), 1);
     assert!(html.contains(r#"<tr id="t3-summary-dependencies">"#), "row per section");
     assert!(html.contains("skip no asset table (Max 2009 and older) (1)"), "classes with their file counts");
-    let md = std::fs::read_to_string(out.join("report/summary.md")).unwrap();
+    let md = std::fs::read_to_string(out.join(pmschema::files::REPORT).join(pmschema::files::SUMMARY_MD)).unwrap();
     assert!(md.contains("**T3 summary**") && md.contains("dependencies 2/3 (66.7%"), "{md}");
 }

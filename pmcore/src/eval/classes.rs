@@ -48,6 +48,18 @@ pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// Edit Poly (modifier).
 pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 
+/// Bend (modifier; the Box object shares the id under another superclass).
+pub const BEND_MOD: [u32; 2] = [0x0000_0010, 0];
+
+/// Taper (modifier; the Torus object shares the id under another superclass).
+pub const TAPER_MOD: [u32; 2] = [0x0000_0020, 0];
+
+/// Mirror (modifier).
+pub const MIRROR_MOD: [u32; 2] = [0xef92_aa7c, 0x511b_be75];
+
+/// Edit Mesh (modifier).
+pub const EDIT_MESH_MOD: [u32; 2] = [0x0000_0050, 0];
+
 /// MeshSmooth.
 pub const MESHSMOOTH: [u32; 2] = [0x0000_0032, 0x0000_7f9e];
 
@@ -77,6 +89,39 @@ pub enum ModifierRule {
     EditPoly,
     /// MeshSmooth (NURMS / quad output: Catmull-Clark topology, a tri object out).
     MeshSmooth,
+    /// Edit Mesh: its MeshDelta replayed where the records are known, a tri object out.
+    EditMesh,
+    /// Bend (`super::deform`).
+    Bend,
+    /// Taper (`super::deform`).
+    Taper,
+    /// Mirror (`super::deform`).
+    Mirror,
+}
+
+/// Base classes whose builder follows Max's own vertex and face order (checked against an
+/// export Max wrote: [`super::primitives::box_mesh`]); Edit Poly selections and offsets
+/// over other builders would index the wrong parts.
+pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX];
+
+/// Base classes whose conversion to a poly object (what an Edit Poly directly on them
+/// receives) is built in Max's order ([`super::primitives::cylinder_poly`], checked on
+/// `wild/snubblejr__man.max`'s cylinder).
+pub const POLY_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[CYLINDER, CONE];
+
+impl ModifierRule {
+    /// Whether the modifier's output keeps its input's vertex and face indices (then
+    /// appends, as Edit Poly's replayed operations and Edit Mesh do).
+    pub fn keeps_indices(self) -> bool {
+        matches!(
+            self,
+            ModifierRule::PassThrough
+                | ModifierRule::ToPoly
+                | ModifierRule::ToMesh
+                | ModifierRule::EditPoly
+                | ModifierRule::EditMesh
+        )
+    }
 }
 
 /// UVW Map (topology passes through; [`super::uvw_map`] projects its planar case).
@@ -88,12 +133,10 @@ pub const PASS_THROUGH: &[([u32; 2], &str)] = &[
     ([0x02df_2e3a, 0x72ba_4e1f], "Unwrap UVW"),
     ([0x000f_72b1, 0], "UVW Map"),
     ([0x0095_c723, 0x0001_5666], "Skin"),
-    ([0x0000_0010, 0], "Bend"),
     ([0xf997_b124, 0], "Noise"),
     ([0x000f_8613, 0], "Smooth"),
     ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
     ([0x2521_5824, 0], "XForm"),
-    ([0x0000_0020, 0], "Taper"),
     ([0x0000_0047, 0], "Wave"),
     ([0x0000_0045, 0], "Ripple"),
     ([0x0000_0090, 0], "Twist"),
@@ -122,6 +165,10 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         SYMMETRY => Some(ModifierRule::Symmetry),
         EDIT_POLY_MOD => Some(ModifierRule::EditPoly),
         MESHSMOOTH => Some(ModifierRule::MeshSmooth),
+        EDIT_MESH_MOD => Some(ModifierRule::EditMesh),
+        BEND_MOD => Some(ModifierRule::Bend),
+        TAPER_MOD => Some(ModifierRule::Taper),
+        MIRROR_MOD => Some(ModifierRule::Mirror),
         _ => None,
     }
 }

@@ -5,13 +5,42 @@
 //! optional `0x0238` (data) triple per committed operation, in application order
 //! (`max_payload_formats.txt`); the operation still being edited is the modifier's
 //! parameter 0 (`currentOperation`, 0 = none). Operation ids are the SDK's
-//! `epolyModButtonOp` enumeration (`iEPolyMod.h`). Replaying operations that change the
-//! topology (extrude, chamfer, attach, delete …) is not implemented: such a modifier stops
-//! the node, naming the operations. A modifier whose operations only move vertices or
-//! change selections, materials, smoothing or triangulation outputs its input as a poly
-//! object with the same counts.
+//! `epolyModButtonOp` enumeration (`iEPolyMod.h`).
+//!
+//! [`replay`] applies, in order, the operations whose records and meaning are known (the
+//! SDK sample `EditPolyOps.cpp` / `EditPolyData.cpp` give the layouts; the FBX Max wrote
+//! checks the result):
+//!
+//! * every settings chunk `0x0234` holds `0x0600` (the operation's selection `0x0400` →
+//!   bit array `0x2700`, and `0x0410` parameter records `(u32 id, value)`), then
+//!   per-operation chunks (`0x0601`: detach as clone, one byte);
+//! * **delete face** (11): the selected faces go; a vertex that loses its last face goes
+//!   too when parameter 26 (`epm_delete_isolated_verts`) is set; dead parts are removed
+//!   at once (Max collapses after every deleting operation);
+//! * **detach face** (13) to an element: vertices shared between selected and unselected
+//!   faces are split, the copies (appended in vertex order) going to the selected faces;
+//!   as a clone, the selected faces are copied with new vertices;
+//! * **extrude face** (41), group normals (parameter 36 = 0) or by polygon (2), height
+//!   parameter 37: the selected faces, in clusters joined by edges (each face its own
+//!   cluster by polygon), are lifted along the cluster's normal (the normalized sum of its
+//!   faces' unit normals); a cluster's border vertices are copied (appended in vertex
+//!   order), the cluster's faces take the copies, and one side quad
+//!   `(a, b, copy b, copy a)` per border edge `a → b` is appended; Max parameters beyond
+//!   these two stop the node (their meaning is not established);
+//! * **transform** (53): data `0x0238` holds `0x12c3` (vertex count) and `0x12c4` (one
+//!   `f32` offset triple per vertex), added to the positions;
+//! * **attach** (58): data `0x0238` holds `0x0e04` (mesh count), per mesh `0x0e08` (its
+//!   slot) and `0x0e00` (the attached MNMesh, already in this object's space: Max
+//!   transforms it when attaching), then `0x0e0c` (per mesh a material limit: when non-zero
+//!   the existing faces' material ids are taken modulo it); the meshes are appended.
+//!
+//! Operations that only change selections, visibility, materials, smoothing or
+//! triangulation pass. Any other operation stops the node, naming it.
 
+use super::mesh::{EvalMesh, FaceRule, Polygon};
 use crate::chunk::Chunk;
+use crate::model::geometry;
+use glam::Vec3;
 
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
 pub const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
@@ -84,9 +113,669 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
     out
 }
 
+/// Operation ids [`replay`] applies beyond the count-neutral ones.
+pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
+    (11, "delete face"),
+    (13, "detach face"),
+    (32, "bevel"),
+    (38, "inset"),
+    (41, "extrude face"),
+    (53, "transform"),
+    (58, "attach"),
+];
+
+/// Settings chunk of an operation.
+pub const OPERATION_SETTINGS: u16 = 0x0234;
+/// Data chunk of an operation.
+pub const OPERATION_DATA: u16 = 0x0238;
+
+/// One committed operation as stored.
+#[derive(Clone, Debug)]
+pub struct Operation<'c> {
+    /// `epolyModButtonOp` id.
+    pub id: u32,
+    /// The operation's own selection (`None`: none stored).
+    pub selection: Option<Vec<bool>>,
+    /// Parameter records (id, value bytes).
+    pub parameters: Vec<(u32, &'c [u8])>,
+    /// Detach as clone (`0x0601`).
+    pub clone: bool,
+    /// The data chunk `0x0238`, when present.
+    pub data: Option<&'c Chunk<'c>>,
+    /// Chunks of the settings' `0x0600` whose meaning is not established (the operation's
+    /// own transform `0x0420` and mod-context matrix `0x0430` among them).
+    pub unknown_settings: Vec<u16>,
+}
+
+/// Settings chunks inside `0x0600` a replay may leave aside: selection `0x0400`,
+/// parameters `0x0410`, texture-preservation settings `0x0440`, and `0x0450` / `0x0470`
+/// (newer releases, one `u32` each; present on the operations of `MeetingTable.max`,
+/// `Whiteboard.max` and `pictureframe.max`, whose replays equal Max's exports).
+const KNOWN_SETTINGS: &[u16] = &[0x0400, 0x0410, 0x0440, 0x0450, 0x0470];
+
+/// Decodes a Max `BitArray` chunk (`0x2700`: `u32` bit count, then the bits, low bit of
+/// byte 0 first).
+pub fn bit_array(c: &Chunk<'_>) -> Option<Vec<bool>> {
+    let p = c.payload()?;
+    let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
+    let bytes = p.get(4..)?;
+    if bytes.len() != n.div_ceil(8) {
+        return None;
+    }
+    Some((0..n).map(|i| bytes[i / 8] & (1 << (i % 8)) != 0).collect())
+}
+
+/// The committed operations of a node's Edit Poly data with their settings and data;
+/// `Err` when the records are not laid out as `0x0230 → 0x0234 → [0x0238]`.
+pub fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c>>, String> {
+    let local = mod_app.and_then(|a| a.child(LOCAL_DATA)).ok_or("per-node operation records missing")?;
+    let mut out: Vec<Operation<'c>> = Vec::new();
+    for c in local.children() {
+        match c.id {
+            OPERATION_ID => {
+                let p = c.payload().filter(|p| p.len() == 4).ok_or("operation id is not a u32")?;
+                out.push(Operation {
+                    id: u32::from_le_bytes([p[0], p[1], p[2], p[3]]),
+                    selection: None,
+                    parameters: Vec::new(),
+                    clone: false,
+                    data: None,
+                    unknown_settings: Vec::new(),
+                });
+            }
+            OPERATION_SETTINGS => {
+                let op = out.last_mut().ok_or("operation settings before any operation id")?;
+                for s in c.children() {
+                    match s.id {
+                        0x0600 => {
+                            for b in s.children() {
+                                match b.id {
+                                    0x0400 => {
+                                        op.selection = match b.child(0x2700) {
+                                            Some(bits) => {
+                                                Some(bit_array(bits).ok_or("unreadable selection bit array")?)
+                                            }
+                                            None => None,
+                                        }
+                                    }
+                                    0x0410 => {
+                                        let p = b.payload().filter(|p| p.len() >= 4).ok_or("short parameter record")?;
+                                        op.parameters.push((u32::from_le_bytes([p[0], p[1], p[2], p[3]]), &p[4..]));
+                                    }
+                                    id if KNOWN_SETTINGS.contains(&id) => {}
+                                    id => op.unknown_settings.push(id),
+                                }
+                            }
+                        }
+                        0x0601 => op.clone = s.payload().is_some_and(|p| p.first().is_some_and(|&b| b != 0)),
+                        _ => {}
+                    }
+                }
+            }
+            OPERATION_DATA => out.last_mut().ok_or("operation data before any operation id")?.data = Some(c),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+impl Operation<'_> {
+    fn parameter_u32(&self, id: u32) -> Option<u32> {
+        self.parameters
+            .iter()
+            .find(|(p, _)| *p == id)
+            .and_then(|(_, v)| v.get(..4))
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The selected indices below `count`; `Err` when the operation stores no selection.
+    fn selected(&self, count: usize) -> Result<Vec<bool>, String> {
+        let sel = self.selection.as_ref().filter(|s| !s.is_empty()).ok_or_else(|| {
+            format!("operation {} stores no selection (Max would use the live one, not saved)", self.id)
+        })?;
+        Ok((0..count).map(|i| sel.get(i).copied().unwrap_or(false)).collect())
+    }
+}
+
+/// Whether the operation indexes vertices or faces of its input (a selection, or per-vertex
+/// offsets not all zero): replaying it needs the input in Max's own order.
+pub fn uses_indices(op: &Operation<'_>) -> bool {
+    match op.id {
+        11 | 13 | 32 | 38 | 41 => true,
+        53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
+        _ => false,
+    }
+}
+
+/// `epm_delete_isolated_verts` (`iEPolyMod.h` parameter enumeration).
+const DELETE_ISOLATED_VERTICES: u32 = 26;
+/// `epm_extrude_face_type`: 0 group normals, 1 local normals, 2 by polygon.
+const EXTRUDE_FACE_TYPE: u32 = 36;
+/// `epm_extrude_face_height`.
+const EXTRUDE_FACE_HEIGHT: u32 = 37;
+/// `epm_bevel_type`, `epm_bevel_height`, `epm_bevel_outline`.
+const BEVEL_TYPE: u32 = 38;
+const BEVEL_HEIGHT: u32 = 39;
+const BEVEL_OUTLINE: u32 = 40;
+/// `epm_inset_type`, `epm_inset`.
+const INSET_TYPE: u32 = 41;
+const INSET_AMOUNT: u32 = 42;
+/// `epm_preserve_maps` (texture coordinates only).
+const PRESERVE_MAPS: u32 = 71;
+/// A parameter newer Max releases write beside the extrude settings, beyond the 2011
+/// SDK's enumeration: the corpus files hold 1.0, and with it read as the neutral value the
+/// results equal Max's exports (`Whiteboard.fbx`, `PictureFrame.fbx`); any other value
+/// stops the node. Bevel's parameter 121 (1.0 in `thatchRoof.max`) is confirmed by no
+/// export (that node stops at a Chamfer modifier above) and stops the node.
+const EXTRUDE_FACE_BIAS: u32 = 120;
+
+/// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
+/// is not replayed or whose records are unreadable.
+pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
+    for op in ops {
+        if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
+            continue;
+        }
+        if let Some(id) = op.unknown_settings.first() {
+            return Err(format!("operation {} carries settings chunk 0x{id:04x}, not replayed", op.id));
+        }
+        match op.id {
+            11 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                let delete_isolated = op
+                    .parameter_u32(DELETE_ISOLATED_VERTICES)
+                    .ok_or("delete face without its isolated-vertices setting")?
+                    != 0;
+                delete_faces(&mut mesh, &faces, delete_isolated);
+            }
+            13 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                detach_faces(&mut mesh, &faces, op.clone);
+            }
+            32 | 38 | 41 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                let (type_id, known, lift): FaceOperation = match op.id {
+                    41 => (EXTRUDE_FACE_TYPE, &[EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT, EXTRUDE_FACE_BIAS], |h, _| {
+                        Lift::Extrude(h)
+                    }),
+                    38 => (INSET_TYPE, &[INSET_TYPE, INSET_AMOUNT, PRESERVE_MAPS], |a, _| Lift::Inset(a)),
+                    _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE], Lift::Bevel),
+                };
+                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| !known.contains(id)) {
+                    return Err(format!("operation {} with parameter {id}, whose meaning is not established", op.id));
+                }
+                if op.parameter_u32(EXTRUDE_FACE_BIAS).is_some_and(|b| f32::from_bits(b) != 1.0) {
+                    return Err(format!("operation {} with parameter {EXTRUDE_FACE_BIAS} other than 1", op.id));
+                }
+                let by_polygon = match op.parameter_u32(type_id).ok_or("face operation without its type")? {
+                    0 => false,
+                    2 => true,
+                    t => return Err(format!("operation {} of type {t} (local normals) is not replayed", op.id)),
+                };
+                let float = |id: u32| op.parameter_u32(id).map(f32::from_bits);
+                let (a, b) = match op.id {
+                    41 => (float(EXTRUDE_FACE_HEIGHT).ok_or("extrude face without its height")?, 0.0),
+                    38 => (float(INSET_AMOUNT).ok_or("inset without its amount")?, 0.0),
+                    _ => (
+                        float(BEVEL_HEIGHT).ok_or("bevel without its height")?,
+                        float(BEVEL_OUTLINE).ok_or("bevel without its outline")?,
+                    ),
+                };
+                lift_faces(&mut mesh, &faces, by_polygon, lift(a, b))?;
+            }
+            53 => {
+                let Some(data) = op.data else { continue };
+                let offsets = transform_offsets(data)?;
+                for (p, o) in mesh.positions.iter_mut().zip(offsets) {
+                    *p += o;
+                }
+            }
+            58 => attach(&mut mesh, op.data.ok_or("attach without its meshes")?)?,
+            id => return Err(format!("operation {id} is not replayed")),
+        }
+    }
+    Ok(mesh)
+}
+
+/// Unit normal of a polygon (Newell's sum over its corners).
+fn polygon_normal(positions: &[Vec3], corners: &[u32]) -> Vec3 {
+    let mut n = Vec3::ZERO;
+    for (i, &a) in corners.iter().enumerate() {
+        let (p, q) = (positions[a as usize], positions[corners[(i + 1) % corners.len()] as usize]);
+        n += Vec3::new((p.y - q.y) * (p.z + q.z), (p.z - q.z) * (p.x + q.x), (p.x - q.x) * (p.y + q.y));
+    }
+    n.normalize_or_zero()
+}
+
+/// Extrudes the marked faces (see the module notes).
+/// A face operation's type parameter, its accepted parameters and its motion.
+type FaceOperation = (u32, &'static [u32], fn(f32, f32) -> Lift);
+
+/// How the copied faces of [`lift_faces`] move.
+#[derive(Clone, Copy, Debug)]
+enum Lift {
+    /// Every vertex of a cluster along the cluster's normal by this height (extrude).
+    Extrude(f32),
+    /// The border copies inward in the cluster's plane so that every border edge moves
+    /// by this distance (inset): a copy of `v` between border edges `u → v → w` moves
+    /// along `(n₁ + n₂) / (1 + n₁·n₂)`, `nᵢ` the edges' unit inward normals `N × edge`.
+    Inset(f32),
+    /// Extrude by the height, then move the border copies outward by the outline amount
+    /// (an inset by its negative).
+    Bevel(f32, f32),
+}
+
+/// Copies the border of each cluster of marked faces, joins old and new borders by side
+/// quads, and moves the copies as `lift` says.
+fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift) -> Result<(), String> {
+    use std::collections::HashMap;
+    let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
+    // Clusters: union of selected faces sharing an edge (none by polygon).
+    let mut cluster: HashMap<usize, usize> = selected.iter().map(|&f| (f, f)).collect();
+    fn root(c: &mut HashMap<usize, usize>, f: usize) -> usize {
+        let mut r = f;
+        while c[&r] != r {
+            r = c[&r];
+        }
+        c.insert(f, r);
+        r
+    }
+    // Directed edge → face, to find each edge's other face.
+    let mut edge_face: HashMap<(u32, u32), usize> = HashMap::new();
+    for (f, p) in mesh.polygons.iter().enumerate() {
+        for (i, &a) in p.corners.iter().enumerate() {
+            edge_face.insert((a, p.corners[(i + 1) % p.corners.len()]), f);
+        }
+    }
+    if !by_polygon {
+        for &f in &selected {
+            let c = &mesh.polygons[f].corners;
+            for (i, &a) in c.iter().enumerate() {
+                let b = c[(i + 1) % c.len()];
+                if let Some(&g) = edge_face.get(&(b, a)) {
+                    if faces[g] {
+                        let (x, y) = (root(&mut cluster, f), root(&mut cluster, g));
+                        if x != y {
+                            cluster.insert(x.max(y), x.min(y));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let roots: Vec<usize> = selected.iter().map(|&f| root(&mut cluster, f)).collect();
+    let mut normal: HashMap<usize, Vec3> = HashMap::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        *normal.entry(r).or_default() += polygon_normal(&mesh.positions, &mesh.polygons[f].corners);
+    }
+    // Border edges per cluster (edge a → b of a cluster face whose other side is not in
+    // the same cluster), in face order.
+    let in_cluster =
+        |g: Option<&usize>, r: usize, roots_of: &HashMap<usize, usize>| g.is_some_and(|g| roots_of.get(g) == Some(&r));
+    let roots_of: HashMap<usize, usize> = selected.iter().copied().zip(roots.iter().copied()).collect();
+    let mut border: Vec<(usize, u32, u32)> = Vec::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        let c = &mesh.polygons[f].corners;
+        for (i, &a) in c.iter().enumerate() {
+            let b = c[(i + 1) % c.len()];
+            if !in_cluster(edge_face.get(&(b, a)), r, &roots_of) {
+                border.push((r, a, b));
+            }
+        }
+    }
+    // Copies of border vertices per cluster, appended in vertex order.
+    let mut on_border: Vec<(usize, u32)> =
+        border.iter().map(|&(r, a, _)| (r, a)).chain(border.iter().map(|&(r, _, b)| (r, b))).collect();
+    on_border.sort_by_key(|&(r, v)| (v, r));
+    on_border.dedup();
+    let mut copy: HashMap<(usize, u32), u32> = HashMap::new();
+    for (r, v) in on_border {
+        copy.insert((r, v), mesh.positions.len() as u32);
+        let p = mesh.positions[v as usize];
+        mesh.positions.push(p);
+    }
+    // Cluster faces take the copies.
+    let mut moved: Vec<(usize, u32)> = Vec::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        let p = &mut mesh.polygons[f];
+        p.triangles.clear();
+        for c in p.corners.iter_mut() {
+            if let Some(&n) = copy.get(&(r, *c)) {
+                *c = n;
+            }
+            moved.push((r, *c));
+        }
+    }
+    moved.sort_unstable();
+    moved.dedup();
+    match lift {
+        Lift::Extrude(height) => {
+            for (r, v) in moved {
+                let n = normal[&r].normalize_or_zero();
+                mesh.positions[v as usize] += n * height;
+            }
+        }
+        Lift::Inset(_) | Lift::Bevel(..) => {
+            let amount = match lift {
+                Lift::Bevel(height, outline) => {
+                    for &(r, v) in &moved {
+                        let n = normal[&r].normalize_or_zero();
+                        mesh.positions[v as usize] += n * height;
+                    }
+                    -outline
+                }
+                Lift::Inset(a) | Lift::Extrude(a) => a,
+            };
+            // Per border copy: the inward normals of its incoming and outgoing border edges.
+            let mut edges_at: HashMap<(usize, u32), Vec<Vec3>> = HashMap::new();
+            for &(r, a, b) in &border {
+                let n = normal[&r].normalize_or_zero();
+                let inward = n.cross(mesh.positions[b as usize] - mesh.positions[a as usize]).normalize_or_zero();
+                edges_at.entry((r, a)).or_default().push(inward);
+                edges_at.entry((r, b)).or_default().push(inward);
+            }
+            for ((r, v), normals) in edges_at {
+                let [n1, n2] = normals[..] else {
+                    return Err(format!("inset: vertex {v} lies on {} border edges of its cluster", normals.len()));
+                };
+                let d = (n1 + n2) / (1.0 + n1.dot(n2));
+                let c = copy[&(r, v)] as usize;
+                mesh.positions[c] += d * amount;
+            }
+        }
+    }
+    for (r, a, b) in border {
+        mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
+    }
+    Ok(())
+}
+
+/// Per-vertex offsets of a transform operation's data.
+fn transform_offsets(data: &Chunk<'_>) -> Result<Vec<Vec3>, String> {
+    let n = data
+        .child(0x12c3)
+        .and_then(|c| c.payload())
+        .filter(|p| p.len() == 4)
+        .map(|p| u32::from_le_bytes([p[0], p[1], p[2], p[3]]) as usize)
+        .ok_or("transform data without its vertex count 0x12c3")?;
+    let p = data.child(0x12c4).and_then(|c| c.payload()).ok_or("transform data without offsets 0x12c4")?;
+    if p.len() != 12 * n {
+        return Err(format!("transform offsets: {} bytes for {n} vertices", p.len()));
+    }
+    Ok(p.chunks_exact(12)
+        .map(|c| {
+            let f = |i: usize| f32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+            Vec3::new(f(0), f(4), f(8))
+        })
+        .collect())
+}
+
+/// Deletes the faces marked in `faces`; a vertex used before and by no face after goes
+/// when `delete_isolated` (a vertex no face used before stays). Survivors keep their order.
+fn delete_faces(mesh: &mut EvalMesh, faces: &[bool], delete_isolated: bool) {
+    let mut used_before = vec![false; mesh.positions.len()];
+    let mut used_after = vec![false; mesh.positions.len()];
+    for (p, &gone) in mesh.polygons.iter().zip(faces) {
+        for &c in &p.corners {
+            used_before[c as usize] = true;
+            used_after[c as usize] |= !gone;
+        }
+    }
+    let mut keep = faces.iter().map(|g| !g);
+    mesh.polygons.retain(|_| keep.next().unwrap_or(true));
+    if delete_isolated {
+        let dead: Vec<bool> = used_before.iter().zip(&used_after).map(|(b, a)| *b && !*a).collect();
+        remove_vertices(mesh, &dead);
+    }
+}
+
+/// Removes the vertices marked dead (no live polygon may use them) and renumbers.
+fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
+    let mut remap = vec![u32::MAX; mesh.positions.len()];
+    let mut kept = Vec::with_capacity(mesh.positions.len());
+    for (i, p) in mesh.positions.iter().enumerate() {
+        if !dead[i] {
+            remap[i] = kept.len() as u32;
+            kept.push(*p);
+        }
+    }
+    mesh.positions = kept;
+    for p in &mut mesh.polygons {
+        for c in p.corners.iter_mut().chain(p.triangles.iter_mut().flatten()) {
+            *c = remap[*c as usize];
+        }
+    }
+}
+
+/// Detaches the marked faces to an element (or copies them, `clone`).
+fn detach_faces(mesh: &mut EvalMesh, faces: &[bool], clone: bool) {
+    let n = mesh.positions.len();
+    let mut in_selected = vec![false; n];
+    let mut in_other = vec![false; n];
+    for (p, &sel) in mesh.polygons.iter().zip(faces) {
+        for &c in &p.corners {
+            if sel {
+                in_selected[c as usize] = true;
+            } else {
+                in_other[c as usize] = true;
+            }
+        }
+    }
+    let mut copy = vec![u32::MAX; n];
+    for v in 0..n {
+        if in_selected[v] && (clone || in_other[v]) {
+            copy[v] = mesh.positions.len() as u32;
+            let p = mesh.positions[v];
+            mesh.positions.push(p);
+        }
+    }
+    let moved = |p: &Polygon| {
+        let mut q = p.clone();
+        for c in q.corners.iter_mut().chain(q.triangles.iter_mut().flatten()) {
+            if copy[*c as usize] != u32::MAX {
+                *c = copy[*c as usize];
+            }
+        }
+        q
+    };
+    if clone {
+        let copies: Vec<Polygon> = mesh.polygons.iter().zip(faces).filter(|(_, &s)| s).map(|(p, _)| moved(p)).collect();
+        mesh.polygons.extend(copies);
+    } else {
+        for (p, &sel) in mesh.polygons.iter_mut().zip(faces) {
+            if sel {
+                *p = moved(p);
+            }
+        }
+    }
+}
+
+/// Appends the meshes of an attach operation's data.
+fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
+    let u32s = |c: &Chunk<'_>| -> Option<Vec<u32>> {
+        let p = c.payload()?;
+        (p.len() % 4 == 0).then(|| p.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    };
+    let mut meshes: Vec<(usize, &Chunk<'_>)> = Vec::new();
+    let mut slot = 0usize;
+    let mut limits: Vec<u32> = Vec::new();
+    let mut count = None;
+    for c in data.children() {
+        match c.id {
+            0x0e04 => count = u32s(c).and_then(|v| v.first().copied()),
+            0x0e08 => slot = u32s(c).and_then(|v| v.first().copied()).ok_or("attach slot unreadable")? as usize,
+            0x0e00 => meshes.push((slot, c)),
+            0x0e0c => limits = u32s(c).ok_or("attach material limits unreadable")?,
+            _ => {}
+        }
+    }
+    let count = count.ok_or("attach data without its mesh count 0x0e04")? as usize;
+    if meshes.len() != count || limits.len() != count {
+        return Err(format!("attach data: {count} meshes announced, {} stored, {} limits", meshes.len(), limits.len()));
+    }
+    meshes.sort_by_key(|(s, _)| *s);
+    for (k, (_, chunk)) in meshes.into_iter().enumerate() {
+        let stored = geometry::Mesh::of_poly_buffers(chunk).map_err(|e| format!("attached mesh: {e}"))?;
+        let limit = limits[k];
+        if limit != 0 {
+            for p in &mut mesh.polygons {
+                p.material = (u32::from(p.material) % limit) as u16;
+            }
+        }
+        let added = super::stack::from_stored(&stored);
+        let base = mesh.positions.len() as u32;
+        mesh.positions.extend(added.positions);
+        mesh.polygons.extend(added.polygons.into_iter().map(|mut p| {
+            for c in p.corners.iter_mut().chain(p.triangles.iter_mut().flatten()) {
+                *c += base;
+            }
+            p
+        }));
+    }
+    mesh.rule = FaceRule::Polygons;
+    mesh.uv = None;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::eval::primitives::{box_mesh, BoxParams};
+
+    /// A 1 × 1 × 1 box in Max's order as the poly object Edit Poly receives: vertices
+    /// 0–3 bottom (−x−y, +x−y, −x+y, +x+y at z 0), 4–7 the same at z 1; faces bottom
+    /// (0 2 3 1), top (4 5 7 6), front (0 1 5 4), right (1 3 7 5), back (3 2 6 7), left
+    /// (2 0 4 6).
+    fn poly_box() -> EvalMesh {
+        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
+            .unwrap()
+            .into_poly()
+    }
+
+    fn op_with(id: u32, faces: &[usize], n: usize, parameters: Vec<(u32, &'static [u8])>) -> Operation<'static> {
+        Operation {
+            id,
+            selection: Some((0..n).map(|i| faces.contains(&i)).collect()),
+            parameters,
+            clone: false,
+            data: None,
+            unknown_settings: Vec::new(),
+        }
+    }
+
+    const ON: &[u8] = &[1, 0, 0, 0];
+    const OFF: &[u8] = &[0, 0, 0, 0];
+
+    #[test]
+    fn delete_face_drops_vertices_left_without_faces_only_when_asked() {
+        // Deleting every face but the bottom leaves vertices 4–7 without faces: gone with
+        // delete-isolated on (4 vertices, the bottom quad unchanged), kept with it off.
+        let all_but_bottom = [1, 2, 3, 4, 5];
+        let on = replay(poly_box(), &[op_with(11, &all_but_bottom, 6, vec![(26, ON)])]).unwrap();
+        assert_eq!((on.positions.len(), on.polygons.len()), (4, 1));
+        assert_eq!(on.polygons[0].corners, vec![0, 2, 3, 1]);
+        let off = replay(poly_box(), &[op_with(11, &all_but_bottom, 6, vec![(26, OFF)])]).unwrap();
+        assert_eq!((off.positions.len(), off.polygons.len()), (8, 1));
+        // No stored selection: not replayed.
+        let mut none = op_with(11, &[], 6, vec![(26, ON)]);
+        none.selection = None;
+        assert!(replay(poly_box(), &[none]).unwrap_err().contains("no selection"));
+    }
+
+    #[test]
+    fn detach_then_delete_the_top_leaves_an_open_box() {
+        // Well.max Box010: detach face 1 (the top), then delete it with isolated vertices.
+        // The top's corners 4, 5, 6, 7 are shared with the sides: copies 8–11 (in vertex
+        // order) at the same places, the top becomes (8 9 11 10); deleting it leaves the
+        // copies without faces: 8 vertices, 5 quads, as Max exported.
+        let detached = replay(poly_box(), &[op_with(13, &[1], 6, vec![])]).unwrap();
+        assert_eq!(detached.positions.len(), 12);
+        assert_eq!(detached.polygons[1].corners, vec![8, 9, 11, 10]);
+        assert_eq!(detached.positions[8], Vec3::new(-0.5, -0.5, 1.0));
+        let open = replay(detached, &[op_with(11, &[1], 6, vec![(26, ON)])]).unwrap();
+        assert_eq!((open.positions.len(), open.polygons.len()), (8, 5));
+    }
+
+    #[test]
+    fn extruding_the_top_by_two_adds_a_ring_of_sides() {
+        // Top quad (4 5 7 6), normal +z, height 2: copies 8, 9, 10, 11 of 4, 5, 6, 7 at
+        // z = 3; the top becomes (8 9 11 10); sides (a b b' a') for its edges 4→5, 5→7,
+        // 7→6, 6→4. V = 12, F = 6 + 4.
+        let height: &'static [u8] = &[0, 0, 0, 0x40]; // 2.0f32
+        let out = replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height)])]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (12, 10));
+        assert_eq!(out.positions[8], Vec3::new(-0.5, -0.5, 3.0));
+        assert_eq!(out.positions[11], Vec3::new(0.5, 0.5, 3.0));
+        assert_eq!(out.positions[4], Vec3::new(-0.5, -0.5, 1.0));
+        assert_eq!(out.polygons[1].corners, vec![8, 9, 11, 10]);
+        let sides: Vec<Vec<u32>> = out.polygons[6..].iter().map(|p| p.corners.clone()).collect();
+        assert_eq!(sides, vec![vec![4, 5, 9, 8], vec![5, 7, 11, 9], vec![7, 6, 10, 11], vec![6, 4, 8, 10]]);
+        // Local normals and parameters of unknown meaning stop.
+        assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, ON), (37, height)])]).is_err());
+        assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height), (120, ON)])]).is_err());
+    }
+
+    #[test]
+    fn inset_and_bevel_move_the_border_copies_in_plane() {
+        // Inset the top (4 5 7 6) by 0.25: at corner 4 = (−0.5, −0.5, 1) the border edges
+        // 6→4 and 4→5 have inward normals z × (−y) = +x and z × x = +y, so the copy moves
+        // along (x + y) / (1 + 0) by 0.25: (−0.25, −0.25, 1); every edge of the inner quad
+        // lies 0.25 inside. Bevel by height 1 and outline 0.25 lifts the copies by 1 and
+        // moves them outward: (−0.75, −0.75, 2). Counts as for an extrude: 12 and 10.
+        let quarter: &'static [u8] = &[0, 0, 0x80, 0x3e]; // 0.25f32
+        let one: &'static [u8] = &[0, 0, 0x80, 0x3f]; // 1.0f32
+        let inset = replay(poly_box(), &[op_with(38, &[1], 6, vec![(41, OFF), (42, quarter)])]).unwrap();
+        assert_eq!((inset.positions.len(), inset.polygons.len()), (12, 10));
+        assert_eq!(inset.positions[8], Vec3::new(-0.25, -0.25, 1.0));
+        assert_eq!(inset.positions[11], Vec3::new(0.25, 0.25, 1.0));
+        let bevel = replay(poly_box(), &[op_with(32, &[1], 6, vec![(38, OFF), (39, one), (40, quarter)])]).unwrap();
+        assert_eq!(bevel.positions[8], Vec3::new(-0.75, -0.75, 2.0));
+        assert_eq!(bevel.positions[4], Vec3::new(-0.5, -0.5, 1.0));
+    }
+
+    fn le(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn transform_adds_offsets_and_attach_appends_the_stored_mesh() {
+        // Offsets for 2 of the 8 vertices: (0, 0, 1) and (1, 0, 0).
+        let mut offsets = Vec::new();
+        for f in [0f32, 0.0, 1.0, 1.0, 0.0, 0.0] {
+            offsets.extend(f.to_le_bytes());
+        }
+        let data = Chunk::container(OPERATION_DATA, vec![Chunk::leaf(0x12c3, le(&[2])), Chunk::leaf(0x12c4, offsets)]);
+        let mut t = op_with(53, &[], 0, vec![]);
+        t.data = Some(Box::leak(Box::new(data)));
+        let moved = replay(poly_box(), &[t]).unwrap();
+        assert_eq!(moved.positions[0], Vec3::new(-0.5, -0.5, 1.0));
+        assert_eq!(moved.positions[1], Vec3::new(1.5, -0.5, 0.0));
+        assert_eq!(moved.positions[2], Vec3::new(-0.5, 0.5, 0.0));
+        // One attached triangle (0,0,5) (1,0,5) (0,1,5), poly buffers as an MNMesh saves
+        // them (vertex: flags word + 3 floats; face: corner count, corners, layout word 0),
+        // material limit 0: appended as vertices 8–10 and polygon 6 (8 9 10).
+        let mut v = le(&[3]);
+        for p in [[0f32, 0.0, 5.0], [1.0, 0.0, 5.0], [0.0, 1.0, 5.0]] {
+            v.extend(le(&[0]));
+            for c in p {
+                v.extend(c.to_le_bytes());
+            }
+        }
+        let mut f = le(&[1, 3, 0, 1, 2]);
+        f.extend(0u16.to_le_bytes());
+        let mesh = Chunk::container(0x0e00, vec![Chunk::leaf(0x0100, v), Chunk::leaf(0x011a, f)]);
+        let data = Chunk::container(
+            OPERATION_DATA,
+            vec![Chunk::leaf(0x0e04, le(&[1])), Chunk::leaf(0x0e08, le(&[0])), mesh, Chunk::leaf(0x0e0c, le(&[0]))],
+        );
+        let mut a = op_with(58, &[], 0, vec![]);
+        a.data = Some(Box::leak(Box::new(data)));
+        let out = replay(poly_box(), &[a]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (11, 7));
+        assert_eq!(out.polygons[6].corners, vec![8, 9, 10]);
+        assert_eq!(out.positions[9], Vec3::new(1.0, 0.0, 5.0));
+    }
 
     fn op(id: u32) -> Chunk<'static> {
         Chunk::leaf(OPERATION_ID, id.to_le_bytes().to_vec())

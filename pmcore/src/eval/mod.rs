@@ -8,8 +8,9 @@
 //! * [`boolean`] — ProBoolean's cached result mesh;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
+//! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
+//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
-//! * [`mirror`] — the Mirror modifier (reflection, with or without a copy);
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -23,9 +24,10 @@
 pub mod boolean;
 pub mod classes;
 pub mod cloth;
+pub mod deform;
+pub mod edit_mesh;
 pub mod edit_poly;
 pub mod mesh;
-pub mod mirror;
 pub mod params;
 pub mod primitives;
 pub mod shell;

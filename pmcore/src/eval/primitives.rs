@@ -69,42 +69,83 @@ impl BoxParams {
     }
 }
 
-/// A box: every side a grid of quads (each two triangles with a hidden diagonal), grid
-/// points shared along edges and corners.
+/// A box in Max's own vertex and face order (the SDK's box sample and the FBX Max wrote
+/// for `pairs/…/Well.max` `Box009` agree; Edit Poly selections and per-vertex offsets
+/// index these): the bottom grid row by row (x fastest), the top grid likewise, then one
+/// ring of `2(l + w)` vertices per inner height level (front, right, back, left edges).
+/// Faces: bottom quads `(k, k+w+1, k+w+2, k+1)`, top quads `(k, k+1, k+w+2, k+w+1)`, then
+/// the front, right, back and left sides, each row by row from the bottom; every quad is
+/// two triangles `(a, b, c)`, `(c, d, a)` across a hidden diagonal.
 pub fn box_mesh(p: &BoxParams) -> Result<EvalMesh, PrimitiveError> {
     let l = segs("length segs", p.length_segs, 1)?;
     let w = segs("width segs", p.width_segs, 1)?;
     let h = segs("height segs", p.height_segs, 1)?;
-    let mut welder = Welder::default();
-    let mut polygons = Vec::new();
-    let at = |k: [u32; 3]| {
-        Vec3::new(
-            -p.width / 2.0 + p.width * k[0] as f32 / w as f32,
-            -p.length / 2.0 + p.length * k[1] as f32 / l as f32,
-            p.height * k[2] as f32 / h as f32,
-        )
-    };
-    // Each side: the lattice axis held fixed, its value, and the two running axes.
-    let sides: [(usize, u32, [usize; 2]); 6] =
-        [(2, 0, [1, 0]), (2, h, [0, 1]), (1, 0, [0, 2]), (1, l, [2, 0]), (0, 0, [2, 1]), (0, w, [1, 2])];
-    let n = [w, l, h];
-    for (fixed, value, [a, b]) in sides {
-        let key = |u: u32, v: u32| {
-            let mut k = [0u32; 3];
-            k[fixed] = value;
-            k[a] = u;
-            k[b] = v;
-            k
-        };
-        for u in 0..n[a] {
-            for v in 0..n[b] {
-                let corners = [key(u, v), key(u + 1, v), key(u + 1, v + 1), key(u, v + 1)]
-                    .map(|k| welder.vertex(k.map(i64::from), at(k)));
-                polygons.push(Polygon::new(corners.to_vec()));
+    let (dx, dy, dz) = (p.width / w as f32, p.length / l as f32, p.height / h as f32);
+    let (x0, y0) = (-p.width / 2.0, -p.length / 2.0);
+    let (x1, y1) = (p.width / 2.0, p.length / 2.0);
+    let mut positions = Vec::new();
+    for z in [0.0, p.height] {
+        for iy in 0..=l {
+            for ix in 0..=w {
+                positions.push(Vec3::new(x0 + dx * ix as f32, y0 + dy * iy as f32, z));
             }
         }
     }
-    Ok(EvalMesh { positions: welder.positions, polygons, uv: None, rule: FaceRule::Triangles })
+    for iz in 1..h {
+        let z = dz * iz as f32;
+        positions.extend((0..w).map(|ix| Vec3::new(x0 + dx * ix as f32, y0, z)));
+        positions.extend((0..l).map(|iy| Vec3::new(x1, y0 + dy * iy as f32, z)));
+        positions.extend((0..w).map(|ix| Vec3::new(x1 - dx * ix as f32, y1, z)));
+        positions.extend((0..l).map(|iy| Vec3::new(x0, y1 - dy * iy as f32, z)));
+    }
+    let wsp1 = w + 1;
+    let top = (l + 1) * wsp1;
+    let ring_len = 2 * (l + w);
+    // Vertex at perimeter position k (0 = front-left corner, counter-clockwise seen from
+    // above) of height level iz (0 bottom grid, h top grid, else a ring).
+    let ring = |iz: u32, k: u32| -> u32 {
+        let k = k % ring_len;
+        if iz > 0 && iz < h {
+            return 2 * top + (iz - 1) * ring_len + k;
+        }
+        let (ix, iy) = if k < w {
+            (k, 0)
+        } else if k < w + l {
+            (w, k - w)
+        } else if k < 2 * w + l {
+            (w - (k - w - l), l)
+        } else {
+            (0, l - (k - 2 * w - l))
+        };
+        iy * wsp1 + ix + if iz == 0 { 0 } else { top }
+    };
+    let quad = |a: u32, b: u32, c: u32, d: u32| {
+        let mut f = Polygon::new(vec![a, b, c, d]);
+        f.triangles = vec![[a, b, c], [c, d, a]];
+        f
+    };
+    let mut polygons = Vec::new();
+    for iy in 0..l {
+        for ix in 0..w {
+            let k = iy * wsp1 + ix;
+            polygons.push(quad(k, k + wsp1, k + wsp1 + 1, k + 1));
+        }
+    }
+    for iy in 0..l {
+        for ix in 0..w {
+            let k = top + iy * wsp1 + ix;
+            polygons.push(quad(k, k + 1, k + wsp1 + 1, k + wsp1));
+        }
+    }
+    for (start, len) in [(0, w), (w, l), (w + l, w), (2 * w + l, l)] {
+        for iz in 0..h {
+            for j in 0..len {
+                let k = start + j;
+                polygons.push(quad(ring(iz, k), ring(iz, k + 1), ring(iz + 1, k + 1), ring(iz + 1, k)));
+            }
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
 }
 
 /// Plane (class 0x081f1dfc, 0x77566f65): one grid of quads, length along Y, width along X.
@@ -298,6 +339,68 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     // `wild/michaeldonalgallagher__myp38_gondola2.max`, a 10-sided cylinder with 2 cap
     // segments under Edit Poly counts its 2 centres and 2 × 10 fan triangles in Mesh Totals.
     Ok(revolve(&profile, s, false, c == 1))
+}
+
+/// A cylinder or cone as the poly object Max converts it to (what an Edit Poly directly on
+/// it receives), in Max's own order (the SDK sample `cyl.cpp`, `BuildCylinderPoly`):
+/// `sides` vertices per height row from the bottom (angle `2π·j/sides` from +X, radius
+/// interpolated), side quads `(a, a+1, a+1+s, a+s)` row by row; one cap segment: the
+/// bottom cap one polygon over row 0 reversed, the top one over the last row; more: per
+/// cap, rings from the rim inward (radius `r·(c − i)/c`), the quads between them, the
+/// centre vertex, and the triangles to it (bottom cap first, then the top).
+pub fn cylinder_poly(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
+    let h = segs("height segs", p.height_segs, 1)?;
+    let c = segs("cap segs", p.cap_segs, 1)?;
+    let s = segs("sides", p.sides, 3)?;
+    if p.slice {
+        return Err(PrimitiveError::Unsupported("slice"));
+    }
+    let delta = 2.0 * std::f32::consts::PI / s as f32;
+    let at = |j: u32, radius: f32, z: f32| {
+        let a = delta * j as f32;
+        Vec3::new(a.cos() * radius, a.sin() * radius, z)
+    };
+    let mut positions = Vec::new();
+    let mut polygons = Vec::new();
+    for i in 0..=h {
+        let u = i as f32 / h as f32;
+        let radius = p.radius1 * (1.0 - u) + p.radius2 * u;
+        positions.extend((0..s).map(|j| at(j, radius, p.height * u)));
+        if i > 0 {
+            for j in 0..s {
+                let a = (i - 1) * s + j;
+                let b = (i - 1) * s + (j + 1) % s;
+                polygons.push(Polygon::new(vec![a, b, b + s, a + s]));
+            }
+        }
+    }
+    if c == 1 {
+        polygons.push(Polygon::new((0..s).rev().collect()));
+        polygons.push(Polygon::new((0..s).map(|j| s * h + j).collect()));
+    } else {
+        // (rim row start, radius, z, bottom?) per cap.
+        for (rim, radius, z, bottom) in [(0, p.radius1, 0.0, true), (s * h, p.radius2, p.height, false)] {
+            let start = positions.len() as u32;
+            for i in 1..c {
+                let r = radius * (c - i) as f32 / c as f32;
+                positions.extend((0..s).map(|j| at(j, r, z)));
+                let (outer, inner) = if i == 1 { (rim, start) } else { (start + s * (i - 2), start + s * (i - 1)) };
+                for j in 0..s {
+                    let (o0, o1) = (outer + j, outer + (j + 1) % s);
+                    let (i0, i1) = (inner + j, inner + (j + 1) % s);
+                    polygons.push(Polygon::new(if bottom { vec![o1, o0, i0, i1] } else { vec![o0, o1, i1, i0] }));
+                }
+            }
+            let centre = positions.len() as u32;
+            positions.push(Vec3::new(0.0, 0.0, z));
+            let last = start + s * (c - 2);
+            for j in 0..s {
+                let (a, b) = (last + j, last + (j + 1) % s);
+                polygons.push(Polygon::new(if bottom { vec![b, a, centre] } else { vec![a, b, centre] }));
+            }
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Polygons })
 }
 
 /// Tube (class 0x00007b21, 0).
@@ -643,6 +746,101 @@ mod tests {
     fn vtp(m: &EvalMesh) -> (u64, u64, u64) {
         let c = m.counts();
         (c.vertices, c.triangles, c.polygons)
+    }
+
+    #[test]
+    fn box_vertices_and_faces_in_max_order() {
+        // Max's own order, as `pairs/danshaub__GameDevFinal/DanWork/Exports/Well.FBX` holds
+        // `Box009` (a 92 × 5.5 × 5 one-segment box, exported as triangles): vertices
+        // (−46, −2.75, 0), (46, −2.75, 0), (−46, 2.75, 0), (46, 2.75, 0), then the same at
+        // z = 5; triangles [0,2,3] [3,1,0] [4,5,7] [7,6,4] [0,1,5] [5,4,0] [1,3,7] [7,5,1]
+        // [3,2,6] [6,7,3] [2,0,4] [4,6,2].
+        let p = BoxParams { length: 5.5, width: 92.0, height: 5.0, length_segs: 1, width_segs: 1, height_segs: 1 };
+        let m = box_mesh(&p).unwrap();
+        let expected = [
+            [-46.0, -2.75, 0.0],
+            [46.0, -2.75, 0.0],
+            [-46.0, 2.75, 0.0],
+            [46.0, 2.75, 0.0],
+            [-46.0, -2.75, 5.0],
+            [46.0, -2.75, 5.0],
+            [-46.0, 2.75, 5.0],
+            [46.0, 2.75, 5.0],
+        ];
+        assert_eq!(m.positions, expected.map(Vec3::from_array).to_vec());
+        let triangles: Vec<[u32; 3]> = m.polygons.iter().flat_map(Polygon::mesh_triangles).collect();
+        let max_triangles = [
+            [0, 2, 3],
+            [3, 1, 0],
+            [4, 5, 7],
+            [7, 6, 4],
+            [0, 1, 5],
+            [5, 4, 0],
+            [1, 3, 7],
+            [7, 5, 1],
+            [3, 2, 6],
+            [6, 7, 3],
+            [2, 0, 4],
+            [4, 6, 2],
+        ];
+        assert_eq!(triangles, max_triangles.to_vec());
+        // Two height segments, one width and one length segment: a ring of 4 at z = 2.5
+        // after the 8 grid points, in the order front (−x, −y), right (+x, −y), back
+        // (+x, +y), left (−x, +y); the front side's lower quad joins bottom 0, 1 to ring
+        // 8, 9, its upper quad ring 8, 9 to top 4, 5; the left side wraps to perimeter 0.
+        let two = box_mesh(&BoxParams { height_segs: 2, ..p }).unwrap();
+        assert_eq!(
+            &two.positions[8..],
+            &[[-46.0, -2.75, 2.5], [46.0, -2.75, 2.5], [46.0, 2.75, 2.5], [-46.0, 2.75, 2.5]].map(Vec3::from_array)
+        );
+        assert_eq!(two.polygons[2].corners, vec![0, 1, 9, 8]);
+        assert_eq!(two.polygons[3].corners, vec![8, 9, 5, 4]);
+        assert_eq!(two.polygons[8].corners, vec![2, 0, 8, 11]);
+        assert_eq!(two.polygons[9].corners, vec![11, 8, 4, 6]);
+    }
+
+    #[test]
+    fn cylinder_poly_conversion_in_max_order() {
+        // 4 sides, 1 height segment, radius 1, height 2. One cap segment: vertices (1,0,0),
+        // (0,1,0), (−1,0,0), (0,−1,0) at z 0 then the same at z 2; sides (0 1 5 4) …
+        // (3 0 4 7); bottom cap (3 2 1 0), top (4 5 6 7). Two cap segments: each cap adds a
+        // ring at half the radius and a centre: bottom ring 8–11, centre 12, top ring
+        // 13–16, centre 17; the bottom's first quad (1 0 8 9), its first triangle (9 8 12),
+        // the top's (4 5 14 13) and (13 14 17).
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 2.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_poly(&p).unwrap();
+        assert_eq!(m.positions.len(), 8);
+        assert!((m.positions[1] - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+        assert!((m.positions[7] - Vec3::new(0.0, -1.0, 2.0)).length() < 1e-6);
+        let corners: Vec<Vec<u32>> = m.polygons.iter().map(|f| f.corners.clone()).collect();
+        assert_eq!(
+            corners,
+            vec![
+                vec![0, 1, 5, 4],
+                vec![1, 2, 6, 5],
+                vec![2, 3, 7, 6],
+                vec![3, 0, 4, 7],
+                vec![3, 2, 1, 0],
+                vec![4, 5, 6, 7]
+            ]
+        );
+        let two = cylinder_poly(&CylinderParams { cap_segs: 2, ..p }).unwrap();
+        assert_eq!((two.positions.len(), two.polygons.len()), (18, 4 + 2 * 8));
+        assert!((two.positions[8] - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-6);
+        assert_eq!(two.positions[12], Vec3::ZERO);
+        assert_eq!(two.positions[17], Vec3::new(0.0, 0.0, 2.0));
+        assert_eq!(two.polygons[4].corners, vec![1, 0, 8, 9]);
+        assert_eq!(two.polygons[8].corners, vec![9, 8, 12]);
+        assert_eq!(two.polygons[12].corners, vec![4, 5, 14, 13]);
+        assert_eq!(two.polygons[16].corners, vec![13, 14, 17]);
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
 pub enum Evaluated {
     /// The mesh, built.
     Mesh(EvalMesh),
-    /// Above the memory budget: counts only, and why.
+    /// Counts only, and why: over the memory budget, or positions not known (an Edit Poly's
+    /// vertex offsets over an input not built in Max's order).
     CountOnly {
         /// The counts.
         counts: Counts,
@@ -162,6 +163,16 @@ pub fn stack_with_data<'a, 'b>(
     None
 }
 
+/// Mod-context bounding box inside [`MOD_APP`]: min and max corners (6 floats).
+pub const MOD_CONTEXT_BOX: u16 = 0x2511;
+
+/// The mod-context box of a modifier (min, max); `None` when absent or short.
+pub fn mod_context_box(mod_app: Option<&Chunk<'_>>) -> Option<(Vec3, Vec3)> {
+    let p = mod_app?.child(MOD_CONTEXT_BOX)?.payload()?;
+    let f: Vec<f32> = p.get(..24)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Some((Vec3::new(f[0], f[1], f[2]), Vec3::new(f[3], f[4], f[5])))
+}
+
 /// The mod-context matrix of a modifier (object space → modifier context), column-vector
 /// form: identity when the chunk is absent (Max then applies none), `None` when it is
 /// shorter than a Matrix3.
@@ -239,7 +250,20 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         }
     }
     out.generated = !modifiers.is_empty() && !base_only;
-    let mut current = match evaluate_base(index, base, budget) {
+    // Whether vertex and face indices are Max's own (stored meshes, and the builders
+    // checked against Max's order): what Edit Poly selections and offsets index.
+    // An Edit Poly directly on a cylinder or cone receives Max's poly conversion of it.
+    let as_poly = !base_only
+        && modifiers
+            .first()
+            .and_then(|m| m.object.class.as_ref())
+            .is_some_and(|c| c.class_id == classes::EDIT_POLY_MOD)
+        && base.class.as_ref().is_some_and(|c| classes::POLY_BUILT_IN_MAX_ORDER.contains(&c.class_id));
+    let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
+        || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
+        || as_poly;
+    let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
+    let mut current = match built {
         Ok(m) => {
             out.generated |= base.chunk.child(geometry::GEOM_BUFFERS).is_none();
             Evaluated::Mesh(m)
@@ -251,7 +275,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     };
     if !base_only {
         for m in &modifiers {
-            current = match apply_modifier(index, m, current, budget) {
+            let class_id = m.object.class.as_ref().map(|c| c.class_id);
+            current = match apply_modifier(index, m, current, budget, in_max_order) {
                 Ok(next) => next,
                 Err(s) => {
                     out.outcome = NodeOutcome::Stopped(s);
@@ -259,6 +284,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
                 }
             };
             out.modifiers += 1;
+            in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
         }
     }
     out.outcome = NodeOutcome::Evaluated(current);
@@ -306,6 +332,46 @@ fn prim_stop(o: &SceneObject<'_>, e: PrimitiveError) -> Stop {
     stop(o, e.to_string())
 }
 
+/// A cylinder or cone base as the poly object Max converts it to
+/// ([`prim::cylinder_poly`]).
+pub fn evaluate_base_as_poly(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
+    let q = cylinder_params(index, base)?;
+    if q.vertices() > budget {
+        return Err(stop(base, format!("{} vertices over the memory budget ({budget} left)", q.vertices())));
+    }
+    prim::cylinder_poly(&q).map_err(|e| prim_stop(base, e))
+}
+
+/// Cylinder (radius, height, height segments, cap segments, sides, slice 6) and cone
+/// (radius 1, radius 2, height, …, slice 7) parameters.
+fn cylinder_params(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> Result<prim::CylinderParams, Stop> {
+    let p = Params::of(index, base, 0).map_err(|e| param_stop(base, e))?;
+    let pe = |e: ParamError| param_stop(base, e);
+    let class_id = base.class.as_ref().map(|c| c.class_id).unwrap_or_default();
+    Ok(if class_id == classes::CONE {
+        prim::CylinderParams {
+            radius1: p.float(0).map_err(pe)?,
+            radius2: p.float(1).map_err(pe)?,
+            height: p.float(2).map_err(pe)?,
+            height_segs: p.int(3).map_err(pe)?,
+            cap_segs: p.int(4).map_err(pe)?,
+            sides: p.int(5).map_err(pe)?,
+            slice: p.int_or(7, 0).map_err(pe)? != 0,
+        }
+    } else {
+        let r = p.float(0).map_err(pe)?;
+        prim::CylinderParams {
+            radius1: r,
+            radius2: r,
+            height: p.float(1).map_err(pe)?,
+            height_segs: p.int(2).map_err(pe)?,
+            cap_segs: p.int(3).map_err(pe)?,
+            sides: p.int(4).map_err(pe)?,
+            slice: p.int_or(6, 0).map_err(pe)? != 0,
+        }
+    })
+}
+
 /// The base object's mesh: stored buffers when it has them, else its primitive.
 /// Primitives whose vertex count would exceed `budget` stop (named) before being built.
 pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64) -> Result<EvalMesh, Stop> {
@@ -349,32 +415,8 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::plane_mesh(&q)
         }
-        classes::CYLINDER => {
-            let p = p()?;
-            let r = p.float(0).map_err(pe)?;
-            let q = prim::CylinderParams {
-                radius1: r,
-                radius2: r,
-                height: p.float(1).map_err(pe)?,
-                height_segs: p.int(2).map_err(pe)?,
-                cap_segs: p.int(3).map_err(pe)?,
-                sides: p.int(4).map_err(pe)?,
-                slice: p.int_or(6, 0).map_err(pe)? != 0,
-            };
-            guard(q.vertices())?;
-            prim::cylinder_mesh(&q)
-        }
-        classes::CONE => {
-            let p = p()?;
-            let q = prim::CylinderParams {
-                radius1: p.float(0).map_err(pe)?,
-                radius2: p.float(1).map_err(pe)?,
-                height: p.float(2).map_err(pe)?,
-                height_segs: p.int(3).map_err(pe)?,
-                cap_segs: p.int(4).map_err(pe)?,
-                sides: p.int(5).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
-            };
+        classes::CYLINDER | classes::CONE => {
+            let q = cylinder_params(index, base)?;
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
@@ -483,18 +525,10 @@ fn apply_modifier(
     sm: &StackModifier<'_, '_>,
     input: Evaluated,
     budget: u64,
+    in_max_order: bool,
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
-    if class.class_id == super::mirror::MIRROR {
-        let p = super::mirror::settings(index, sm).map_err(|why| stop(m, why))?;
-        return match input {
-            Evaluated::Mesh(mesh) if (mesh.positions.len() as u64).saturating_mul(2) <= budget => {
-                Ok(Evaluated::Mesh(super::mirror::mirror(mesh, &p)))
-            }
-            _ => Err(stop(m, "input over the memory budget (counts only)")),
-        };
-    }
     let Some(rule) = classes::modifier_rule(class.class_id) else {
         return Err(stop(m, "modifier not evaluated"));
     };
@@ -509,20 +543,132 @@ fn apply_modifier(
         },
         ModifierRule::PassThrough => input,
         ModifierRule::EditPoly => {
-            let ops = edit_poly::committed_operations(sm.mod_app)
-                .ok_or_else(|| stop(m, "per-node operation records missing or unreadable"))?;
-            let mut changing = edit_poly::topology_operations(&ops);
+            let ops = edit_poly::operations(sm.mod_app).map_err(|e| stop(m, e))?;
+            let ids: Vec<u32> = ops.iter().map(|o| o.id).collect();
             let current =
                 Params::of(index, m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
+            let mut changing: Vec<u32> = edit_poly::topology_operations(&ids)
+                .into_iter()
+                .filter(|id| !edit_poly::REPLAYED_OPERATIONS.iter().any(|(r, _)| r == id))
+                .collect();
+            // The operation still being edited (not committed) has no stored records.
             if edit_poly::topology_operations(&[current as u32]).len() == 1 {
                 changing.push(current as u32);
             }
             if !changing.is_empty() {
                 return Err(stop(m, format!("operations that change the topology are not replayed: {changing:?}")));
             }
-            to_poly(input)
+            let indexed: Vec<u32> = ops.iter().filter(|o| edit_poly::uses_indices(o)).map(|o| o.id).collect();
+            if !in_max_order && !indexed.is_empty() {
+                // Offsets alone keep the counts: those are known, the positions are not.
+                if indexed.iter().all(|&id| id == 53) && edit_poly::topology_operations(&ids).is_empty() {
+                    let (counts, rule) = to_poly(input).counts_and_rule();
+                    return Ok(Evaluated::CountOnly {
+                        counts,
+                        rule,
+                        note: "Edit Poly vertex offsets index Max's vertex order, which this input's builder is not \
+                               checked to follow: positions not known"
+                            .into(),
+                    });
+                }
+                return Err(stop(
+                    m,
+                    format!(
+                        "operations {indexed:?} index vertices or faces, and this input is not built in Max's order"
+                    ),
+                ));
+            }
+            match input {
+                Evaluated::Mesh(mesh) => {
+                    Evaluated::Mesh(edit_poly::replay(mesh.into_poly(), &ops).map_err(|e| stop(m, e))?)
+                }
+                other if edit_poly::topology_operations(&ids).is_empty() => to_poly(other),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+            }
         }
         ModifierRule::ToPoly => to_poly(input),
+        ModifierRule::Bend | ModifierRule::Taper => {
+            let params = Params::of(index, m, 2).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let (limits_id, axis_id) = if rule == ModifierRule::Bend { (3, 2) } else { (5, 2) };
+            if params.int_or(limits_id, 0).map_err(pe)? != 0 {
+                return Err(stop(m, "limits (from / to) are not evaluated"));
+            }
+            let axis = params.int(axis_id).map_err(pe)?;
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < 3)
+                .ok_or_else(|| stop(m, format!("axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("gizmo: {e}")))?;
+            let centre = match m.reference(1) {
+                None => Vec3::ZERO,
+                slot => position_default(index, slot).map_err(|e| stop(m, format!("centre: {e}")))?,
+            };
+            let context =
+                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let (low, high) = mod_context_box(sm.mod_app).ok_or_else(|| stop(m, "mod-context box missing"))?;
+            let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
+            let extent = (high - low).to_array();
+            let Evaluated::Mesh(mesh) = input else { return Ok(input) };
+            Evaluated::Mesh(if rule == ModifierRule::Bend {
+                super::deform::bend(
+                    mesh,
+                    &super::deform::BendParams {
+                        angle: params.float(0).map_err(pe)?,
+                        direction: params.float(1).map_err(pe)?,
+                        axis,
+                        to_gizmo,
+                        extent,
+                    },
+                )
+            } else {
+                let effect = params.int(3).map_err(pe)?;
+                let effect = u8::try_from(effect)
+                    .ok()
+                    .filter(|e| *e < 3)
+                    .ok_or_else(|| stop(m, format!("effect axis {effect} not evaluated")))?;
+                super::deform::taper(
+                    mesh,
+                    &super::deform::TaperParams {
+                        amount: params.float(0).map_err(pe)?,
+                        curve: params.float(1).map_err(pe)?,
+                        axis,
+                        effect,
+                        symmetry: params.int_or(4, 0).map_err(pe)? != 0,
+                        to_gizmo,
+                        extent,
+                    },
+                )
+            })
+        }
+        ModifierRule::Mirror => {
+            let params = Params::of(index, m, 1).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let axis = params.int(0).map_err(pe)?;
+            let axis = usize::try_from(axis)
+                .ok()
+                .filter(|a| *a < 6)
+                .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+            let context =
+                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let p = super::deform::MirrorParams {
+                axis,
+                copy: params.int(1).map_err(pe)? != 0,
+                offset: params.float(2).map_err(pe)?,
+                to_gizmo: gizmo.inverse() * context,
+            };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::deform::mirror(mesh, &p)),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+            }
+        }
+        ModifierRule::EditMesh => match input {
+            Evaluated::Mesh(mesh) => {
+                Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
+            }
+            Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+        },
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
@@ -556,7 +702,7 @@ fn apply_modifier(
                     }
                     Evaluated::Mesh(shell(mesh, &p))
                 }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
         }
         ModifierRule::Symmetry => {
@@ -590,7 +736,7 @@ fn apply_modifier(
                     }
                     Evaluated::Mesh(symmetry(mesh, &p))
                 }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input over the memory budget (counts only)")),
+                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
         }
         ModifierRule::MeshSmooth => {

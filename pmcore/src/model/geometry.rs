@@ -129,6 +129,12 @@ impl Mesh {
         Ok(None)
     }
 
+    /// Decodes an MNMesh saved on its own: poly buffers directly under `container` (Edit
+    /// Poly's attach records store the attached mesh so, in chunk 0x0e00).
+    pub fn of_poly_buffers(container: &Chunk<'_>) -> Result<Mesh, GeometryError> {
+        decode_poly(container)
+    }
+
     /// Number of live vertices.
     pub fn live_vertices(&self) -> usize {
         self.positions.iter().filter(|p| p.is_some()).count()

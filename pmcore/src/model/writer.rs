@@ -2,7 +2,7 @@
 //! patched when the chunk closes, so a build is one forward pass with no measuring
 //! pass and no per-chunk allocation. Each chunk keeps the header width it was read with.
 
-use super::part::Span;
+use super::decode_state::Span;
 use crate::chunk::HeaderWidth;
 
 const SHORT_MAX: u64 = 0x7FFF_FFFF;

@@ -9,6 +9,7 @@ use super::model::*;
 use super::svg;
 use super::{Artifact, Exporter, ReportError};
 use crate::results::GateOutcome;
+use crate::run_dir::{INDEX_HTML, INDEX_JSON, JUNIT_XML, SUMMARY_MD};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -337,9 +338,9 @@ fn index_nav() -> String {
     INDEX_SECTIONS
         .iter()
         .map(|(id, label)| match *id {
-            "index-json" => r#"<a href="index.json">index.json</a>"#.to_string(),
-            "junit" => r#"<a href="junit.xml">junit.xml</a>"#.to_string(),
-            "summary-md" => r#"<a href="summary.md">summary.md</a>"#.to_string(),
+            "index-json" => format!(r#"<a href="{INDEX_JSON}">{INDEX_JSON}</a>"#),
+            "junit" => format!(r#"<a href="{JUNIT_XML}">{JUNIT_XML}</a>"#),
+            "summary-md" => format!(r#"<a href="{SUMMARY_MD}">{SUMMARY_MD}</a>"#),
             _ => format!(r##"<a href="#{id}">{label}</a>"##),
         })
         .collect::<Vec<_>>()
@@ -1196,7 +1197,7 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
     columns.push(("rss", "Peak RSS", "num"));
     table(&mut b, "files", &format!("Files in bucket {}", bk.slug), &columns, rows);
     let nav = format!(
-        r#"<a href="index.html">← index</a> <a href="index.html#buckets">all buckets</a> <a href="{}.json">{}.json</a>"#,
+        r#"<a href="{INDEX_HTML}">← index</a> <a href="{INDEX_HTML}#buckets">all buckets</a> <a href="{}.json">{}.json</a>"#,
         escape(&href(&bk.page)),
         escape(&bk.page)
     );
@@ -1214,7 +1215,7 @@ impl Exporter for HtmlExporter {
     }
 
     fn export(&self, report: &Report) -> Result<Vec<Artifact>, ReportError> {
-        let mut out = vec![Artifact { name: "index.html".into(), contents: index_page(report) }];
+        let mut out = vec![Artifact { name: INDEX_HTML.into(), contents: index_page(report) }];
         for bk in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             out.push(Artifact { name: format!("{}.html", bk.page), contents: bucket_page(report, bk) });
         }

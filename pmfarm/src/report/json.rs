@@ -5,6 +5,7 @@
 use super::model::*;
 use super::{Artifact, Exporter, ReportError};
 use crate::results::{GateOutcome, StatusCounts};
+use crate::run_dir::INDEX_JSON;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -131,13 +132,13 @@ impl Exporter for JsonExporter {
                 })
                 .collect(),
         };
-        let mut out = vec![Artifact { name: "index.json".into(), contents: to_json("index.json", &index, true)? }];
+        let mut out = vec![Artifact { name: INDEX_JSON.into(), contents: to_json(INDEX_JSON, &index, true)? }];
         for b in report.buckets.iter().filter(|b| b.same_as.is_none()) {
             let name = format!("{}.json", b.page);
             let doc = BucketDoc {
                 schema: report.schema,
                 kind: "bucket",
-                index: "index.json",
+                index: INDEX_JSON,
                 slug: &b.slug,
                 page: &b.page,
                 files: b.files,

@@ -3,6 +3,7 @@
 
 use super::model::Report;
 use super::{Artifact, Exporter, ReportError};
+use crate::run_dir::{INDEX_HTML, REPORT, SUMMARY_MD};
 
 /// Hard cap on the summary's length (a PR comment people still read).
 pub const MAX_LINES: usize = 60;
@@ -31,7 +32,7 @@ fn capped(out: &mut Vec<String>, rows: Vec<String>, rest_hint: &str) {
     let total = rows.len();
     out.extend(rows.into_iter().take(SECTION_ROWS));
     if total > SECTION_ROWS {
-        out.push(format!("\n… {} more {rest_hint} in `report/index.html`.", total - SECTION_ROWS));
+        out.push(format!("\n… {} more {rest_hint} in `{REPORT}/{INDEX_HTML}`.", total - SECTION_ROWS));
     }
 }
 
@@ -218,11 +219,11 @@ impl Exporter for MarkdownExporter {
         if all.len() > MAX_LINES {
             let cut = all.len() - (MAX_LINES - 1);
             all.truncate(MAX_LINES - 1);
-            all.push(format!("… summary cut at {MAX_LINES} lines ({cut} more); see `report/index.html`."));
+            all.push(format!("… summary cut at {MAX_LINES} lines ({cut} more); see `{REPORT}/{INDEX_HTML}`."));
         }
         let mut text = all.join("\n");
         text.push('\n');
-        Ok(vec![Artifact { name: "summary.md".into(), contents: text }])
+        Ok(vec![Artifact { name: SUMMARY_MD.into(), contents: text }])
     }
 }
 

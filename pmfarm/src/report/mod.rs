@@ -60,7 +60,7 @@ pub struct ReportIndex {
 impl ReportIndex {
     /// `dir/index.html`.
     pub fn index_html(&self) -> PathBuf {
-        self.dir.join("index.html")
+        self.dir.join(crate::run_dir::INDEX_HTML)
     }
 }
 

@@ -30,7 +30,7 @@ pub fn assert_ledger_complete(out: &Path, files: u64) -> Value {
 
 /// Journal lines that parse (a torn last line is skipped, as `--resume` does).
 pub fn journal_records(out: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(out.join("journal.jsonl")).unwrap_or_default();
+    let text = std::fs::read_to_string(out.join(pmschema::files::JOURNAL)).unwrap_or_default();
     let complete = text.rfind('\n').map_or("", |i| &text[..i]);
     complete.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
@@ -50,7 +50,7 @@ pub fn journal_replay(out: &Path) -> BTreeMap<String, Value> {
 
 /// `results.jsonl` keyed by path.
 pub fn results_file(out: &Path) -> BTreeMap<String, Value> {
-    let text = std::fs::read_to_string(out.join("results.jsonl")).expect("results.jsonl");
+    let text = std::fs::read_to_string(out.join(pmschema::files::RESULTS)).expect("results.jsonl");
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("result line parses"))
         .map(|v| (v["path"].as_str().unwrap().to_string(), v))
@@ -69,7 +69,7 @@ pub fn assert_replay_equals_results(out: &Path) {
 
 /// The HTML report was rendered.
 pub fn assert_report_written(out: &Path) {
-    let index = out.join("report/index.html");
+    let index = out.join(pmschema::files::REPORT).join(pmschema::files::INDEX_HTML);
     let len = std::fs::metadata(&index).map(|m| m.len()).unwrap_or(0);
     assert!(len > 0, "{} was not written", index.display());
 }

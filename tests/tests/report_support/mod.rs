@@ -351,15 +351,18 @@ pub fn write(root: &Path, with_diff: bool) -> Fixture {
     std::fs::create_dir_all(&out).unwrap();
     let results = results();
     let lines: Vec<String> = results.iter().map(|r| serde_json::to_string(r).unwrap()).collect();
-    std::fs::write(out.join("results.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(out.join(pmschema::files::RESULTS), lines.join("\n") + "\n").unwrap();
     let mut summary = summary(&results);
     if !with_diff {
         summary.baseline = None;
     }
-    std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).unwrap()).unwrap();
+    std::fs::write(out.join(pmschema::files::SUMMARY), serde_json::to_string_pretty(&summary).unwrap()).unwrap();
     if with_diff {
-        std::fs::write(out.join("baseline-diff.json"), serde_json::to_string_pretty(&baseline_diff(&results)).unwrap())
-            .unwrap();
+        std::fs::write(
+            out.join(pmschema::files::BASELINE_DIFF),
+            serde_json::to_string_pretty(&baseline_diff(&results)).unwrap(),
+        )
+        .unwrap();
     }
     let baseline = root.join("baselines/fixture.jsonl");
     std::fs::create_dir_all(baseline.parent().unwrap()).unwrap();
