@@ -613,7 +613,7 @@ fn geometry_under(
         // the modifier stack).
         let evaluated = pmcore::eval::evaluate_node(index, o, pmcore::eval::DEFAULT_BUDGET_VERTICES, false);
         let modifiers = evaluated.modifiers;
-        let deformer = moving_modifier(index, o);
+        let deformer = moving_modifier(index, o, &reference.format);
         let max_mesh = match evaluated.outcome {
             NodeOutcome::Evaluated(Evaluated::Mesh(mm)) => mm,
             NodeOutcome::Evaluated(Evaluated::CountOnly { note, .. }) => {
@@ -904,10 +904,23 @@ pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
 fn moving_modifier(
     index: &SceneIndex<'_>,
     node: &pmcore::model::scene_index::SceneObject<'_>,
+    format: &Format,
 ) -> Option<([u32; 2], String)> {
-    let (_, modifiers) = pmcore::eval::stack::stack(index, node)?;
+    let (_, modifiers) = pmcore::eval::stack::stack_with_data(index, node)?;
     modifiers.iter().rev().find_map(|m| {
-        let id = m.class.as_ref()?.class_id;
+        let id = m.object.class.as_ref()?.class_id;
+        // The FBX exporter writes a skinned mesh as it is below the Skin (the bind pose) and
+        // the pose in the clusters and bones: `Green@Run.FBX`'s 278 vertices equal the
+        // Editable Poly under Green's Skin while, at the file's start frame, its bones stand
+        // off their bind matrices (B-Root 10.9 units lower). The Skin moves nothing there.
+        if id == SKIN_CLASS_ID && matches!(format, Format::Fbx(_)) {
+            return None;
+        }
+        // A Cloth whose saved simulation state `pmcore::eval::cloth` reads is applied too
+        // (when its vertex count differs, evaluation keeps the input and this stays a skip).
+        if id == [0x67c1_cd47, 0x7782_f878] && pmcore::eval::cloth::simulated_positions(m.mod_app).is_some() {
+            return None;
+        }
         MOVES_VERTICES.iter().find(|(c, _)| *c == id).map(|(c, name)| (*c, (*name).to_string()))
     })
 }

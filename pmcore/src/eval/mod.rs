@@ -5,7 +5,9 @@
 //! * [`mesh`] — the one evaluated-mesh type the exporters share, and its counts;
 //! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
 //!   their parameter values; [`params`] reads those values from the parameter block;
+//! * [`boolean`] — ProBoolean's cached result mesh;
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
+//! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
@@ -19,7 +21,9 @@
 //! Anything not evaluable stops the node with the Class ID that stopped it; no node is
 //! dropped without a counted reason.
 
+pub mod boolean;
 pub mod classes;
+pub mod cloth;
 pub mod deform;
 pub mod edit_mesh;
 pub mod edit_poly;

@@ -512,6 +512,9 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::bone_mesh(&q)
         }
+        super::boolean::PROBOOLEAN => {
+            return super::boolean::proboolean_result(base).map_err(|e| stop(base, e.to_string()))
+        }
         _ => return Err(stop(base, "object class not evaluated")),
     };
     mesh.map_err(|e| prim_stop(base, e))
@@ -669,6 +672,12 @@ fn apply_modifier(
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
+                // Cloth: its saved simulation state, when it has one vertex per input vertex.
+                if let Some(p) =
+                    super::cloth::simulated_positions(sm.mod_app).filter(|p| p.len() == mesh.positions.len())
+                {
+                    mesh.positions = p;
+                }
                 Evaluated::Mesh(mesh)
             }
             Evaluated::CountOnly { counts, note, .. } => {

@@ -4,7 +4,13 @@
 //! Topology is exact: every n-gon becomes n quads around a new face point, every edge
 //! gains a midpoint. Positions follow the Catmull-Clark rules (face point = centroid;
 //! interior edge point = mean of its ends and the two face points; interior vertex =
-//! (Q + 2R + (n − 3)S) / n); boundary edges use their midpoint and boundary vertices stay.
+//! (Q + 2R + (n − 3)S) / n); boundary edges use their midpoint, a boundary vertex between two
+//! border edges moves to (6S + A + B) / 8 (A, B its border neighbours: the cubic B-spline
+//! rule of the border curve) and a corner (two edges only) stays. The border rule is what
+//! Max's MeshSmooth does: `manSuite.FBX`'s open `Shirt` and `Tie` (Editable Poly, Unwrap
+//! UVW, MeshSmooth NURMS 1 iteration) match it on all 55 / 81 vertices, where keeping the
+//! border vertices left `Shirt` vertex 0 at (0, 533.165, −486.922) against the file's
+//! (0, 515.937, −475.970).
 
 use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
 use glam::Vec3;
@@ -74,19 +80,28 @@ pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
     let mut r = vec![Vec3::ZERO; v];
     let mut valence = vec![0u32; v];
     let mut boundary = vec![false; v];
+    // Per vertex, the sum of its neighbours along border edges and how many there are.
+    let mut border_sum = vec![Vec3::ZERO; v];
+    let mut border_edges = vec![0u32; v];
     for (&(a, b), faces) in edge_ends.iter().zip(&edge_faces) {
         let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
-        for x in [a, b] {
+        for (x, other) in [(a, b), (b, a)] {
             r[x as usize] += mid;
             valence[x as usize] += 1;
             boundary[x as usize] |= faces.len() != 2;
+            if faces.len() == 1 {
+                border_sum[x as usize] += mesh.positions[other as usize];
+                border_edges[x as usize] += 1;
+            }
         }
     }
     let mut positions = Vec::with_capacity(v + edge_points.len() + face_points.len());
     for i in 0..v {
         let s = mesh.positions[i];
         let n = valence[i] as f32;
-        positions.push(if boundary[i] || valence[i] < 3 || faces_at[i] == 0 {
+        positions.push(if boundary[i] && border_edges[i] == 2 && valence[i] > 2 {
+            (6.0 * s + border_sum[i]) / 8.0
+        } else if boundary[i] || valence[i] < 3 || faces_at[i] == 0 {
             s
         } else {
             (q[i] / faces_at[i] as f32 + 2.0 * r[i] / n + (n - 3.0) * s) / n
@@ -149,6 +164,35 @@ mod tests {
         // The corners move inwards: a subdivided cube is rounder, never larger.
         assert!(twice.positions.iter().all(|q| q.x.abs() <= 1.0 + 1e-6 && q.y.abs() <= 1.0 + 1e-6));
         assert!(twice.positions.iter().all(|q| q.z >= -1e-6 && q.z <= 2.0 + 1e-6));
+    }
+
+    #[test]
+    fn border_vertices_follow_the_border_curve_and_corners_stay() {
+        // A 2 × 1 plane of two unit quads in z = 0: x in 0..2, y in 0..1. Vertices 0 (0,0),
+        // 1 (1,0), 2 (2,0), 3 (0,1), 4 (1,1), 5 (2,1). Every edge is a border edge but the
+        // middle one 1–4. Vertex 1 has three edges (0–1, 1–2, 1–4), two of them on the
+        // border with neighbours 0 and 2: (6·(1,0) + (0,0) + (2,0)) / 8 = (1, 0). Vertex 4
+        // likewise (1, 1). The four corners have two edges and stay.
+        // To see the border rule move a point, lift vertex 1 to z = 0.8: it goes to
+        // 6·0.8/8 = 0.6, and vertex 0 (a corner) stays at z = 0.
+        let mesh = EvalMesh {
+            positions: vec![
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(1.0, 0.0, 0.8),
+                Vec3::new(2.0, 0.0, 0.0),
+                Vec3::new(0.0, 1.0, 0.0),
+                Vec3::new(1.0, 1.0, 0.0),
+                Vec3::new(2.0, 1.0, 0.0),
+            ],
+            polygons: vec![Polygon::new(vec![0, 1, 4, 3]), Polygon::new(vec![1, 2, 5, 4])],
+            uv: None,
+            rule: FaceRule::Polygons,
+        };
+        let once = catmull_clark(&mesh);
+        assert_eq!(once.positions[0], Vec3::ZERO);
+        assert_eq!(once.positions[5], Vec3::new(2.0, 1.0, 0.0));
+        assert!((once.positions[1] - Vec3::new(1.0, 0.0, 0.6)).length() < 1e-6);
+        assert!((once.positions[4] - Vec3::new(1.0, 1.0, 0.0)).length() < 1e-6);
     }
 
     proptest::proptest! {

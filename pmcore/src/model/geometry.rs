@@ -113,6 +113,13 @@ impl Mesh {
     /// neither tri nor poly buffers.
     pub fn of_object(object: &Chunk<'_>) -> Result<Option<Mesh>, GeometryError> {
         let Some(buffers) = object.child(GEOM_BUFFERS) else { return Ok(None) };
+        Self::of_buffers(buffers)
+    }
+
+    /// Decodes tri or poly buffers laid out as under 0x08fe, in any container (a compound
+    /// object's cached result keeps the same chunks under its own id); `Ok(None)` when it
+    /// holds neither.
+    pub fn of_buffers(buffers: &Chunk<'_>) -> Result<Option<Mesh>, GeometryError> {
         if buffers.child(POLY_VERTICES).is_some() || buffers.child(POLY_FACES).is_some() {
             return decode_poly(buffers).map(Some);
         }
