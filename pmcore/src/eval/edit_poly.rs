@@ -612,7 +612,8 @@ fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
 
 /// Tessellates the marked faces by edges with tension 0 (`MNMesh::TessellateByEdges`,
 /// which the SDK's Edit Poly calls with tension / 400): every edge of a marked face gets a
-/// vertex at its midpoint (in the order the edges first appear among the faces), every
+/// vertex at its midpoint (in the order the edges come in the marked faces, each face's
+/// from its corner 0 — with that order `car.FBX`'s vertices all match), every
 /// marked face a vertex at the mean of its corners; a marked n-gon dies in place (its
 /// index stays taken until the next collapse: `car.max`'s next selection counts
 /// 96 + 4 × 32 faces) and n quads `(midpoint before corner j+1, corner j+1, midpoint
@@ -622,23 +623,13 @@ fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
 fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
     use std::collections::HashMap;
     let key = |a: u32, b: u32| (a.min(b), a.max(b));
-    let marked_edges: std::collections::HashSet<(u32, u32)> = mesh
-        .polygons
-        .iter()
-        .zip(faces)
-        .filter(|(_, &s)| s)
-        .flat_map(|(p, _)| {
-            let c = &p.corners;
-            (0..c.len()).map(move |i| key(c[i], c[(i + 1) % c.len()]))
-        })
-        .collect();
-    // Midpoints in the order edges first appear among the faces (MNMesh's edge list).
+    // Midpoints in the order the marked faces' edges come (face order, then corner order).
     let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
-    for p in &mesh.polygons {
+    for (p, _) in mesh.polygons.iter().zip(faces).filter(|(_, &s)| s) {
         let c = &p.corners;
         for (i, &a) in c.iter().enumerate() {
             let b = c[(i + 1) % c.len()];
-            if marked_edges.contains(&key(a, b)) && !midpoint.contains_key(&key(a, b)) {
+            if !midpoint.contains_key(&key(a, b)) {
                 let m = (mesh.positions[a as usize] + mesh.positions[b as usize]) * 0.5;
                 mesh.positions.push(m);
                 midpoint.insert(key(a, b), (mesh.positions.len() - 1) as u32);
@@ -873,8 +864,8 @@ mod tests {
 
     #[test]
     fn tessellating_the_top_splits_it_in_four_and_its_neighbours_take_the_midpoints() {
-        // Top (4 5 7 6), tension 0: midpoints of its edges in the order the edges first
-        // appear among the faces (bottom has none; the top gives 4-5, 5-7, 7-6, 6-4):
+        // Top (4 5 7 6), tension 0: midpoints of its edges in the top's own corner order
+        // 4-5, 5-7, 7-6, 6-4:
         // 8 = (0, -0.5, 1), 9 = (0.5, 0, 1), 10 = (0, 0.5, 1), 11 = (-0.5, 0, 1); centre
         // 12 = (0, 0, 1). Quad j runs (midpoint before corner j+1, corner j+1, midpoint
         // after, centre): (8 5 9 12), (9 7 10 12), (10 6 11 12), (11 4 8 12), appended
