@@ -18,8 +18,10 @@
 //!   too when parameter 26 (`epm_delete_isolated_verts`) is set; dead parts are removed
 //!   at once (Max collapses after every deleting operation);
 //! * **detach face** (13) to an element: vertices shared between selected and unselected
-//!   faces are split, the copies (appended in vertex order) going to the selected faces;
-//!   as a clone, the selected faces are copied with new vertices;
+//!   faces are split, the copies (appended in the order the selected faces first use
+//!   the vertices: with it `tree.max`'s offsets on its three cloned branches land as in
+//!   `tree.FBX`) going to the selected faces; as a clone, the selected faces are copied
+//!   with new vertices;
 //! * **extrude face** (41), group normals (parameter 36 = 0) or by polygon (2), height
 //!   parameter 37: the selected faces, in clusters joined by edges (each face its own
 //!   cluster by polygon), are lifted along the cluster's normal (the normalized sum of its
@@ -690,7 +692,17 @@ fn detach_faces(mesh: &mut EvalMesh, faces: &[bool], clone: bool) {
         }
     }
     let mut copy = vec![u32::MAX; n];
-    for v in 0..n {
+    // Copies in the order the selected faces first use the vertices.
+    let mut order: Vec<usize> = Vec::new();
+    let mut seen = vec![false; n];
+    for (p, _) in mesh.polygons.iter().zip(faces).filter(|(_, &s)| s) {
+        for &c in &p.corners {
+            if !std::mem::replace(&mut seen[c as usize], true) {
+                order.push(c as usize);
+            }
+        }
+    }
+    for v in order {
         if in_selected[v] && (clone || in_other[v]) {
             copy[v] = mesh.positions.len() as u32;
             let p = mesh.positions[v];
@@ -814,12 +826,14 @@ mod tests {
     #[test]
     fn detach_then_delete_the_top_leaves_an_open_box() {
         // Well.max Box010: detach face 1 (the top), then delete it with isolated vertices.
-        // The top's corners 4, 5, 6, 7 are shared with the sides: copies 8–11 (in vertex
-        // order) at the same places, the top becomes (8 9 11 10); deleting it leaves the
-        // copies without faces: 8 vertices, 5 quads, as Max exported.
+        // The top's corners 4, 5, 7, 6 are shared with the sides: copies 8–11 in the order
+        // the top uses them (4, 5, 7, 6: the order that makes `tree.max`'s cloned
+        // detaches take their offsets as Max did), the top becomes (8 9 10 11); deleting
+        // it leaves the copies without faces: 8 vertices, 5 quads, as Max exported.
         let detached = replay(poly_box(), &[op_with(13, &[1], 6, vec![])]).unwrap();
         assert_eq!(detached.positions.len(), 12);
-        assert_eq!(detached.polygons[1].corners, vec![8, 9, 11, 10]);
+        assert_eq!(detached.polygons[1].corners, vec![8, 9, 10, 11]);
+        assert_eq!(detached.positions[10], Vec3::new(0.5, 0.5, 1.0));
         assert_eq!(detached.positions[8], Vec3::new(-0.5, -0.5, 1.0));
         let open = replay(detached, &[op_with(11, &[1], 6, vec![(26, ON)])]).unwrap();
         assert_eq!((open.positions.len(), open.polygons.len()), (8, 5));
