@@ -631,10 +631,10 @@ fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
         let c = &p.corners;
         for (i, &a) in c.iter().enumerate() {
             let b = c[(i + 1) % c.len()];
-            if !midpoint.contains_key(&key(a, b)) {
+            if let std::collections::hash_map::Entry::Vacant(e) = midpoint.entry(key(a, b)) {
                 let m = (mesh.positions[a as usize] + mesh.positions[b as usize]) * 0.5;
                 mesh.positions.push(m);
-                midpoint.insert(key(a, b), (mesh.positions.len() - 1) as u32);
+                e.insert((mesh.positions.len() - 1) as u32);
             }
         }
     }
