@@ -18,17 +18,23 @@
 //!   too when parameter 26 (`epm_delete_isolated_verts`) is set; dead parts are removed
 //!   at once (Max collapses after every deleting operation);
 //! * **detach face** (13) to an element: vertices shared between selected and unselected
-//!   faces are split, the copies (appended in vertex order) going to the selected faces;
-//!   as a clone, the selected faces are copied with new vertices;
+//!   faces are split, the copies (appended in the order the selected faces first use
+//!   the vertices: with it `tree.max`'s offsets on its three cloned branches land as in
+//!   `tree.FBX`) going to the selected faces; as a clone, the selected faces are copied
+//!   with new vertices;
 //! * **extrude face** (41), group normals (parameter 36 = 0) or by polygon (2), height
 //!   parameter 37: the selected faces, in clusters joined by edges (each face its own
 //!   cluster by polygon), are lifted along the cluster's normal (the normalized sum of its
 //!   faces' unit normals); a cluster's border vertices are copied (appended in vertex
 //!   order), the cluster's faces take the copies, and one side quad
-//!   `(a, b, copy b, copy a)` per border edge `a → b` is appended; Max parameters beyond
+//!   `(a, b, copy b, copy a)` per border edge `a → b` is appended, walking each border
+//!   loop from its first edge in face order (see [`walk_borders`]); Max parameters beyond
 //!   these two stop the node (their meaning is not established);
+//! * **tessellate** (28) by edges with tension 0 (parameters 19 = 0 and 20 = 0.0): see
+//!   [`tessellate_by_edges`]; by face centres or with a tension the node stops;
 //! * **transform** (53): data `0x0238` holds `0x12c3` (vertex count) and `0x12c4` (one
-//!   `f32` offset triple per vertex), added to the positions;
+//!   `f32` offset triple per vertex), added to the positions; an empty data chunk moves
+//!   nothing;
 //! * **attach** (58): data `0x0238` holds `0x0e04` (mesh count), per mesh `0x0e08` (its
 //!   slot) and `0x0e00` (the attached MNMesh, already in this object's space: Max
 //!   transforms it when attaching), then `0x0e0c` (per mesh a material limit: when non-zero
@@ -117,6 +123,7 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
 pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
     (11, "delete face"),
     (13, "detach face"),
+    (28, "tessellate"),
     (32, "bevel"),
     (38, "inset"),
     (41, "extrude face"),
@@ -241,7 +248,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 | 32 | 38 | 41 => true,
+        11 | 13 | 28 | 32 | 38 | 41 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -249,6 +256,9 @@ pub fn uses_indices(op: &Operation<'_>) -> bool {
 
 /// `epm_delete_isolated_verts` (`iEPolyMod.h` parameter enumeration).
 const DELETE_ISOLATED_VERTICES: u32 = 26;
+/// `epm_tess_type` (0 by edges, 1 by face centres) and `epm_tess_tension`.
+const TESS_TYPE: u32 = 19;
+const TESS_TENSION: u32 = 20;
 /// `epm_extrude_face_type`: 0 group normals, 1 local normals, 2 by polygon.
 const EXTRUDE_FACE_TYPE: u32 = 36;
 /// `epm_extrude_face_height`.
@@ -287,10 +297,27 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                     .ok_or("delete face without its isolated-vertices setting")?
                     != 0;
                 delete_faces(&mut mesh, &faces, delete_isolated);
+                collapse_dead_faces(&mut mesh);
             }
             13 => {
                 let faces = op.selected(mesh.polygons.len())?;
                 detach_faces(&mut mesh, &faces, op.clone);
+            }
+            28 => {
+                let faces = op.selected(mesh.polygons.len())?;
+                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| ![TESS_TYPE, TESS_TENSION].contains(id)) {
+                    return Err(format!("tessellate with parameter {id}, whose meaning is not established"));
+                }
+                if op.parameter_u32(TESS_TYPE).ok_or("tessellate without its type")? != 0 {
+                    return Err("tessellate by face centres (type 1) is not replayed".into());
+                }
+                let tension = f32::from_bits(op.parameter_u32(TESS_TENSION).ok_or("tessellate without its tension")?);
+                if tension != 0.0 {
+                    return Err(format!(
+                        "tessellate with tension {tension} (edge points off the edges) is not replayed"
+                    ));
+                }
+                tessellate_by_edges(&mut mesh, &faces);
             }
             32 | 38 | 41 => {
                 let faces = op.selected(mesh.polygons.len())?;
@@ -334,6 +361,7 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
             id => return Err(format!("operation {id} is not replayed")),
         }
     }
+    collapse_dead_faces(&mut mesh);
     Ok(mesh)
 }
 
@@ -423,6 +451,7 @@ fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift)
             }
         }
     }
+    let border = walk_borders(border);
     // Copies of border vertices per cluster, appended in vertex order.
     let mut on_border: Vec<(usize, u32)> =
         border.iter().map(|&(r, a, _)| (r, a)).chain(border.iter().map(|&(r, _, b)| (r, b))).collect();
@@ -490,8 +519,44 @@ fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift)
     Ok(())
 }
 
+/// Orders border edges `(cluster, a, b)` as Max appends the side faces: clusters in order
+/// of their first border edge (face order), and within a cluster, from its first border
+/// edge along the loop (the edge leaving `b` next) until the loop closes, then the next
+/// edge not yet taken (`car.max`'s delete after an extrude of 2 × 4 quads picks the two
+/// sides meeting at one corner as consecutive faces).
+fn walk_borders(border: Vec<(usize, u32, u32)>) -> Vec<(usize, u32, u32)> {
+    let mut taken = vec![false; border.len()];
+    let mut out = Vec::with_capacity(border.len());
+    let mut clusters: Vec<usize> = Vec::new();
+    for &(r, _, _) in &border {
+        if !clusters.contains(&r) {
+            clusters.push(r);
+        }
+    }
+    for r in clusters {
+        while let Some(start) = (0..border.len()).find(|&i| !taken[i] && border[i].0 == r) {
+            let mut i = start;
+            loop {
+                taken[i] = true;
+                out.push(border[i]);
+                let b = border[i].2;
+                match (0..border.len()).find(|&j| !taken[j] && border[j].0 == r && border[j].1 == b) {
+                    Some(j) => i = j,
+                    None => break,
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Per-vertex offsets of a transform operation's data.
 fn transform_offsets(data: &Chunk<'_>) -> Result<Vec<Vec3>, String> {
+    // An empty data chunk (no children, no bytes): a transform that moved no vertex
+    // (`car.max`'s Edit Poly, whose replay then equals `car.FBX`).
+    if data.children().is_empty() && data.payload().is_some_and(|p| p.is_empty()) {
+        return Ok(Vec::new());
+    }
     let n = data
         .child(0x12c3)
         .and_then(|c| c.payload())
@@ -547,6 +612,71 @@ fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
     }
 }
 
+/// Tessellates the marked faces by edges with tension 0 (`MNMesh::TessellateByEdges`,
+/// which the SDK's Edit Poly calls with tension / 400): every edge of a marked face gets a
+/// vertex at its midpoint (in the order the edges come in the marked faces, each face's
+/// from its corner 0 — with that order `car.FBX`'s vertices all match), every
+/// marked face a vertex at the mean of its corners; a marked n-gon dies in place (its
+/// index stays taken until the next collapse: `car.max`'s next selection counts
+/// 96 + 4 × 32 faces) and n quads `(midpoint before corner j+1, corner j+1, midpoint
+/// after, centre)` are appended, j = 0 … n−1 (the rotation `car.max`'s extrude and delete
+/// selections need). An unmarked face sharing such an edge takes the midpoint among its
+/// corners (a quad beside the region becomes a pentagon).
+fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
+    use std::collections::HashMap;
+    let key = |a: u32, b: u32| (a.min(b), a.max(b));
+    // Midpoints in the order the marked faces' edges come (face order, then corner order).
+    let mut midpoint: HashMap<(u32, u32), u32> = HashMap::new();
+    for (p, _) in mesh.polygons.iter().zip(faces).filter(|(_, &s)| s) {
+        let c = &p.corners;
+        for (i, &a) in c.iter().enumerate() {
+            let b = c[(i + 1) % c.len()];
+            if let std::collections::hash_map::Entry::Vacant(e) = midpoint.entry(key(a, b)) {
+                let m = (mesh.positions[a as usize] + mesh.positions[b as usize]) * 0.5;
+                mesh.positions.push(m);
+                e.insert((mesh.positions.len() - 1) as u32);
+            }
+        }
+    }
+    let mut added: Vec<Polygon> = Vec::new();
+    for (f, &marked) in faces.iter().enumerate().take(mesh.polygons.len()) {
+        let c = mesh.polygons[f].corners.clone();
+        let n = c.len();
+        if marked {
+            let centre = c.iter().map(|&v| mesh.positions[v as usize]).sum::<Vec3>() / n as f32;
+            mesh.positions.push(centre);
+            let centre = (mesh.positions.len() - 1) as u32;
+            for j in 0..n {
+                let (prev, v, next) = (c[j], c[(j + 1) % n], c[(j + 2) % n]);
+                let mut q = mesh.polygons[f].clone();
+                q.corners = vec![midpoint[&key(prev, v)], v, midpoint[&key(v, next)], centre];
+                q.triangles.clear();
+                added.push(q);
+            }
+            // The face dies in place (its index stays taken until the next collapse).
+            mesh.polygons[f].corners.clear();
+            mesh.polygons[f].triangles.clear();
+        } else if c.iter().enumerate().any(|(i, &a)| midpoint.contains_key(&key(a, c[(i + 1) % n]))) {
+            let mut corners = Vec::with_capacity(n + 2);
+            for (i, &a) in c.iter().enumerate() {
+                corners.push(a);
+                if let Some(&m) = midpoint.get(&key(a, c[(i + 1) % n])) {
+                    corners.push(m);
+                }
+            }
+            let p = &mut mesh.polygons[f];
+            p.corners = corners;
+            p.triangles.clear();
+        }
+    }
+    mesh.polygons.extend(added);
+}
+
+/// Removes the faces a tessellation killed (no corners left), as Max's collapse does.
+fn collapse_dead_faces(mesh: &mut EvalMesh) {
+    mesh.polygons.retain(|p| !p.corners.is_empty());
+}
+
 /// Detaches the marked faces to an element (or copies them, `clone`).
 fn detach_faces(mesh: &mut EvalMesh, faces: &[bool], clone: bool) {
     let n = mesh.positions.len();
@@ -562,7 +692,17 @@ fn detach_faces(mesh: &mut EvalMesh, faces: &[bool], clone: bool) {
         }
     }
     let mut copy = vec![u32::MAX; n];
-    for v in 0..n {
+    // Copies in the order the selected faces first use the vertices.
+    let mut order: Vec<usize> = Vec::new();
+    let mut seen = vec![false; n];
+    for (p, _) in mesh.polygons.iter().zip(faces).filter(|(_, &s)| s) {
+        for &c in &p.corners {
+            if !std::mem::replace(&mut seen[c as usize], true) {
+                order.push(c as usize);
+            }
+        }
+    }
+    for v in order {
         if in_selected[v] && (clone || in_other[v]) {
             copy[v] = mesh.positions.len() as u32;
             let p = mesh.positions[v];
@@ -686,12 +826,14 @@ mod tests {
     #[test]
     fn detach_then_delete_the_top_leaves_an_open_box() {
         // Well.max Box010: detach face 1 (the top), then delete it with isolated vertices.
-        // The top's corners 4, 5, 6, 7 are shared with the sides: copies 8–11 (in vertex
-        // order) at the same places, the top becomes (8 9 11 10); deleting it leaves the
-        // copies without faces: 8 vertices, 5 quads, as Max exported.
+        // The top's corners 4, 5, 7, 6 are shared with the sides: copies 8–11 in the order
+        // the top uses them (4, 5, 7, 6: the order that makes `tree.max`'s cloned
+        // detaches take their offsets as Max did), the top becomes (8 9 10 11); deleting
+        // it leaves the copies without faces: 8 vertices, 5 quads, as Max exported.
         let detached = replay(poly_box(), &[op_with(13, &[1], 6, vec![])]).unwrap();
         assert_eq!(detached.positions.len(), 12);
-        assert_eq!(detached.polygons[1].corners, vec![8, 9, 11, 10]);
+        assert_eq!(detached.polygons[1].corners, vec![8, 9, 10, 11]);
+        assert_eq!(detached.positions[10], Vec3::new(0.5, 0.5, 1.0));
         assert_eq!(detached.positions[8], Vec3::new(-0.5, -0.5, 1.0));
         let open = replay(detached, &[op_with(11, &[1], 6, vec![(26, ON)])]).unwrap();
         assert_eq!((open.positions.len(), open.polygons.len()), (8, 5));
@@ -732,6 +874,48 @@ mod tests {
         let bevel = replay(poly_box(), &[op_with(32, &[1], 6, vec![(38, OFF), (39, one), (40, quarter)])]).unwrap();
         assert_eq!(bevel.positions[8], Vec3::new(-0.75, -0.75, 2.0));
         assert_eq!(bevel.positions[4], Vec3::new(-0.5, -0.5, 1.0));
+    }
+
+    #[test]
+    fn tessellating_the_top_splits_it_in_four_and_its_neighbours_take_the_midpoints() {
+        // Top (4 5 7 6), tension 0: midpoints of its edges in the top's own corner order
+        // 4-5, 5-7, 7-6, 6-4:
+        // 8 = (0, -0.5, 1), 9 = (0.5, 0, 1), 10 = (0, 0.5, 1), 11 = (-0.5, 0, 1); centre
+        // 12 = (0, 0, 1). Quad j runs (midpoint before corner j+1, corner j+1, midpoint
+        // after, centre): (8 5 9 12), (9 7 10 12), (10 6 11 12), (11 4 8 12), appended
+        // while the top dies in place (car.max: the next operation's selection counts
+        // 96 + 4 × 32 faces). The front (0 1 5 4) takes 8 between 5 and 4. V = 8 + 5,
+        // F = 6 − 1 + 4.
+        let out = replay(poly_box(), &[op_with(28, &[1], 6, vec![(19, OFF), (20, OFF)])]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (13, 9));
+        assert_eq!(out.positions[8], Vec3::new(0.0, -0.5, 1.0));
+        assert_eq!(out.positions[9], Vec3::new(0.5, 0.0, 1.0));
+        assert_eq!(out.positions[12], Vec3::new(0.0, 0.0, 1.0));
+        assert_eq!(out.polygons[1].corners, vec![0, 1, 5, 8, 4]);
+        let quads: Vec<Vec<u32>> = out.polygons[5..].iter().map(|p| p.corners.clone()).collect();
+        assert_eq!(quads, vec![vec![8, 5, 9, 12], vec![9, 7, 10, 12], vec![10, 6, 11, 12], vec![11, 4, 8, 12]]);
+        // The dead top keeps index 1 for the next operation: deleting face 6 removes the
+        // first new quad (8 5 9 12), not the front.
+        let then_delete = replay(
+            poly_box(),
+            &[op_with(28, &[1], 6, vec![(19, OFF), (20, OFF)]), op_with(11, &[6], 10, vec![(26, ON)])],
+        )
+        .unwrap();
+        assert_eq!(then_delete.polygons.len(), 8);
+        assert_eq!(then_delete.polygons[1].corners, vec![0, 1, 5, 8, 4]);
+        // By face centres, or with a tension, not replayed.
+        assert!(replay(poly_box(), &[op_with(28, &[1], 6, vec![(19, ON), (20, OFF)])]).is_err());
+        assert!(replay(poly_box(), &[op_with(28, &[1], 6, vec![(19, OFF), (20, &[0, 0, 0x80, 0x3f])])]).is_err());
+    }
+
+    #[test]
+    fn extrude_sides_follow_each_border_loop() {
+        // Two quads side by side, A (0 1 4 3) and B (1 2 5 4): border edges in face order
+        // 0→1, 4→3, 3→0, 1→2, 2→5, 5→4 (1→4 is shared); along the loop from the first:
+        // 0→1, 1→2, 2→5, 5→4, 4→3, 3→0.
+        let border = vec![(0, 0, 1), (0, 4, 3), (0, 3, 0), (0, 1, 2), (0, 2, 5), (0, 5, 4)];
+        let walked: Vec<(u32, u32)> = walk_borders(border).into_iter().map(|(_, a, b)| (a, b)).collect();
+        assert_eq!(walked, vec![(0, 1), (1, 2), (2, 5), (5, 4), (4, 3), (3, 0)]);
     }
 
     fn le(words: &[u32]) -> Vec<u8> {
