@@ -560,6 +560,11 @@ fn print_run_outcome(o: &Outcome) -> i32 {
         ),
         None => println!("pmfarm: gates: none (--no-gates)"),
     }
+    // A rule that could not be judged is named with its reason, so "not checked" is never a
+    // count the user has to dig out of summary.json.
+    for g in s.gates.iter().filter(|g| !g.checked) {
+        println!("pmfarm: gate {} not checked: {}", escape_controls(&g.name), escape_controls(&g.detail));
+    }
     println!("pmfarm: results in {}", shown(&o.results_file));
     match &o.history {
         Some(Ok(h)) => println!("pmfarm: history: appended to {}", shown(h)),

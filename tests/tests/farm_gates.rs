@@ -99,6 +99,9 @@ fn a_gated_run_that_checked_nothing_is_an_error() {
     let g = &summary(&out)["gates"][0];
     assert_eq!(g["checked"], false);
     assert!(g["detail"].as_str().unwrap().contains("not requested"), "{g}");
+    // The console names the rule and says why, as summary.json does.
+    let why = format!("pmfarm: gate test/t3 not checked: {}", g["detail"].as_str().unwrap());
+    assert!(stdout(&o).lines().any(|l| l == why), "{why}\n{}", stdout(&o));
 }
 
 #[test]
