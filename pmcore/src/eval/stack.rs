@@ -100,6 +100,27 @@ fn stop(o: &SceneObject<'_>, why: impl Into<String>) -> Stop {
     Stop { class_id, class_name, why: why.into() }
 }
 
+/// The mesh a modifier works on: an input known by its counts only stops it.
+fn mesh_of(m: &SceneObject<'_>, input: Evaluated) -> Result<EvalMesh, Stop> {
+    match input {
+        Evaluated::Mesh(mesh) => Ok(mesh),
+        Evaluated::CountOnly { .. } => Err(stop(m, "input known by its counts only")),
+    }
+}
+
+/// Stops a modifier whose result may hold `bound` vertices when the scene's budget has less room.
+fn within_budget(m: &SceneObject<'_>, bound: u64, budget: u64) -> Result<(), Stop> {
+    if bound > budget {
+        return Err(stop(m, format!("up to {bound} vertices over the memory budget ({budget} left)")));
+    }
+    Ok(())
+}
+
+/// The modifier's mod-context matrix; one shorter than a Matrix3 stops it.
+fn context_of(m: &SceneObject<'_>, sm: &StackModifier<'_, '_>) -> Result<Mat4, Stop> {
+    mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))
+}
+
 /// Base object and modifiers (in application order, nearest the base first) under a
 /// node's object reference. Bounded by the number of scene objects.
 pub fn stack<'a, 'b>(
@@ -604,8 +625,7 @@ fn apply_modifier(
                 None => Vec3::ZERO,
                 slot => position_default(index, slot).map_err(|e| stop(m, format!("centre: {e}")))?,
             };
-            let context =
-                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let context = context_of(m, sm)?;
             let (low, high) = mod_context_box(sm.mod_app).ok_or_else(|| stop(m, "mod-context box missing"))?;
             let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
             let extent = (high - low).to_array();
@@ -650,25 +670,18 @@ fn apply_modifier(
                 .filter(|a| *a < 6)
                 .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
             let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
-            let context =
-                mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?;
+            let context = context_of(m, sm)?;
             let p = super::deform::MirrorParams {
                 axis,
                 copy: params.int(1).map_err(pe)? != 0,
                 offset: params.float(2).map_err(pe)?,
                 to_gizmo: gizmo.inverse() * context,
             };
-            match input {
-                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::deform::mirror(mesh, &p)),
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
-            }
+            Evaluated::Mesh(super::deform::mirror(mesh_of(m, input)?, &p))
         }
-        ModifierRule::EditMesh => match input {
-            Evaluated::Mesh(mesh) => {
-                Evaluated::Mesh(super::edit_mesh::apply(sm.mod_app, mesh, in_max_order).map_err(|e| stop(m, e))?)
-            }
-            Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
-        },
+        ModifierRule::EditMesh => Evaluated::Mesh(
+            super::edit_mesh::apply(sm.mod_app, mesh_of(m, input)?, in_max_order).map_err(|e| stop(m, e))?,
+        ),
         ModifierRule::ToMesh => match input {
             Evaluated::Mesh(mut mesh) => {
                 mesh.rule = FaceRule::Triangles;
@@ -693,17 +706,10 @@ fn apply_modifier(
                 .filter(|s| (1..=1000).contains(s))
                 .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
             let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
-            match input {
-                Evaluated::Mesh(mesh) => {
-                    // Upper bound of the result (every vertex on the border).
-                    let bound = (mesh.positions.len() as u64).saturating_mul(u64::from(segments) + 1);
-                    if bound > budget {
-                        return Err(stop(m, format!("up to {bound} vertices over the memory budget ({budget} left)")));
-                    }
-                    Evaluated::Mesh(shell(mesh, &p))
-                }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
-            }
+            let mesh = mesh_of(m, input)?;
+            // Upper bound of the result (every vertex on the border).
+            within_budget(m, (mesh.positions.len() as u64).saturating_mul(u64::from(segments) + 1), budget)?;
+            Evaluated::Mesh(shell(mesh, &p))
         }
         ModifierRule::Symmetry => {
             let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
@@ -715,10 +721,7 @@ fn apply_modifier(
                 .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
             let gizmo = prs_matrix(index, m.reference(1)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
             let p = SymmetryParams {
-                gizmo: mod_context_tm(sm.mod_app)
-                    .ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))?
-                    .inverse()
-                    * gizmo,
+                gizmo: context_of(m, sm)?.inverse() * gizmo,
                 axis,
                 flip: params.int_or(4, 0).map_err(pe)? != 0,
                 slice: params.int_or(1, 1).map_err(pe)? != 0,
@@ -728,16 +731,9 @@ fn apply_modifier(
                     .or_else(|e| if matches!(e, ParamError::Missing(_)) { Ok(0.1) } else { Err(e) })
                     .map_err(pe)?,
             };
-            match input {
-                Evaluated::Mesh(mesh) => {
-                    let bound = (mesh.positions.len() as u64).saturating_mul(3);
-                    if bound > budget {
-                        return Err(stop(m, format!("up to {bound} vertices over the memory budget ({budget} left)")));
-                    }
-                    Evaluated::Mesh(symmetry(mesh, &p))
-                }
-                Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
-            }
+            let mesh = mesh_of(m, input)?;
+            within_budget(m, (mesh.positions.len() as u64).saturating_mul(3), budget)?;
+            Evaluated::Mesh(symmetry(mesh, &p))
         }
         ModifierRule::MeshSmooth => {
             // Parameter ids as the corpus files store them: 9 subdivision method (0

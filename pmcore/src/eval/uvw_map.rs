@@ -14,7 +14,7 @@ use super::params::Params;
 use crate::chunk::Chunk;
 use crate::model::controllers::{position_default, rotation_default, scale_default, LocalTransform};
 use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED};
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat4, Vec2, Vec3};
 
 /// ModContext of one modifier application in a derived object.
 const MOD_CONTEXT: u16 = 0x2500;
@@ -110,12 +110,10 @@ fn mod_context_tm(index: &SceneIndex<'_>, modifier: usize) -> Option<Mat4> {
         .find(|o| o.chunk.id == OSM_DERIVED && o.references().iter().any(|(_, t)| *t == Some(modifier)))?;
     let position = derived.references().iter().filter_map(|(_, t)| *t).position(|t| t == modifier)?;
     let contexts: Vec<&Chunk<'_>> = derived.chunk.children().iter().filter(|c| c.id == MOD_CONTEXT).collect();
-    let payload = contexts.get(position)?.child(MOD_CONTEXT_TM)?.payload()?;
-    let f: Vec<f32> =
-        payload.get(..48)?.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    let row = |i: usize, w: f32| Vec4::new(f[3 * i], f[3 * i + 1], f[3 * i + 2], w);
-    let m = Mat4::from_cols(row(0, 0.0), row(1, 0.0), row(2, 0.0), row(3, 1.0));
-    (m.determinant().abs() >= f32::EPSILON && f.iter().all(|x| x.is_finite())).then_some(m)
+    let context = *contexts.get(position)?;
+    context.child(MOD_CONTEXT_TM)?.payload()?; // absent here means no transform, not identity
+    let m = super::stack::mod_context_tm(Some(context))?;
+    (m.determinant().abs() >= f32::EPSILON && m.is_finite()).then_some(m)
 }
 
 #[cfg(test)]
