@@ -45,6 +45,12 @@ pub const SHELL: [u32; 2] = [0x3b9b_1a16, 0x6d84_e8d0];
 /// Bone object.
 pub const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 
+/// Lathe (modifier over a shape: `super::lathe`).
+pub const LATHE: [u32; 2] = [0x0000_00b0, 0];
+
+/// Line (spline shape object).
+pub const LINE: [u32; 2] = [0x0000_1040, 0];
+
 /// Edit Poly (modifier).
 pub const EDIT_POLY_MOD: [u32; 2] = [0x79aa_6e1d, 0x71a0_75b7];
 

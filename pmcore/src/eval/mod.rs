@@ -11,6 +11,8 @@
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
+//! * [`lathe`] — the Lathe modifier over a spline shape ([`spline`] decodes and
+//!   interpolates the shape);
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -27,10 +29,12 @@ pub mod cloth;
 pub mod deform;
 pub mod edit_mesh;
 pub mod edit_poly;
+pub mod lathe;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
 pub mod shell;
+pub mod spline;
 pub mod stack;
 pub mod subdivide;
 pub mod symmetry;

@@ -91,7 +91,7 @@ pub struct NodeEval {
     pub outcome: NodeOutcome,
 }
 
-fn stop(o: &SceneObject<'_>, why: impl Into<String>) -> Stop {
+pub(crate) fn stop(o: &SceneObject<'_>, why: impl Into<String>) -> Stop {
     let (class_id, class_name) = o
         .class
         .as_ref()
@@ -117,7 +117,7 @@ fn within_budget(m: &SceneObject<'_>, bound: u64, budget: u64) -> Result<(), Sto
 }
 
 /// The modifier's mod-context matrix; one shorter than a Matrix3 stops it.
-fn context_of(m: &SceneObject<'_>, sm: &StackModifier<'_, '_>) -> Result<Mat4, Stop> {
+pub(crate) fn context_of(m: &SceneObject<'_>, sm: &StackModifier<'_, '_>) -> Result<Mat4, Stop> {
     mod_context_tm(sm.mod_app).ok_or_else(|| stop(m, "mod-context matrix shorter than a Matrix3"))
 }
 
@@ -257,6 +257,10 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             out.outcome = NodeOutcome::LeftOut("shape".into());
             return out;
         }
+        // A Lathe directly on a spline shape builds the mesh the rest of the stack takes.
+        Some(SHAPE) if modifiers[0].object.class.as_ref().is_some_and(|c| c.class_id == classes::LATHE) => {
+            return evaluate_over_shape(index, base, &modifiers, budget, out);
+        }
         Some(SHAPE) => {
             out.outcome = NodeOutcome::Stopped(stop(modifiers[0].object, "modifier over a shape"));
             return out;
@@ -280,11 +284,11 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             .and_then(|m| m.object.class.as_ref())
             .is_some_and(|c| c.class_id == classes::EDIT_POLY_MOD)
         && base.class.as_ref().is_some_and(|c| classes::POLY_BUILT_IN_MAX_ORDER.contains(&c.class_id));
-    let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
+    let in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
         || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
         || as_poly;
     let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
-    let mut current = match built {
+    let current = match built {
         Ok(m) => {
             out.generated |= base.chunk.child(geometry::GEOM_BUFFERS).is_none();
             Evaluated::Mesh(m)
@@ -295,21 +299,56 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         }
     };
     if !base_only {
-        for m in &modifiers {
-            let class_id = m.object.class.as_ref().map(|c| c.class_id);
-            current = match apply_modifier(index, m, current, budget, in_max_order) {
-                Ok(next) => next,
-                Err(s) => {
-                    out.outcome = NodeOutcome::Stopped(s);
-                    return out;
-                }
-            };
-            out.modifiers += 1;
-            in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
-        }
+        return apply_modifiers(index, &modifiers, current, budget, in_max_order, out);
     }
     out.outcome = NodeOutcome::Evaluated(current);
     out
+}
+
+/// Applies `modifiers` in order to `current`, recording the outcome in `out`.
+fn apply_modifiers(
+    index: &SceneIndex<'_>,
+    modifiers: &[StackModifier<'_, '_>],
+    mut current: Evaluated,
+    budget: u64,
+    mut in_max_order: bool,
+    mut out: NodeEval,
+) -> NodeEval {
+    for m in modifiers {
+        let class_id = m.object.class.as_ref().map(|c| c.class_id);
+        current = match apply_modifier(index, m, current, budget, in_max_order) {
+            Ok(next) => next,
+            Err(s) => {
+                out.outcome = NodeOutcome::Stopped(s);
+                return out;
+            }
+        };
+        out.modifiers += 1;
+        in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+    }
+    out.outcome = NodeOutcome::Evaluated(current);
+    out
+}
+
+/// A spline shape under a Lathe ([`super::lathe::evaluate`]), then the modifiers above it.
+fn evaluate_over_shape(
+    index: &SceneIndex<'_>,
+    base: &SceneObject<'_>,
+    modifiers: &[StackModifier<'_, '_>],
+    budget: u64,
+    mut out: NodeEval,
+) -> NodeEval {
+    out.generated = true;
+    match super::lathe::evaluate(index, base, &modifiers[0], budget) {
+        Ok((mesh, in_max_order)) => {
+            out.modifiers = 1;
+            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, in_max_order, out)
+        }
+        Err(s) => {
+            out.outcome = NodeOutcome::Stopped(s);
+            out
+        }
+    }
 }
 
 /// A stored tri / poly mesh as an [`EvalMesh`]: dead vertices dropped, poly faces keep the
@@ -778,7 +817,7 @@ fn to_poly(input: Evaluated) -> Evaluated {
 /// The matrix of a Position/Rotation/Scale controller from its sub-controllers' defaults
 /// (a modifier gizmo); identity when the slot is empty (Max creates the controller on
 /// first edit).
-fn prs_matrix(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<Mat4, ControllerError> {
+pub(crate) fn prs_matrix(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<Mat4, ControllerError> {
     let Some(ctrl) = slot.and_then(|i| index.get(i)) else { return Ok(Mat4::IDENTITY) };
     let (scale, scale_axis) = scale_default(index, ctrl.reference(2))?;
     let t = LocalTransform {
