@@ -21,7 +21,13 @@ fn dump(c: &Chunk<'_>, depth: usize) {
                 let l = u32::from_le_bytes([k[4], k[5], k[6], k[7]]);
                 let f = f32s(&k[8..48]);
                 let flags = u32::from_le_bytes([k[48], k[49], k[50], k[51]]);
-                println!("{pad}  k{t} l{l} du {:.4} p {:?} a {:?} b {:?} flags {flags:x}", f[0], &f[1..4], &f[4..7], &f[7..10]);
+                println!(
+                    "{pad}  k{t} l{l} du {:.4} p {:?} a {:?} b {:?} flags {flags:x}",
+                    f[0],
+                    &f[1..4],
+                    &f[4..7],
+                    &f[7..10]
+                );
             }
         }
         Some(p) => println!("{pad}{:04x} leaf {} {:02x?}", c.id, p.len(), &p[..p.len().min(32)]),
@@ -47,6 +53,43 @@ fn main() {
             continue;
         };
         println!("== node {:?} base {:?}", node.node_name(), base.class.as_ref().map(|c| c.name.clone()));
+        match pmcore::eval::spline::BezierShape::of_object(base.chunk) {
+            Ok(shape) => {
+                for (s, l) in shape.splines.iter().zip(shape.polylines()) {
+                    println!(
+                        "  spline knots {} closed {} steps {} optimize {} -> points {}",
+                        s.knots.len(),
+                        s.closed,
+                        shape.steps,
+                        shape.optimize,
+                        l.points.len()
+                    );
+                }
+            }
+            Err(e) => println!("  shape: {e}"),
+        }
+        if args.get(1).is_some_and(|a| a == "v") {
+            match pmcore::eval::lathe::evaluate(&index, base, lathe, u64::MAX) {
+                Ok((mesh, ordered)) => {
+                    println!(
+                        "  lathe mesh v {} polys {} in Max order {ordered}",
+                        mesh.positions.len(),
+                        mesh.polygons.len()
+                    );
+                    for (i, p) in mesh.positions.iter().enumerate() {
+                        println!("  v{i} {:.4} {:.4} {:.4}", p.x, p.y, p.z);
+                    }
+                    for (i, f) in mesh.polygons.iter().enumerate().take(40) {
+                        println!("  f{i} {:?} {:?}", f.corners, f.triangles);
+                    }
+                }
+                Err(e) => println!("  lathe: {e:?}"),
+            }
+            continue;
+        }
+        if args.get(1).is_some_and(|a| a == "short") {
+            continue;
+        }
         for c in base.chunk.children().iter().filter(|c| c.id == 0x2000 || c.id == 0x2001) {
             dump(c, 1);
         }
@@ -58,7 +101,11 @@ fn main() {
         }
         let axis = lathe.object.reference(0).and_then(|i| index.get(i));
         if let Some(a) = axis {
-            println!("  axis ctrl {:?} refs {:?}", a.class.as_ref().map(|c| (c.class_id, c.name.clone())), a.references());
+            println!(
+                "  axis ctrl {:?} refs {:?}",
+                a.class.as_ref().map(|c| (c.class_id, c.name.clone())),
+                a.references()
+            );
             for (_, r) in a.references() {
                 if let Some(o) = r.and_then(|i| index.get(i)) {
                     println!("    sub {:?}", o.class.as_ref().map(|c| (c.class_id, c.name.clone())));

@@ -24,8 +24,11 @@
 //!   map vertex / face counts): texture coordinates are not carried through, the output
 //!   has no map channel 1.
 //!
-//! Any other record (moves `0x0130`, created vertices `0x0140`, created faces `0x0208`,
-//! remaps `0x0210`, …) stops the node, naming the chunk: no delta is half applied.
+//! * vertex moves `0x0140`, deleted vertices / faces `0x0170` / `0x0270` and created faces
+//!   `0x0208`: [`super::mesh_delta`].
+//!
+//! Any other record (`0x0130`, remaps `0x0210`, …) stops the node, naming the chunk: no
+//! delta is half applied.
 //! The output is a tri object, as Edit Mesh's always is.
 
 use super::mesh::{EvalMesh, FaceRule, Polygon};
@@ -44,9 +47,12 @@ pub const FACE_ATTRIBUTES: u16 = 0x0220;
 /// Smoothing-group changes.
 pub const FACE_SMOOTHING: u16 = 0x0230;
 /// Records that leave the mesh as it is (selections, map bookkeeping).
-pub const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0400, 0x0410, 0x0420];
+/// (`0x0338`: the map faces of created faces, `Lantern.max`: 66, as many as `0x0208` creates.)
+pub const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0338, 0x0400, 0x0410, 0x0420];
 /// The `ATTRIB_MATID` flag of a face attribute change.
 const ATTRIB_MATID: u32 = 0x10;
+/// The `ATTRIB_HIDE_FACE` flag of a face attribute change.
+const ATTRIB_HIDE_FACE: u32 = 0x08;
 
 fn u32_at(p: &[u8], at: usize) -> Option<u32> {
     p.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -72,6 +78,7 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
     };
     let triangles: usize = mesh.polygons.iter().map(Polygon::triangle_count).sum();
     let mut changes: Vec<Change> = Vec::new();
+    let mut topology = super::mesh_delta::TopologyDelta::default();
     for c in delta.children() {
         match c.id {
             INPUT_VERTICES => {
@@ -88,7 +95,10 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
             }
             FACE_ATTRIBUTES => {
                 for (face, flags, value) in triples(c, triangles)? {
-                    if flags != ATTRIB_MATID {
+                    // Unhiding a face (`ATTRIB_HIDE_FACE` with the bit clear) leaves the
+                    // mesh as it is (`Lantern.max`'s Edit Mesh unhides face 0).
+                    let unhide = flags & ATTRIB_HIDE_FACE != 0 && value & ATTRIB_HIDE_FACE == 0;
+                    if flags & !ATTRIB_HIDE_FACE != ATTRIB_MATID || (flags & ATTRIB_HIDE_FACE != 0 && !unhide) {
                         return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied"));
                     }
                     changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16));
@@ -100,7 +110,11 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
                 }
             }
             id if NEUTRAL_RECORDS.contains(&id) => {}
-            id => return Err(format!("MeshDelta chunk 0x{id:04x} not applied")),
+            id => {
+                if !topology.read(c)? {
+                    return Err(format!("MeshDelta chunk 0x{id:04x} not applied"));
+                }
+            }
         }
     }
     if !changes.is_empty() {
@@ -108,6 +122,15 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
             return Err("face attribute changes index faces, and this input is not built in Max's order".into());
         }
         set_face_attributes(&mut mesh, &changes);
+    }
+    if !topology.is_empty() {
+        if !in_max_order {
+            return Err(
+                "vertex moves / deletions / created faces index the mesh, and this input is not built in Max's order"
+                    .into(),
+            );
+        }
+        mesh = topology.apply(mesh)?;
     }
     Ok(mesh)
 }

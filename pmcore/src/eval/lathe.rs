@@ -171,8 +171,11 @@ pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError
                 let v2 = base + (piece + 1) % seg_verts;
                 let v3 = (v1 + level_verts) % verts;
                 let v4 = (v2 + level_verts) % verts;
-                let (t1, t2, corners) =
-                    if inverse { ([v1, v2, v4], [v1, v4, v3], [v1, v2, v4, v3]) } else { ([v1, v4, v2], [v1, v3, v4], [v1, v3, v4, v2]) };
+                let (t1, t2, corners) = if inverse {
+                    ([v1, v2, v4], [v1, v4, v3], [v1, v2, v4, v3])
+                } else {
+                    ([v1, v4, v2], [v1, v3, v4], [v1, v3, v4, v2])
+                };
                 let alive = |t: [usize; 3]| {
                     let t = t.map(welded);
                     (t[0] != t[1] && t[1] != t[2] && t[0] != t[2]).then_some(t.map(|v| v as u32))
@@ -296,8 +299,11 @@ mod tests {
         // The last level wraps to level 0: v1 = 6, v2 = 7, v3 = (6 + 2) mod 8 = 0, v4 = 1.
         assert_eq!(m.polygons[3].triangles, vec![[6, 7, 1], [6, 1, 0]]);
         // Flip normals turns them: (v1, v4, v2), (v1, v3, v4).
-        let flipped = lathe(&[line(&[[1.0, 0.0, 0.0], [1.0, 0.0, 2.0]])], &LatheParams { flip_normals: true, ..params(4, false) })
-            .unwrap();
+        let flipped = lathe(
+            &[line(&[[1.0, 0.0, 0.0], [1.0, 0.0, 2.0]])],
+            &LatheParams { flip_normals: true, ..params(4, false) },
+        )
+        .unwrap();
         assert_eq!(flipped.polygons[0].triangles, vec![[0, 3, 1], [0, 2, 3]]);
         // Material id 2 on the sides, one smoothing group (a corner at knot 0 only: group 1).
         assert_eq!((m.polygons[0].material, m.polygons[0].smoothing), (2, 1));

@@ -9,7 +9,8 @@
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
-//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
+//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known
+//!   ([`mesh_delta`]: its moves, deletions and created faces);
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`lathe`] — the Lathe modifier over a spline shape ([`spline`] decodes and
 //!   interpolates the shape);
@@ -31,6 +32,7 @@ pub mod edit_mesh;
 pub mod edit_poly;
 pub mod lathe;
 pub mod mesh;
+pub mod mesh_delta;
 pub mod params;
 pub mod primitives;
 pub mod shell;

@@ -287,7 +287,11 @@ pub fn polyline(s: &Spline, steps: u32, optimize: bool) -> PolyLine {
     }
     if !s.closed {
         if let Some(last) = s.knots.last() {
-            points.push(PolyPoint { p: last.point, smooth: last.kind.is_smooth(), material: (last.flags >> 16) as u16 });
+            points.push(PolyPoint {
+                p: last.point,
+                smooth: last.kind.is_smooth(),
+                material: (last.flags >> 16) as u16,
+            });
         }
     }
     PolyLine { points, closed: s.closed }
@@ -316,7 +320,12 @@ mod tests {
         let w = |id: u16, v: u32| Chunk::leaf(id, v.to_le_bytes().to_vec());
         let spline = Chunk::container(
             BEZIER_SHAPE,
-            vec![w(KNOT_COUNT, knots.len() as u32), w(SPLINE_WORD, 0), Chunk::leaf(KNOTS, knots.concat()), w(CLOSED, closed)],
+            vec![
+                w(KNOT_COUNT, knots.len() as u32),
+                w(SPLINE_WORD, 0),
+                Chunk::leaf(KNOTS, knots.concat()),
+                w(CLOSED, closed),
+            ],
         );
         let shape = Chunk::container(BEZIER_SHAPE, vec![spline, w(STEPS, steps as u32), w(OPTIMIZE, 1)]);
         Chunk::container(0x001d, vec![Chunk::container(SHAPE_DATA, vec![shape, w(OBJECT_STEPS, object_steps)])])
