@@ -10,9 +10,12 @@
 //!   every corpus file; meaning not established — a non-zero value stops the decode),
 //!   `0x290a` the knots, 52 bytes each, `0x290d` closed flag (`u32`: the closed splines
 //!   are the ones whose knot parameter step `du` is 1 / knots, the open ones 1 / (knots − 1));
-//! * `0x1050` interpolation steps (`i32`; −1 on `vase.max`'s `bottle` and `glass`: the
-//!   shape object's own steps, `0x2000 → 0x1060`, apply), `0x1060` optimize (`u32`);
-//!   the selection sets `0x1020`–`0x1040` and `0x1070`–`0x2000` are not needed here.
+//! * `0x1050` interpolation steps (`i32`), `0x1060` optimize (`u32`); the selection sets
+//!   `0x1020`–`0x1040` and `0x1070`–`0x2000` are not needed here. Steps −1 is adaptive
+//!   interpolation (the count per segment follows the curvature; the shape object keeps
+//!   the manual value, `0x2000 → 0x1060`, beside it): `wild/vv-23__tut9-1apple_start.max`'s
+//!   `bottle` and `glass` store −1 and their scene totals exceed what steps 6 gives by
+//!   2,320 vertices. Its rule is not reproduced: such a shape stops, named.
 //!
 //! A knot (`max_payload_formats.txt`, SplineKnotAssy on disk): knot type (`i32`: 0 smooth,
 //! 1 corner, 2 Bezier, 3 Bezier corner), line type (`i32`: 0 curve, 1 line), `du`
@@ -36,12 +39,10 @@ pub const SPLINE_WORD: u16 = 0x2904;
 pub const KNOTS: u16 = 0x290a;
 /// Closed flag of a spline.
 pub const CLOSED: u16 = 0x290d;
-/// Interpolation steps of the BezierShape (−1: the shape object's steps).
+/// Interpolation steps of the BezierShape (−1: adaptive).
 pub const STEPS: u16 = 0x1050;
 /// Optimize flag of the BezierShape.
 pub const OPTIMIZE: u16 = 0x1060;
-/// The shape object's own interpolation steps, inside [`SHAPE_DATA`].
-pub const OBJECT_STEPS: u16 = 0x1060;
 /// Bytes per stored knot.
 pub const KNOT_BYTES: usize = 52;
 /// Upper bound on interpolation steps (Max's spinner stops at 100).
@@ -120,6 +121,9 @@ pub enum SplineError {
     /// A chunk the shape needs is absent.
     #[error("shape chunk 0x{0:04x} missing")]
     Missing(u16),
+    /// Adaptive interpolation (steps −1), whose rule is not reproduced.
+    #[error("adaptive interpolation (steps -1) is not evaluated")]
+    Adaptive,
     /// A chunk has the wrong size or an unknown value.
     #[error("shape chunk 0x{id:04x}: {why}")]
     Bad {
@@ -197,8 +201,10 @@ impl BezierShape {
         let shape = data.child(BEZIER_SHAPE).ok_or(SplineError::Missing(BEZIER_SHAPE))?;
         let splines =
             shape.children().iter().filter(|c| c.id == BEZIER_SHAPE).map(spline).collect::<Result<Vec<_>, _>>()?;
-        let stored = word(shape, STEPS)? as i32;
-        let steps = if stored == -1 { word(data, OBJECT_STEPS)? as i32 } else { stored };
+        let steps = word(shape, STEPS)? as i32;
+        if steps == -1 {
+            return Err(SplineError::Adaptive);
+        }
         if !(0..=MAX_STEPS).contains(&steps) {
             return Err(SplineError::Bad { id: STEPS, why: format!("steps {steps}") });
         }
@@ -316,7 +322,7 @@ mod tests {
         out
     }
 
-    fn object(knots: &[Vec<u8>], closed: u32, steps: i32, object_steps: u32) -> Chunk<'static> {
+    fn object(knots: &[Vec<u8>], closed: u32, steps: i32) -> Chunk<'static> {
         let w = |id: u16, v: u32| Chunk::leaf(id, v.to_le_bytes().to_vec());
         let spline = Chunk::container(
             BEZIER_SHAPE,
@@ -328,7 +334,7 @@ mod tests {
             ],
         );
         let shape = Chunk::container(BEZIER_SHAPE, vec![spline, w(STEPS, steps as u32), w(OPTIMIZE, 1)]);
-        Chunk::container(0x001d, vec![Chunk::container(SHAPE_DATA, vec![shape, w(OBJECT_STEPS, object_steps)])])
+        Chunk::container(0x001d, vec![Chunk::container(SHAPE_DATA, vec![shape])])
     }
 
     #[test]
@@ -343,8 +349,7 @@ mod tests {
             knot_bytes(2, 0, [3.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 3.0, 0.0]),
             knot_bytes(2, 0, [6.0, 0.0, 0.0], [6.0, 3.0, 0.0], [6.0, 0.0, 0.0]),
         ];
-        // Steps −1: the object's steps (2) apply.
-        let shape = BezierShape::of_object(&object(&k, 0, -1, 2)).unwrap();
+        let shape = BezierShape::of_object(&object(&k, 0, 2)).unwrap();
         assert_eq!((shape.steps, shape.optimize, shape.splines[0].closed), (2, true, false));
         let line = &shape.polylines()[0];
         let p: Vec<Vec3> = line.points.iter().map(|p| p.p).collect();
@@ -368,12 +373,13 @@ mod tests {
             knot_bytes(1, 1, [0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]),
         ];
         // Closed, line segments: 3 points, 3 pieces, no steps whatever the count.
-        let shape = BezierShape::of_object(&object(&k, 1, 6, 6)).unwrap();
+        let shape = BezierShape::of_object(&object(&k, 1, 6)).unwrap();
         let line = &shape.polylines()[0];
         assert_eq!((line.points.len(), line.pieces(), line.closed), (3, 3, true));
-        assert!(matches!(BezierShape::of_object(&object(&k, 2, 6, 6)), Err(SplineError::Bad { id: CLOSED, .. })));
-        assert!(matches!(BezierShape::of_object(&object(&k[..2], 0, 101, 6)), Err(SplineError::Bad { id: STEPS, .. })));
-        let mut short = object(&k, 0, 6, 6);
+        assert!(matches!(BezierShape::of_object(&object(&k, 2, 6)), Err(SplineError::Bad { id: CLOSED, .. })));
+        assert!(matches!(BezierShape::of_object(&object(&k[..2], 0, 101)), Err(SplineError::Bad { id: STEPS, .. })));
+        assert_eq!(BezierShape::of_object(&object(&k, 0, -1)), Err(SplineError::Adaptive));
+        let mut short = object(&k, 0, 6);
         short = Chunk::container(short.id, vec![]);
         assert_eq!(BezierShape::of_object(&short), Err(SplineError::Missing(SHAPE_DATA)));
     }
