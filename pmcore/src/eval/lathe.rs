@@ -166,7 +166,7 @@ pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError
             let pieces = line.pieces();
             let seg_verts = line.points.len();
             let groups = piece_groups(line);
-            for piece in 0..pieces {
+            for (piece, &group) in groups.iter().enumerate().take(pieces) {
                 let v1 = base + piece;
                 let v2 = base + (piece + 1) % seg_verts;
                 let v3 = (v1 + level_verts) % verts;
@@ -191,7 +191,7 @@ pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError
                     (true, true) => line.points[piece].material,
                     (true, false) => 2,
                 };
-                let smoothing = if p.smooth { groups[piece] } else { 0 };
+                let smoothing = if p.smooth { group } else { 0 };
                 polygons.push(Polygon { corners, material, smoothing, triangles });
             }
             base += seg_verts;
