@@ -365,6 +365,49 @@ mod tests {
         assert!(!line.points[0].smooth && line.points[1].smooth);
     }
 
+    proptest::proptest! {
+        /// Arbitrary knot bytes, counts, closed flags and steps: the decode refuses or gives
+        /// knots, and interpolating and lathing what decodes never panics.
+        #[test]
+        fn arbitrary_knots_decode_or_refuse_without_panicking(
+            raw in proptest::collection::vec(
+                (0u32..5, 0u32..3, proptest::collection::vec(-10.0f32..10.0, 9)),
+                0..6,
+            ),
+            truncate in proptest::prelude::any::<bool>(),
+            closed in 0u32..3,
+            steps in -2i32..8,
+        ) {
+            let mut knots: Vec<Vec<u8>> = raw
+                .iter()
+                .map(|(kind, line, f)| knot_bytes(*kind, *line, [f[0], f[1], f[2]], [f[3], f[4], f[5]], [f[6], f[7], f[8]]))
+                .collect();
+            if truncate {
+                if let Some(last) = knots.last_mut() {
+                    last.pop();
+                }
+            }
+            if let Ok(shape) = BezierShape::of_object(&object(&knots, closed, steps)) {
+                let lines = shape.polylines();
+                for segments in [3, 4] {
+                    let p = crate::eval::lathe::LatheParams {
+                        degrees: 270.0,
+                        segments,
+                        cap_start: false,
+                        cap_end: false,
+                        weld_core: true,
+                        flip_normals: false,
+                        smooth: true,
+                        material_ids: true,
+                        shape_ids: true,
+                        axis: glam::Mat4::IDENTITY,
+                    };
+                    let _ = crate::eval::lathe::lathe(&lines, &p);
+                }
+            }
+        }
+    }
+
     #[test]
     fn closed_flag_and_bad_chunks() {
         let k = [
