@@ -83,16 +83,18 @@ fn lantern_and_light_post_geometry_pass() {
 
 /// Wild scenes whose Mesh Totals (what Max counted) now equal the evaluated totals: a Lathe
 /// over smooth knots under TurboSmooth (wine glass), a 30-segment Lathe with weld core
-/// (lamp), and three closed-line Lathes under XForm (light tracer).
+/// (lamp), three closed-line Lathes under XForm (light tracer), and a closed-line Lathe
+/// under an Edit Mesh that creates 2,081 vertices and 4,124 faces apart from it (horse).
 #[test]
 fn lathe_scenes_total_what_max_counted() {
-    let Some(wild) = corpus("wild") else { return };
-    for (file, vertices, faces) in [
-        ("deepdas007__wine-glass.max", 4576, 9088),
-        ("radobaychev__lamp.max", 2407, 4782),
-        ("vv-23__tut17-1_light_tracer_start.max", 5954, 11418),
+    for (dir, file, vertices, faces) in [
+        ("wild", "deepdas007__wine-glass.max", 4576, 9088),
+        ("wild", "radobaychev__lamp.max", 2407, 4782),
+        ("wild", "vv-23__tut17-1_light_tracer_start.max", 5954, 11418),
+        ("public", "dimapetrinko__horse.max", 3642, 7228),
     ] {
-        with_index(&wild.join(file), |_, f| {
+        let Some(dir) = corpus(dir) else { return };
+        with_index(&dir.join(file), |_, f| {
             let stream = f.ole.stream("\u{5}DocumentSummaryInformation").expect("summary stream");
             let sections = pmcore::facts::property_set::parse(&stream.bytes).expect("property set");
             let summary = pmcore::facts::doc_summary::DocSummary::from_sections(&sections);

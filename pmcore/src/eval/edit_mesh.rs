@@ -24,10 +24,10 @@
 //!   map vertex / face counts): texture coordinates are not carried through, the output
 //!   has no map channel 1.
 //!
-//! * vertex moves `0x0140`, deleted vertices / faces `0x0170` / `0x0270` and created faces
-//!   `0x0208`: [`super::mesh_delta`].
+//! * created vertices `0x0130`, vertex moves `0x0140`, deleted vertices / faces `0x0170` /
+//!   `0x0270` and created faces `0x0208`: [`super::mesh_delta`].
 //!
-//! Any other record (`0x0130`, remaps `0x0210`, …) stops the node, naming the chunk: no
+//! Any other record (remaps `0x0210`, …) stops the node, naming the chunk: no
 //! delta is half applied.
 //! The output is a tri object, as Edit Mesh's always is.
 
@@ -124,7 +124,7 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
         set_face_attributes(&mut mesh, &changes);
     }
     if !topology.is_empty() {
-        if !in_max_order {
+        if !in_max_order && topology.indexes_input(mesh.positions.len()) {
             return Err(
                 "vertex moves / deletions / created faces index the mesh, and this input is not built in Max's order"
                     .into(),
@@ -268,8 +268,8 @@ mod tests {
 
     #[test]
     fn unknown_records_and_other_inputs_stop_named() {
-        let moved = app(vec![Chunk::leaf(0x0130, vec![0; 20])]);
-        assert_eq!(apply(Some(&moved), unit_box(), true).unwrap_err(), "MeshDelta chunk 0x0130 not applied");
+        let remapped = app(vec![Chunk::leaf(0x0210, vec![0; 20])]);
+        assert_eq!(apply(Some(&remapped), unit_box(), true).unwrap_err(), "MeshDelta chunk 0x0210 not applied");
         let other = app(vec![Chunk::leaf(INPUT_VERTICES, u32s(&[9]))]);
         assert!(apply(Some(&other), unit_box(), true).unwrap_err().contains("recorded on 9 vertices"));
         let edge_vis = app(vec![Chunk::leaf(FACE_ATTRIBUTES, u32s(&[1, 0, 0x1, 0]))]);

@@ -1,6 +1,11 @@
 //! The MeshDelta records of an Edit Mesh that move, delete and create (called from
 //! [`super::edit_mesh::apply`]), measured on the pairs (the FBX Max wrote is the result):
 //!
+//! * `0x0130` — created vertices: `u32` count, then `(i32 original, f32 x, y, z)`; original
+//!   −1 is a new vertex at that position, appended after the input's
+//!   (`public/dimapetrinko__horse.max`: 2,081 new vertices over a 1,536-vertex Lathe, and
+//!   Max's Mesh Totals count 1,536 + 2,081 + the 25 of its plane); a copy of an existing
+//!   vertex (original ≥ 0, `wild/seanconway512__hand2.max`) stops;
 //! * `0x0140` — vertex moves: `u32` count, then `(u32 vertex, f32 dx, dy, dz)` (the SDK's
 //!   `VertMove`): `Cylinder001` of `pairs/…/SeanWork/Lantern.max` moves 18 of its 72
 //!   vertices by (0, 0, −0.507), and its export keeps 72 vertices at the moved places;
@@ -12,7 +17,7 @@
 //!   face's flags hold the edge visibility bits and the material id in the high word);
 //!   `Lantern` creates 66 faces over its input's vertices: 224 − 7 + 66 = 283 faces.
 //!
-//! Order (the SDK's `MeshDelta::Apply`): moves, then the created faces appended after the
+//! Order (the SDK's `MeshDelta::Apply`): created vertices, moves, then the created faces appended after the
 //! input's, then the deletions, vertices and faces renumbered in order. A created face
 //! copied from an existing one (original ≠ −1), or a kept face on a deleted vertex, stops.
 
@@ -21,6 +26,8 @@ use super::mesh::{EvalMesh, Polygon};
 use crate::chunk::Chunk;
 use glam::Vec3;
 
+/// Created vertices.
+pub const VERTEX_CREATES: u16 = 0x0130;
 /// Vertex moves.
 pub const VERTEX_MOVES: u16 = 0x0140;
 /// Deleted vertices.
@@ -35,6 +42,8 @@ const BIT_ARRAY: u16 = 0x2700;
 /// The topology and move records of one MeshDelta.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TopologyDelta {
+    /// New vertices, appended after the input's.
+    pub created_vertices: Vec<Vec3>,
     /// (vertex, offset).
     pub moves: Vec<(u32, Vec3)>,
     /// Deleted input vertices (empty: none).
@@ -63,6 +72,20 @@ impl TopologyDelta {
     /// Records one chunk; `Ok(false)` when it is not one of this module's.
     pub fn read(&mut self, c: &Chunk<'_>) -> Result<bool, String> {
         match c.id {
+            VERTEX_CREATES => {
+                for r in records(c, 16)? {
+                    let original = u32_at(r, 0).unwrap_or(0);
+                    if original != u32::MAX {
+                        return Err(format!("MeshDelta created vertex copied from vertex {original} not applied"));
+                    }
+                    let f = |at| f32::from_bits(u32_at(r, at).unwrap_or(0));
+                    let p = Vec3::new(f(4), f(8), f(12));
+                    if !p.is_finite() {
+                        return Err("MeshDelta created vertex is not finite".into());
+                    }
+                    self.created_vertices.push(p);
+                }
+            }
             VERTEX_MOVES => {
                 for r in records(c, 16)? {
                     let f = |at| f32::from_bits(u32_at(r, at).unwrap_or(0));
@@ -100,16 +123,28 @@ impl TopologyDelta {
 
     /// Whether any record was read.
     pub fn is_empty(&self) -> bool {
-        self.moves.is_empty()
+        self.created_vertices.is_empty()
+            && self.moves.is_empty()
             && !self.deleted_vertices.contains(&true)
             && !self.deleted_faces.contains(&true)
             && self.created.is_empty()
+    }
+
+    /// Whether the records name any of the input's `vertices` (a move, a deletion, a created
+    /// face on one of them): only then must the input be numbered as Max numbers it. The
+    /// horse's Edit Mesh creates its 2,081 vertices and 4,124 faces apart from the Lathe's.
+    pub fn indexes_input(&self, vertices: usize) -> bool {
+        self.moves.iter().any(|&(v, _)| (v as usize) < vertices)
+            || self.deleted_vertices.contains(&true)
+            || self.deleted_faces.contains(&true)
+            || self.created.iter().any(|(c, ..)| c.iter().any(|&v| (v as usize) < vertices))
     }
 
     /// Applies the records to `mesh` (faces indexed in triangle order). A polygon that
     /// loses some of its triangles keeps the others as triangles of their own; a created
     /// face is a polygon of one triangle.
     pub fn apply(&self, mut mesh: EvalMesh) -> Result<EvalMesh, String> {
+        mesh.positions.extend_from_slice(&self.created_vertices);
         let vertices = mesh.positions.len();
         for &(v, d) in &self.moves {
             let p = mesh
@@ -199,6 +234,12 @@ mod tests {
     #[test]
     fn moves_deletes_and_creates_in_the_sdk_order() {
         let mut d = TopologyDelta::default();
+        // Create vertex 5 at (2, 0, 0): 16-byte record (i32 −1, three f32).
+        let mut create = u32s(&[1, u32::MAX]);
+        for f in [2.0f32, 0.0, 0.0] {
+            create.extend(f.to_le_bytes());
+        }
+        assert!(d.read(&Chunk::leaf(VERTEX_CREATES, create)).unwrap());
         // Move vertex 2 by (0, 0, 0.5): 16-byte record (u32 vertex, three f32).
         let mut moves = u32s(&[1, 2]);
         for f in [0.0f32, 0.0, 0.5] {
@@ -212,21 +253,31 @@ mod tests {
         assert!(d
             .read(&Chunk::container(VERTEX_DELETES, vec![Chunk::leaf(BIT_ARRAY, [u32s(&[5]), vec![0b1000]].concat())]))
             .unwrap());
-        // Create face (2, 4, 0), smoothing 1, flags 3 | material 5 << 16.
-        let create = u32s(&[1, u32::MAX, 2, 4, 0, 1, 3 | (5 << 16)]);
+        // Create face (2, 5, 0) on the created vertex, smoothing 1, flags 3 | material 5 << 16.
+        let create = u32s(&[1, u32::MAX, 2, 5, 0, 1, 3 | (5 << 16)]);
         assert!(d.read(&Chunk::leaf(FACE_CREATES, create)).unwrap());
         assert!(!d.read(&Chunk::leaf(0x0300, u32s(&[2]))).unwrap());
         let m = d.apply(square()).unwrap();
-        // Vertices 0, 1, 2, 4 remain (3 deleted): 4 → 3; vertex 2 moved to (1, 1, 0.5).
-        assert_eq!(m.positions, vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.5), Vec3::Z]);
-        // The quad keeps triangle 0 as its own polygon; the created face follows: (2, 3, 0).
+        // Vertices 0, 1, 2, 4, 5 remain (3 deleted): 4 → 3, 5 → 4; vertex 2 moved to (1, 1, 0.5).
+        assert_eq!(m.positions, vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.5), Vec3::Z, Vec3::new(2.0, 0.0, 0.0)]);
+        // The quad keeps triangle 0 as its own polygon; the created face follows: (2, 4, 0).
         assert_eq!(m.polygons.len(), 2);
         assert_eq!(m.polygons[0].corners, vec![0, 1, 2]);
         assert_eq!(
             (m.polygons[1].corners.clone(), m.polygons[1].smoothing, m.polygons[1].material),
-            (vec![2, 3, 0], 1, 5)
+            (vec![2, 4, 0], 1, 5)
         );
         assert_eq!(m.faces(), 2);
+        assert!(d.indexes_input(5));
+        // Only created vertices and a face over them (input of 5 vertices: 5, 6, 7 are new):
+        // the input's numbering does not matter.
+        let apart = TopologyDelta {
+            created_vertices: vec![Vec3::ZERO; 3],
+            created: vec![([5, 6, 7], 0, 0)],
+            ..TopologyDelta::default()
+        };
+        assert!(!apart.indexes_input(5));
+        assert_eq!(apart.apply(square()).unwrap().positions.len(), 8);
     }
 
     #[test]
