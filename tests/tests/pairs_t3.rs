@@ -214,6 +214,10 @@ const REPLAYED_GEOMETRY: &[(&str, &str, &str)] = &[
     // Cylinder > Edit Poly (offsets on Max's poly conversion of the cylinder) > Mirror Y with
     // copy > Edit Poly (attach).
     ("../wild/snubblejr__bird.max", "SnubbleJr__GameJam1/GameJam/Assets/StopFolder/Models/bird.FBX", "Cylinder002"),
+    // Cylinder > Edit Poly (offsets; left at vertex level with rows 0–1 and 4–5 selected) >
+    // Bend 104.5° > Edit Poly (attach ×6): the Bend moves only the selected vertices, the
+    // middle rows 36–71 stay straight as in the export.
+    ("../wild/snubblejr__man.max", "SnubbleJr__GameJam1/GameJam/Assets/StopFolder/Models/man.FBX", "Cylinder007"),
 ];
 
 #[test]

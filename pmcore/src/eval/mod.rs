@@ -11,6 +11,7 @@
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
+//! * [`selection`] — the sub-object selection a stack passes up to its deformers;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -30,6 +31,7 @@ pub mod edit_poly;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
+pub mod selection;
 pub mod shell;
 pub mod stack;
 pub mod subdivide;

@@ -10,6 +10,7 @@ use super::edit_poly;
 use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
 use super::params::{ParamError, Params};
 use super::primitives::{self as prim, PrimitiveError};
+use super::selection::Selection;
 use super::shell::{shell, ShellParams};
 use super::subdivide::{catmull_clark, catmull_clark_counts};
 use super::symmetry::{symmetry, SymmetryParams};
@@ -295,9 +296,10 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         }
     };
     if !base_only {
+        let mut selection = super::selection::of_base(base);
         for m in &modifiers {
             let class_id = m.object.class.as_ref().map(|c| c.class_id);
-            current = match apply_modifier(index, m, current, budget, in_max_order) {
+            current = match apply_modifier(index, m, current, budget, in_max_order, &selection) {
                 Ok(next) => next,
                 Err(s) => {
                     out.outcome = NodeOutcome::Stopped(s);
@@ -306,6 +308,11 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
             };
             out.modifiers += 1;
             in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+            let output = match &current {
+                Evaluated::Mesh(mesh) => Some(mesh),
+                Evaluated::CountOnly { .. } => None,
+            };
+            selection = super::selection::after_modifier(index, m, selection, output, in_max_order);
         }
     }
     out.outcome = NodeOutcome::Evaluated(current);
@@ -547,6 +554,7 @@ fn apply_modifier(
     input: Evaluated,
     budget: u64,
     in_max_order: bool,
+    selection: &Selection,
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
@@ -630,6 +638,8 @@ fn apply_modifier(
             let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
             let extent = (high - low).to_array();
             let Evaluated::Mesh(mesh) = input else { return Ok(input) };
+            // Only the selection passed up the stack moves (`super::selection`).
+            let only = selection.deformed(mesh.positions.len()).map_err(|e| stop(m, e))?;
             Evaluated::Mesh(if rule == ModifierRule::Bend {
                 super::deform::bend(
                     mesh,
@@ -640,6 +650,7 @@ fn apply_modifier(
                         to_gizmo,
                         extent,
                     },
+                    only,
                 )
             } else {
                 let effect = params.int(3).map_err(pe)?;
@@ -658,6 +669,7 @@ fn apply_modifier(
                         to_gizmo,
                         extent,
                     },
+                    only,
                 )
             })
         }
@@ -670,6 +682,10 @@ fn apply_modifier(
                 .filter(|a| *a < 6)
                 .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
             let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+            // Mirror's handling of a sub-object selection is not evaluated.
+            if !matches!(selection, Selection::Object) {
+                return Err(stop(m, "a sub-object selection below Mirror is not evaluated"));
+            }
             let context = context_of(m, sm)?;
             let p = super::deform::MirrorParams {
                 axis,
