@@ -218,6 +218,10 @@ const REPLAYED_GEOMETRY: &[(&str, &str, &str)] = &[
     // Bend 104.5° > Edit Poly (attach ×6): the Bend moves only the selected vertices, the
     // middle rows 36–71 stay straight as in the export.
     ("../wild/snubblejr__man.max", "SnubbleJr__GameJam1/GameJam/Assets/StopFolder/Models/man.FBX", "Cylinder007"),
+    // Cylinder > Edit Poly (offsets; tessellate of the moved, non-convex 18-gon cap, then of
+    // the 18 quads around its centre, each face centre at Max's safe centre; attach; three
+    // cloned detaches) > MeshSmooth (NURMS, 1 iteration): equal to the export's 2,314 vertices as a set.
+    ("SnubbleJr__GameJam1/tree.max", "SnubbleJr__GameJam1/GameJam/Assets/StopFolder/Models/tree.FBX", "Cylinder001"),
 ];
 
 #[test]

@@ -10,8 +10,8 @@
 //! the vertices of the selected vertices, edges or faces (`VertexTempSel`), weighted by the
 //! soft selection when there is one. Modifiers that do not edit selections pass them on.
 //!
-//! What is not decoded here becomes [`Selection::Unknown`] with the reason, and a deformer
-//! above it stops naming it rather than moving the wrong vertices.
+//! What is not decoded here becomes [`Selection::Unknown`] with the reason: a Bend or Taper
+//! above it leaves the counts known and the positions not (never the wrong vertices moved).
 
 use super::classes::{self, ModifierRule};
 use super::edit_poly::{bit_array, LOCAL_DATA};

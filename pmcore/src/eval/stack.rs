@@ -638,8 +638,18 @@ fn apply_modifier(
             let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
             let extent = (high - low).to_array();
             let Evaluated::Mesh(mesh) = input else { return Ok(input) };
-            // Only the selection passed up the stack moves (`super::selection`).
-            let only = selection.deformed(mesh.positions.len()).map_err(|e| stop(m, e))?;
+            // Only the selection passed up the stack moves (`super::selection`); one not
+            // known leaves the counts known and the positions not.
+            let only = match selection.deformed(mesh.positions.len()) {
+                Ok(only) => only,
+                Err(why) => {
+                    return Ok(Evaluated::CountOnly {
+                        counts: mesh.counts(),
+                        rule: mesh.rule,
+                        note: format!("{}: {why}; positions not known", class.name),
+                    })
+                }
+            };
             Evaluated::Mesh(if rule == ModifierRule::Bend {
                 super::deform::bend(
                     mesh,
