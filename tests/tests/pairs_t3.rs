@@ -148,7 +148,8 @@ fn named_pairs_give_the_measured_verdicts() {
 
 /// Meshes whose evaluation is right inside exports that other nodes keep from passing: each
 /// named mesh is compared and is no miss (ProBoolean results in `Kenji's Room.FBX`, MeshSmooth
-/// over open polys in `manSuite.FBX`, Shell over a ProBoolean in `guardTower.FBX`).
+/// over open polys in `manSuite.FBX`, Shell over a ProBoolean and over cylinders whose caps an
+/// Edit Poly deleted in `guardTower.FBX`; its stairs are not evaluated).
 #[test]
 fn named_meshes_equal_max_inside_partly_evaluated_exports() {
     let Some(pairs) = pairs() else { return };
@@ -166,7 +167,9 @@ fn named_meshes_equal_max_inside_partly_evaluated_exports() {
         (
             "../wild/danshaub__guardtower.max",
             "danshaub__GameDevFinal/CharlieWork/assets/guardTower.FBX",
-            &["Cylinder010"],
+            // Cylinder001 / 006: Cylinder > UVW Map > Edit Poly deleting face 91 (and 0) of
+            // the poly conversion of the cylinder's tri mesh > Shell: in Max's order.
+            &["Cylinder010", "Cylinder001", "Cylinder006"],
         ),
     ];
     for (max, export, nodes) in cases {

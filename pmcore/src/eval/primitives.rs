@@ -338,7 +338,19 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     // polygon) and visible with more (the fan stays triangles) — measured:
     // `wild/michaeldonalgallagher__myp38_gondola2.max`, a 10-sided cylinder with 2 cap
     // segments under Edit Poly counts its 2 centres and 2 × 10 fan triangles in Mesh Totals.
-    Ok(revolve(&profile, s, false, c == 1))
+    let mut mesh = revolve(&profile, s, false, c == 1);
+    // The bottom fan (the first polygon, or the first `sides` triangles) faces down: Max's
+    // triangles are (centre, rim j + 1, rim j) — measured: `guardTower.FBX`'s `Cylinder009`
+    // (18 sides, 5 height segments, one cap segment) starts [0, 2, 1], [0, 3, 2] … [0, 1, 18],
+    // its vertices in this order. The revolve winds it up, like the top.
+    let bottom = if c == 1 { 1 } else { s as usize };
+    for f in mesh.polygons.iter_mut().take(bottom) {
+        f.corners.reverse();
+        for t in &mut f.triangles {
+            t.swap(1, 2);
+        }
+    }
+    Ok(mesh)
 }
 
 /// A cylinder or cone as the poly object Max converts it to (what an Edit Poly directly on
@@ -897,6 +909,34 @@ mod tests {
         // Polygons: 8 side quads, per cap 2·8 ring quads + 8 fan triangles (visible spokes).
         assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (8 + 8 + 8)));
         assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
+    }
+
+    #[test]
+    fn cylinder_bottom_fan_faces_down_top_fan_up() {
+        // 4 sides, 1 height and 1 cap segment: vertex 0 the bottom centre, 1–4 the bottom
+        // ring (angles 0, 90, 180, 270°), 5–8 the top ring, 9 the top centre. The bottom cap
+        // (first polygon) is (4, 3, 2, 1) with triangles (0, j + 1, j): (0, 2, 1) … (0, 1, 4)
+        // — its normal (v2 − v0) × (v1 − v0) = (0, 1, 0) × (1, 0, 0) = (0·0 − 0·0, 0·1 − 0·0,
+        // 0·0 − 1·1) = (0, 0, −1); the top cap
+        // (last polygon) stays (5, 6, 7, 8) with (9, 5, 6) … , normal +Z.
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 1.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_mesh(&p).unwrap();
+        let bottom = &m.polygons[0];
+        assert_eq!(bottom.corners, vec![4, 3, 2, 1]);
+        assert_eq!(bottom.triangles, vec![[0, 2, 1], [0, 3, 2], [0, 4, 3], [0, 1, 4]]);
+        let top = m.polygons.last().unwrap();
+        assert_eq!(top.corners, vec![5, 6, 7, 8]);
+        assert_eq!(top.triangles[0], [9, 5, 6]);
+        let [a, b, c] = bottom.triangles[0].map(|v| m.positions[v as usize]);
+        assert!(((b - a).cross(c - a) - Vec3::new(0.0, 0.0, -1.0)).length() < 1e-6);
     }
 
     #[test]

@@ -283,7 +283,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         && base.class.as_ref().is_some_and(|c| classes::POLY_BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
         || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
-        || as_poly;
+        || as_poly
+        || tri_cylinder_in_max_order(index, base);
     let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
     let mut current = match built {
         Ok(m) => {
@@ -368,6 +369,15 @@ pub fn evaluate_base_as_poly(index: &SceneIndex<'_>, base: &SceneObject<'_>, bud
         return Err(stop(base, format!("{} vertices over the memory budget ({budget} left)", q.vertices())));
     }
     prim::cylinder_poly(&q).map_err(|e| prim_stop(base, e))
+}
+
+/// Whether `base` is a Cylinder whose tri mesh [`prim::cylinder_mesh`] builds in Max's
+/// vertex and face order: checked with one cap segment (`guardTower.FBX`'s `Cylinder009`,
+/// in order, and its `Cylinder001`, whose Edit Poly deletes face 91 of the poly conversion:
+/// the top cap), not with more.
+fn tri_cylinder_in_max_order(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> bool {
+    base.class.as_ref().is_some_and(|c| c.class_id == classes::CYLINDER)
+        && cylinder_params(index, base).is_ok_and(|q| q.cap_segs == 1 && !q.slice)
 }
 
 /// Cylinder (radius, height, height segments, cap segments, sides, slice 6) and cone
