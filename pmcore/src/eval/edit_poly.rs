@@ -685,6 +685,10 @@ fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
 fn safe_centre(corners: &[Vec3]) -> Vec3 {
     use glam::{DVec2, DVec3};
     let n = corners.len();
+    if n < 3 {
+        // No polygon (a face already dead): its corners' mean, the origin when it has none.
+        return corners.iter().sum::<Vec3>() / n.max(1) as f32;
+    }
     let p: Vec<DVec3> = corners.iter().map(|v| v.as_dvec3()).collect();
     let mean = p.iter().sum::<DVec3>() / n as f64;
     let regular = mean.as_vec3();
@@ -752,6 +756,9 @@ mod safe_centre_tests {
             [Vec3::new(0.0, 0.0, 0.0), Vec3::new(4.0, 2.0, 0.0), Vec3::new(0.0, 4.0, 0.0), Vec3::new(1.0, 2.0, 0.0)];
         let c = safe_centre(&dart);
         assert!((c - Vec3::new(2.05, 2.0, 0.0)).length() < 1e-6, "{c:?}");
+        // Fewer than three corners: no panic, the mean (the origin for none).
+        assert_eq!(safe_centre(&[]), Vec3::ZERO);
+        assert_eq!(safe_centre(&[Vec3::X, Vec3::Y]), Vec3::new(0.5, 0.5, 0.0));
     }
 }
 
