@@ -111,7 +111,8 @@ pub const POLY_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[CYLINDER, CONE];
 
 impl ModifierRule {
     /// Whether the modifier's output keeps its input's vertex and face indices (then
-    /// appends, as Edit Poly's replayed operations and Edit Mesh do).
+    /// appends, as Edit Poly's replayed operations and Edit Mesh do; Bend and Taper only
+    /// move vertices).
     pub fn keeps_indices(self) -> bool {
         matches!(
             self,
@@ -120,6 +121,8 @@ impl ModifierRule {
                 | ModifierRule::ToMesh
                 | ModifierRule::EditPoly
                 | ModifierRule::EditMesh
+                | ModifierRule::Bend
+                | ModifierRule::Taper
         )
     }
 }
