@@ -458,6 +458,19 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
+        classes::PYRAMID => {
+            let p = p()?;
+            let q = prim::PyramidParams {
+                width: p.float(0).map_err(pe)?,
+                depth: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,
+                depth_segs: p.int(4).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
+            };
+            guard(q.vertices())?;
+            prim::pyramid_mesh(&q)
+        }
         classes::TUBE => {
             let p = p()?;
             let q = prim::TubeParams {
