@@ -33,6 +33,11 @@ fn main() {
                     mods.len(),
                     m.object.storage_index
                 );
+                let below: Vec<String> = mods[..k]
+                    .iter()
+                    .map(|b| b.object.class.as_ref().map(|c| c.name.clone()).unwrap_or_default())
+                    .collect();
+                println!("  below (nearest the base first) {below:?}");
                 for (slot, r) in m.object.references() {
                     let class = r.and_then(|r| index.get(r)).and_then(|o| o.class.as_ref()).map(|c| c.name.clone());
                     match Params::of(&index, m.object, slot) {

@@ -30,6 +30,8 @@ pub const TUBE: [u32; 2] = [0x0000_7b21, 0];
 pub const GEOSPHERE: [u32; 2] = [0, 0x0000_7f9e];
 /// Plane.
 pub const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
+/// Pyramid.
+pub const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
 
 /// Target object (of a target camera or light): geometry superclass, no mesh; Max does
 /// not count it.
@@ -117,7 +119,8 @@ pub const POLY_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[CYLINDER, CONE];
 
 impl ModifierRule {
     /// Whether the modifier's output keeps its input's vertex and face indices (then
-    /// appends, as Edit Poly's replayed operations and Edit Mesh do).
+    /// appends, as Edit Poly's replayed operations and Edit Mesh do; Bend and Taper only
+    /// move vertices).
     pub fn keeps_indices(self) -> bool {
         matches!(
             self,
@@ -126,6 +129,8 @@ impl ModifierRule {
                 | ModifierRule::ToMesh
                 | ModifierRule::EditPoly
                 | ModifierRule::EditMesh
+                | ModifierRule::Bend
+                | ModifierRule::Taper
         )
     }
 }

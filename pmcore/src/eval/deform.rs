@@ -14,9 +14,13 @@
 //! Taper (`taper.cpp`, same frame without the direction turn): with `z` the gizmo-space
 //! height over the box extent along the axis (mirrored to `|z|` with symmetry), the
 //! effect axes (0 X, 1 Y, 2 both, in gizmo space) scale by `1 + z·amount + curve·z·(1 − z)`.
+//!
+//! Both deform the selection passed up the stack (the SDK's `SimpleMod::ModifyObject`
+//! deforms with `useSel`: at sub-object level only the selected vertices move), given as
+//! `only` ([`super::selection`]); `None` moves every vertex (object level).
 
 use super::mesh::EvalMesh;
-use glam::{DMat4, DVec3, Mat4};
+use glam::{DMat4, DVec3, Mat4, Vec3};
 
 /// Bend parameters (parameter block 2 ids 0–5).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,8 +38,20 @@ pub struct BendParams {
     pub extent: [f32; 3],
 }
 
-/// Bends every vertex of `mesh`.
-pub fn bend(mut mesh: EvalMesh, p: &BendParams) -> EvalMesh {
+/// Moves the vertices `only` selects (every vertex when `None`) through `f`.
+fn map_selected(mesh: &mut EvalMesh, only: Option<&[bool]>, f: impl Fn(Vec3) -> Vec3) {
+    match only {
+        None => mesh.map_positions(f),
+        Some(sel) => {
+            for (v, _) in mesh.positions.iter_mut().zip(sel).filter(|(_, s)| **s) {
+                *v = f(*v);
+            }
+        }
+    }
+}
+
+/// Bends the vertices of `mesh` that `only` selects (every vertex when `None`).
+pub fn bend(mut mesh: EvalMesh, p: &BendParams, only: Option<&[bool]>) -> EvalMesh {
     let angle = f64::from(p.angle).to_radians();
     let length = f64::from(p.extent[p.axis]);
     if angle.abs() < 1e-6 {
@@ -45,7 +61,7 @@ pub fn bend(mut mesh: EvalMesh, p: &BendParams) -> EvalMesh {
     let axis = DMat4::from_rotation_z(f64::from(p.direction).to_radians()) * axis_turn(p.axis);
     let tm = axis * p.to_gizmo.as_dmat4();
     let inv = tm.inverse();
-    mesh.map_positions(|v| {
+    map_selected(&mut mesh, only, |v| {
         let q = tm.transform_point3(v.as_dvec3());
         let (x, z) = (q.x, q.z);
         let a = std::f64::consts::PI - z / r;
@@ -84,8 +100,8 @@ pub struct TaperParams {
     pub extent: [f32; 3],
 }
 
-/// Tapers every vertex of `mesh`.
-pub fn taper(mut mesh: EvalMesh, p: &TaperParams) -> EvalMesh {
+/// Tapers the vertices of `mesh` that `only` selects (every vertex when `None`).
+pub fn taper(mut mesh: EvalMesh, p: &TaperParams, only: Option<&[bool]>) -> EvalMesh {
     let length = f64::from(p.extent[p.axis]);
     if length == 0.0 {
         return mesh;
@@ -93,7 +109,7 @@ pub fn taper(mut mesh: EvalMesh, p: &TaperParams) -> EvalMesh {
     let tm = axis_turn(p.axis) * p.to_gizmo.as_dmat4();
     let inv = tm.inverse();
     let (k1, k2) = (f64::from(p.amount), f64::from(p.curve));
-    mesh.map_positions(|v| {
+    map_selected(&mut mesh, only, |v| {
         let mut q = tm.transform_point3(v.as_dvec3());
         let mut z = q.z / length;
         if p.symmetry && z < 0.0 {
@@ -226,6 +242,7 @@ mod tests {
         let out = bend(
             line(&[[0.0, 0.0, 0.0], [0.0, 0.0, std::f32::consts::PI], [0.0, 3.0, std::f32::consts::FRAC_PI_2]]),
             &p,
+            None,
         );
         let near = |a: Vec3, b: [f32; 3]| (a - Vec3::from_array(b)).length() < 1e-5;
         assert!(near(out.positions[0], [0.0, 0.0, 0.0]), "{:?}", out.positions[0]);
@@ -233,7 +250,17 @@ mod tests {
         // y is along the bend's cylinder axis and stays.
         assert!(near(out.positions[2], [1.0, 3.0, 1.0]), "{:?}", out.positions[2]);
         // Angle 0: nothing moves.
-        let flat = bend(line(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), &BendParams { angle: 0.0, ..p });
+        // With a sub-object selection only the selected vertices bend: vertex 1 at z = π
+        // goes to (2, 0, 0) as above, vertex 2 (not selected) keeps (0, 3, π/2).
+        let picked = bend(
+            line(&[[0.0, 0.0, 0.0], [0.0, 0.0, std::f32::consts::PI], [0.0, 3.0, std::f32::consts::FRAC_PI_2]]),
+            &p,
+            Some(&[true, true, false]),
+        );
+        assert!(near(picked.positions[1], [2.0, 0.0, 0.0]), "{:?}", picked.positions[1]);
+        assert_eq!(picked.positions[2], Vec3::new(0.0, 3.0, std::f32::consts::FRAC_PI_2));
+        let flat =
+            bend(line(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), &BendParams { angle: 0.0, ..p }, None);
         assert_eq!(flat.positions[0], Vec3::new(0.0, 0.0, 1.0));
     }
 
@@ -271,17 +298,25 @@ mod tests {
             to_gizmo: Mat4::IDENTITY,
             extent: [1.0, 1.0, 2.0],
         };
-        let out = taper(line(&[[2.0, 2.0, 2.0], [2.0, -4.0, 1.0], [3.0, 3.0, 0.0]]), &p);
+        let out = taper(line(&[[2.0, 2.0, 2.0], [2.0, -4.0, 1.0], [3.0, 3.0, 0.0]]), &p, None);
         assert_eq!(out.positions[0], Vec3::new(1.0, 1.0, 2.0));
         assert_eq!(out.positions[1], Vec3::new(1.5, -3.0, 1.0));
         assert_eq!(out.positions[2], Vec3::new(3.0, 3.0, 0.0));
-        let x_only = taper(line(&[[2.0, 2.0, 2.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), &TaperParams { effect: 0, ..p });
+        let x_only =
+            taper(line(&[[2.0, 2.0, 2.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), &TaperParams { effect: 0, ..p }, None);
         assert_eq!(x_only.positions[0], Vec3::new(1.0, 2.0, 2.0));
         // Curve 1 alone: f = 1 + z(1 − z), 1.25 at mid-height (z/l = 0.5).
         let curved = taper(
             line(&[[4.0, 0.0, 1.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]),
             &TaperParams { amount: 0.0, curve: 1.0, ..p },
+            None,
         );
         assert_eq!(curved.positions[0], Vec3::new(5.0, 0.0, 1.0));
+        // A sub-object selection: only vertex 1 is selected, so vertex 0 at the top
+        // (f = 0.5 would halve it) stays, vertex 1 at mid-height scales by 0.75.
+        let picked =
+            taper(line(&[[2.0, 2.0, 2.0], [2.0, -4.0, 1.0], [3.0, 3.0, 0.0]]), &p, Some(&[false, true, false]));
+        assert_eq!(picked.positions[0], Vec3::new(2.0, 2.0, 2.0));
+        assert_eq!(picked.positions[1], Vec3::new(1.5, -3.0, 1.0));
     }
 }

@@ -616,7 +616,7 @@ fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
 /// which the SDK's Edit Poly calls with tension / 400): every edge of a marked face gets a
 /// vertex at its midpoint (in the order the edges come in the marked faces, each face's
 /// from its corner 0 — with that order `car.FBX`'s vertices all match), every
-/// marked face a vertex at the mean of its corners; a marked n-gon dies in place (its
+/// marked face a vertex at its safe centre ([`safe_centre`]); a marked n-gon dies in place (its
 /// index stays taken until the next collapse: `car.max`'s next selection counts
 /// 96 + 4 × 32 faces) and n quads `(midpoint before corner j+1, corner j+1, midpoint
 /// after, centre)` are appended, j = 0 … n−1 (the rotation `car.max`'s extrude and delete
@@ -643,8 +643,8 @@ fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
         let c = mesh.polygons[f].corners.clone();
         let n = c.len();
         if marked {
-            let centre = c.iter().map(|&v| mesh.positions[v as usize]).sum::<Vec3>() / n as f32;
-            mesh.positions.push(centre);
+            let corners: Vec<Vec3> = c.iter().map(|&v| mesh.positions[v as usize]).collect();
+            mesh.positions.push(safe_centre(&corners));
             let centre = (mesh.positions.len() - 1) as u32;
             for j in 0..n {
                 let (prev, v, next) = (c[j], c[(j + 1) % n], c[(j + 2) % n]);
@@ -670,6 +670,96 @@ fn tessellate_by_edges(mesh: &mut EvalMesh, faces: &[bool]) {
         }
     }
     mesh.polygons.extend(added);
+}
+
+/// The "safe" centre of a polygon (`MNMesh::ComputeSafeCenter`, which the MAXScript
+/// reference describes as the centre of the region that sees every corner, the regular
+/// centre when that region is empty): the polygon, seen along its Newell normal, is clipped
+/// by the inner side of each of its edges in turn (Sutherland–Hodgman, heights above the
+/// plane of the corners' mean carried linearly along the clipped sides, a point repeated
+/// exactly kept once); the centre is the mean of what is left. For a convex polygon that is
+/// the mean of its corners. Measured on `tree.max` (`SnubbleJr/GameJam1`): its non-convex,
+/// non-planar 18-gon cap and the 18 quads of the second tessellate around it land where
+/// `tree.FBX`'s smoothed mesh puts them (within 0.001; the mean of the corners is 4.3
+/// units off for the cap).
+fn safe_centre(corners: &[Vec3]) -> Vec3 {
+    use glam::{DVec2, DVec3};
+    let n = corners.len();
+    if n < 3 {
+        // No polygon (a face already dead): its corners' mean, the origin when it has none.
+        return corners.iter().sum::<Vec3>() / n.max(1) as f32;
+    }
+    let p: Vec<DVec3> = corners.iter().map(|v| v.as_dvec3()).collect();
+    let mean = p.iter().sum::<DVec3>() / n as f64;
+    let regular = mean.as_vec3();
+    let mut normal = DVec3::ZERO;
+    for (i, a) in p.iter().enumerate() {
+        let b = p[(i + 1) % n];
+        normal += DVec3::new((a.y - b.y) * (a.z + b.z), (a.z - b.z) * (a.x + b.x), (a.x - b.x) * (a.y + b.y));
+    }
+    let Some(normal) = normal.try_normalize() else { return regular };
+    let Some(u) = (p[0] - mean).reject_from_normalized(normal).try_normalize() else { return regular };
+    let v = normal.cross(u);
+    // Plane coordinates and height of each corner; the Newell normal makes the polygon
+    // counter-clockwise in (u, v).
+    let flat: Vec<DVec2> = p.iter().map(|q| DVec2::new((*q - mean).dot(u), (*q - mean).dot(v))).collect();
+    let mut region: Vec<(DVec2, f64)> = p.iter().zip(&flat).map(|(q, f)| (*f, (*q - mean).dot(normal))).collect();
+    for (i, a) in flat.iter().enumerate() {
+        let b = flat[(i + 1) % n];
+        let side = |q: DVec2| (b - *a).perp_dot(q - *a);
+        let mut kept: Vec<(DVec2, f64)> = Vec::with_capacity(region.len() + 2);
+        for (j, &(q, h)) in region.iter().enumerate() {
+            let (r, hr) = region[(j + 1) % region.len()];
+            let (sq, sr) = (side(q), side(r));
+            if sq >= 0.0 {
+                kept.push((q, h));
+            }
+            if (sq > 0.0 && sr < 0.0) || (sq < 0.0 && sr > 0.0) {
+                let t = sq / (sq - sr);
+                kept.push((q + (r - q) * t, h + (hr - h) * t));
+            }
+        }
+        kept.dedup_by(|x, y| x.0 == y.0);
+        while kept.len() > 1 && kept.first().map(|x| x.0) == kept.last().map(|x| x.0) {
+            kept.pop();
+        }
+        region = kept;
+        if region.is_empty() {
+            return regular;
+        }
+    }
+    let k = region.len() as f64;
+    let (f, h) = region.iter().fold((DVec2::ZERO, 0.0), |(f, h), (q, hq)| (f + *q, h + hq));
+    (mean + u * (f.x / k) + v * (f.y / k) + normal * (h / k)).as_vec3()
+}
+
+#[cfg(test)]
+mod safe_centre_tests {
+    use super::safe_centre;
+    use glam::Vec3;
+
+    #[test]
+    fn a_convex_polygon_gives_the_mean_a_dart_the_centre_of_what_sees_every_corner() {
+        // Square: the mean (1, 1, 0); non-planar but convex seen along its normal (heights
+        // 0, 1, 0, 1): the mean (1, 1, 0.5) as well.
+        let square =
+            [Vec3::new(0.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0), Vec3::new(2.0, 2.0, 0.0), Vec3::new(0.0, 2.0, 0.0)];
+        assert!((safe_centre(&square) - Vec3::new(1.0, 1.0, 0.0)).length() < 1e-6);
+        let bent =
+            [Vec3::new(0.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 1.0), Vec3::new(2.0, 2.0, 0.0), Vec3::new(0.0, 2.0, 1.0)];
+        assert!((safe_centre(&bent) - Vec3::new(1.0, 1.0, 0.5)).length() < 1e-6);
+        // Dart A (0, 0), B (4, 2), C (0, 4), D (1, 2) (D reflex; counter-clockwise). Inner
+        // sides: AB y ≥ x/2, BC x + 2y ≤ 8, CD 2x + y ≥ 4, DA y ≤ 2x. What sees every corner
+        // is the quadrilateral AB∩CD (1.6, 0.8), B (4, 2), BC∩DA (1.6, 3.2), D (1, 2), whose
+        // mean is (8.2 / 4, 8 / 4) = (2.05, 2); the mean of the corners would be (1.25, 2).
+        let dart =
+            [Vec3::new(0.0, 0.0, 0.0), Vec3::new(4.0, 2.0, 0.0), Vec3::new(0.0, 4.0, 0.0), Vec3::new(1.0, 2.0, 0.0)];
+        let c = safe_centre(&dart);
+        assert!((c - Vec3::new(2.05, 2.0, 0.0)).length() < 1e-6, "{c:?}");
+        // Fewer than three corners: no panic, the mean (the origin for none).
+        assert_eq!(safe_centre(&[]), Vec3::ZERO);
+        assert_eq!(safe_centre(&[Vec3::X, Vec3::Y]), Vec3::new(0.5, 0.5, 0.0));
+    }
 }
 
 /// Removes the faces a tessellation killed (no corners left), as Max's collapse does.

@@ -14,6 +14,7 @@
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`lathe`] — the Lathe modifier over a spline shape ([`spline`] decodes and
 //!   interpolates the shape);
+//! * [`selection`] — the sub-object selection a stack passes up to its deformers;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -35,6 +36,7 @@ pub mod mesh;
 pub mod mesh_delta;
 pub mod params;
 pub mod primitives;
+pub mod selection;
 pub mod shell;
 pub mod spline;
 pub mod stack;

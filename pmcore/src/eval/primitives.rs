@@ -338,7 +338,19 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     // polygon) and visible with more (the fan stays triangles) — measured:
     // `wild/michaeldonalgallagher__myp38_gondola2.max`, a 10-sided cylinder with 2 cap
     // segments under Edit Poly counts its 2 centres and 2 × 10 fan triangles in Mesh Totals.
-    Ok(revolve(&profile, s, false, c == 1))
+    let mut mesh = revolve(&profile, s, false, c == 1);
+    // The bottom fan (the first polygon, or the first `sides` triangles) faces down: Max's
+    // triangles are (centre, rim j + 1, rim j) — measured: `guardTower.FBX`'s `Cylinder009`
+    // (18 sides, 5 height segments, one cap segment) starts [0, 2, 1], [0, 3, 2] … [0, 1, 18],
+    // its vertices in this order. The revolve winds it up, like the top.
+    let bottom = if c == 1 { 1 } else { s as usize };
+    for f in mesh.polygons.iter_mut().take(bottom) {
+        f.corners.reverse();
+        for t in &mut f.triangles {
+            t.swap(1, 2);
+        }
+    }
+    Ok(mesh)
 }
 
 /// A cylinder or cone as the poly object Max converts it to (what an Edit Poly directly on
@@ -401,6 +413,108 @@ pub fn cylinder_poly(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
         }
     }
     Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Polygons })
+}
+
+/// Pyramid (class 0x76bf318a, 0x4bf37b10): parameters 0 width (X), 1 depth (Y), 2 height,
+/// 3 width, 4 depth and 5 height segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PyramidParams {
+    /// Width (X).
+    pub width: f32,
+    /// Depth (Y).
+    pub depth: f32,
+    /// Height (Z; negative turns the faces over).
+    pub height: f32,
+    /// Width segments.
+    pub width_segs: i32,
+    /// Depth segments.
+    pub depth_segs: i32,
+    /// Height segments.
+    pub height_segs: i32,
+}
+
+impl PyramidParams {
+    /// Vertices: the apex, one ring of 2·(w + d) per height segment, the base centre.
+    pub fn vertices(&self) -> u64 {
+        2 * (n(self.width_segs) + n(self.depth_segs)) * n(self.height_segs) + 2
+    }
+}
+
+/// The pyramid as the SDK sample `pyramid.cpp` (`BuildPyramidMesh`) lays it out (facts
+/// only): vertex 0 the apex, then per height step `k` = 1 … h a ring at height
+/// `height·(1 − k/h)` whose half-sizes grow as `k/h` — from (−x, −y) along +X in `w` steps,
+/// along +Y in `d`, back along −X in `w`, down −Y closing on its first vertex — and last the
+/// base centre. Faces: the first ring fans from the apex; each further ring pairs up with
+/// the one above as quads (upper j, lower j, lower j+1) + (upper j, lower j+1, upper j+1),
+/// their diagonal hidden; the base fans as (ring j, centre, ring j+1), every edge visible. A
+/// negative height reverses every face. With one segment each: 6 vertices and 8 triangles,
+/// what Mesh Totals counts for the pyramid of `wild/deepdas007__house.max` (809 / 1588
+/// against 803 / 1580 without it).
+pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
+    let w = segs("width segs", p.width_segs, 1)?;
+    let d = segs("depth segs", p.depth_segs, 1)?;
+    let h = segs("height segs", p.height_segs, 1)?;
+    let around = 2 * (w + d);
+    let mut positions = vec![Vec3::new(0.0, 0.0, p.height)];
+    let mut polygons: Vec<Polygon> = Vec::new();
+    let step = p.height / h as f32;
+    for k in 1..=h {
+        let z = p.height - step * k as f32;
+        let (half_w, half_d) = (p.width / h as f32 * k as f32 / 2.0, p.depth / h as f32 * k as f32 / 2.0);
+        let (dx, dy) = (2.0 * half_w / w as f32, 2.0 * half_d / d as f32);
+        let start = positions.len() as u32;
+        // Incremental steps, as the sample accumulates them.
+        let (mut x, mut y) = (-half_w, -half_d);
+        positions.push(Vec3::new(x, y, z));
+        for _ in 0..w {
+            x += dx;
+            positions.push(Vec3::new(x, y, z));
+        }
+        for _ in 0..d {
+            y += dy;
+            positions.push(Vec3::new(x, y, z));
+        }
+        let mut back = -half_w;
+        for _ in 0..w {
+            back += dx;
+            positions.push(Vec3::new(-back, y, z));
+        }
+        for i in 0..d {
+            y -= dy;
+            if i + 1 < d {
+                positions.push(Vec3::new(-half_w, y, z));
+            }
+        }
+        for j in 0..around {
+            let (a, b) = (start + j, start + (j + 1) % around);
+            if k == 1 {
+                polygons.push(Polygon::new(vec![0, a, b]));
+            } else {
+                let (ua, ub) = (a - around, b - around);
+                polygons.push(Polygon {
+                    corners: vec![ua, a, b, ub],
+                    material: 0,
+                    smoothing: 0,
+                    triangles: vec![[ua, a, b], [ua, b, ub]],
+                });
+            }
+        }
+    }
+    let centre = positions.len() as u32;
+    positions.push(Vec3::ZERO);
+    let last = centre - around;
+    for j in 0..around {
+        polygons.push(Polygon::new(vec![last + j, centre, last + (j + 1) % around]));
+    }
+    if p.height < 0.0 {
+        for f in &mut polygons {
+            f.corners.reverse();
+            for t in &mut f.triangles {
+                t.swap(0, 2);
+            }
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
 }
 
 /// Tube (class 0x00007b21, 0).
@@ -897,6 +1011,66 @@ mod tests {
         // Polygons: 8 side quads, per cap 2·8 ring quads + 8 fan triangles (visible spokes).
         assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (8 + 8 + 8)));
         assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
+    }
+
+    #[test]
+    fn pyramid_one_segment_and_two_height_segments() {
+        // Width 2, depth 4, height 3, one segment each: apex 0 (0, 0, 3), ring 1–4 at z 0:
+        // (−1, −2), (1, −2), (1, 2), (−1, 2), base centre 5. Faces: the apex fan (0, 1, 2)
+        // (0, 2, 3) (0, 3, 4) (0, 4, 1), the base (1, 5, 2) … (4, 5, 1): 6 vertices, 8 faces.
+        let p = PyramidParams { width: 2.0, depth: 4.0, height: 3.0, width_segs: 1, depth_segs: 1, height_segs: 1 };
+        let m = pyramid_mesh(&p).unwrap();
+        assert_eq!(p.vertices(), 6);
+        assert_eq!(vtp(&m), (6, 8, 8));
+        assert_eq!(m.positions[0], Vec3::new(0.0, 0.0, 3.0));
+        assert_eq!(m.positions[1], Vec3::new(-1.0, -2.0, 0.0));
+        assert_eq!(m.positions[3], Vec3::new(1.0, 2.0, 0.0));
+        assert_eq!(m.positions[4], Vec3::new(-1.0, 2.0, 0.0));
+        assert_eq!(m.positions[5], Vec3::ZERO);
+        assert_eq!(m.polygons[3].corners, vec![0, 4, 1]);
+        assert_eq!(m.polygons[7].corners, vec![4, 5, 1]);
+        // The apex face (0, 1, 2) faces −Y: (v1 − v0) × (v2 − v0) = (−1, −2, −3) × (1, −2, −3)
+        // = (6 − 6, −3 − 3, 2 + 2) = (0, −6, 4).
+        let n = (m.positions[1] - m.positions[0]).cross(m.positions[2] - m.positions[0]);
+        assert_eq!(n, Vec3::new(0.0, -6.0, 4.0));
+        // Two height segments: rings of 4 at z 1.5 (half-sizes 0.5, 1) and 0; 4·2 + 2 = 10
+        // vertices; 4 apex triangles + 4 quads (8 triangles) + 4 base triangles = 16.
+        let q = PyramidParams { height_segs: 2, ..p };
+        let m = pyramid_mesh(&q).unwrap();
+        assert_eq!(vtp(&m), (10, 16, 12));
+        assert_eq!(m.positions[1], Vec3::new(-0.5, -1.0, 1.5));
+        assert_eq!(m.polygons[4].corners, vec![1, 5, 6, 2]);
+        // Negative height: every face turned over.
+        let down = pyramid_mesh(&PyramidParams { height: -3.0, ..p }).unwrap();
+        assert_eq!(down.polygons[0].corners, vec![2, 1, 0]);
+    }
+
+    #[test]
+    fn cylinder_bottom_fan_faces_down_top_fan_up() {
+        // 4 sides, 1 height and 1 cap segment: vertex 0 the bottom centre, 1–4 the bottom
+        // ring (angles 0, 90, 180, 270°), 5–8 the top ring, 9 the top centre. The bottom cap
+        // (first polygon) is (4, 3, 2, 1) with triangles (0, j + 1, j): (0, 2, 1) … (0, 1, 4)
+        // — its normal (v2 − v0) × (v1 − v0) = (0, 1, 0) × (1, 0, 0) = (0·0 − 0·0, 0·1 − 0·0,
+        // 0·0 − 1·1) = (0, 0, −1); the top cap
+        // (last polygon) stays (5, 6, 7, 8) with (9, 5, 6) … , normal +Z.
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 1.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_mesh(&p).unwrap();
+        let bottom = &m.polygons[0];
+        assert_eq!(bottom.corners, vec![4, 3, 2, 1]);
+        assert_eq!(bottom.triangles, vec![[0, 2, 1], [0, 3, 2], [0, 4, 3], [0, 1, 4]]);
+        let top = m.polygons.last().unwrap();
+        assert_eq!(top.corners, vec![5, 6, 7, 8]);
+        assert_eq!(top.triangles[0], [9, 5, 6]);
+        let [a, b, c] = bottom.triangles[0].map(|v| m.positions[v as usize]);
+        assert!(((b - a).cross(c - a) - Vec3::new(0.0, 0.0, -1.0)).length() < 1e-6);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::edit_poly;
 use super::mesh::{Counts, EvalMesh, FaceRule, Polygon};
 use super::params::{ParamError, Params};
 use super::primitives::{self as prim, PrimitiveError};
+use super::selection::Selection;
 use super::shell::{shell, ShellParams};
 use super::subdivide::{catmull_clark, catmull_clark_counts};
 use super::symmetry::{symmetry, SymmetryParams};
@@ -286,7 +287,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         && base.class.as_ref().is_some_and(|c| classes::POLY_BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
         || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
-        || as_poly;
+        || as_poly
+        || tri_cylinder_in_max_order(index, base);
     let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
     let current = match built {
         Ok(m) => {
@@ -299,7 +301,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         }
     };
     if !base_only {
-        return apply_modifiers(index, &modifiers, current, budget, in_max_order, out);
+        let selection = super::selection::of_base(base);
+        return apply_modifiers(index, &modifiers, current, budget, in_max_order, selection, out);
     }
     out.outcome = NodeOutcome::Evaluated(current);
     out
@@ -312,11 +315,12 @@ fn apply_modifiers(
     mut current: Evaluated,
     budget: u64,
     mut in_max_order: bool,
+    mut selection: super::selection::Selection,
     mut out: NodeEval,
 ) -> NodeEval {
     for m in modifiers {
         let class_id = m.object.class.as_ref().map(|c| c.class_id);
-        current = match apply_modifier(index, m, current, budget, in_max_order) {
+        current = match apply_modifier(index, m, current, budget, in_max_order, &selection) {
             Ok(next) => next,
             Err(s) => {
                 out.outcome = NodeOutcome::Stopped(s);
@@ -325,6 +329,11 @@ fn apply_modifiers(
         };
         out.modifiers += 1;
         in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+        let output = match &current {
+            Evaluated::Mesh(mesh) => Some(mesh),
+            Evaluated::CountOnly { .. } => None,
+        };
+        selection = super::selection::after_modifier(index, m, selection, output, in_max_order);
     }
     out.outcome = NodeOutcome::Evaluated(current);
     out
@@ -342,7 +351,9 @@ fn evaluate_over_shape(
     match super::lathe::evaluate(index, base, &modifiers[0], budget) {
         Ok((mesh, in_max_order)) => {
             out.modifiers = 1;
-            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, in_max_order, out)
+            // The Lathe builds a new object: what sits above it sees the whole of it.
+            let selection = super::selection::Selection::Object;
+            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, in_max_order, selection, out)
         }
         Err(s) => {
             out.outcome = NodeOutcome::Stopped(s);
@@ -400,6 +411,15 @@ pub fn evaluate_base_as_poly(index: &SceneIndex<'_>, base: &SceneObject<'_>, bud
         return Err(stop(base, format!("{} vertices over the memory budget ({budget} left)", q.vertices())));
     }
     prim::cylinder_poly(&q).map_err(|e| prim_stop(base, e))
+}
+
+/// Whether `base` is a Cylinder whose tri mesh [`prim::cylinder_mesh`] builds in Max's
+/// vertex and face order: checked with one cap segment (`guardTower.FBX`'s `Cylinder009`,
+/// in order, and its `Cylinder001`, whose Edit Poly deletes face 91 of the poly conversion:
+/// the top cap), not with more.
+fn tri_cylinder_in_max_order(index: &SceneIndex<'_>, base: &SceneObject<'_>) -> bool {
+    base.class.as_ref().is_some_and(|c| c.class_id == classes::CYLINDER)
+        && cylinder_params(index, base).is_ok_and(|q| q.cap_segs == 1 && !q.slice)
 }
 
 /// Cylinder (radius, height, height segments, cap segments, sides, slice 6) and cone
@@ -479,6 +499,19 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             let q = cylinder_params(index, base)?;
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
+        }
+        classes::PYRAMID => {
+            let p = p()?;
+            let q = prim::PyramidParams {
+                width: p.float(0).map_err(pe)?,
+                depth: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,
+                depth_segs: p.int(4).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
+            };
+            guard(q.vertices())?;
+            prim::pyramid_mesh(&q)
         }
         classes::TUBE => {
             let p = p()?;
@@ -586,6 +619,7 @@ fn apply_modifier(
     input: Evaluated,
     budget: u64,
     in_max_order: bool,
+    selection: &Selection,
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
@@ -669,6 +703,18 @@ fn apply_modifier(
             let to_gizmo = Mat4::from_translation(-centre) * gizmo.inverse() * context;
             let extent = (high - low).to_array();
             let Evaluated::Mesh(mesh) = input else { return Ok(input) };
+            // Only the selection passed up the stack moves (`super::selection`); one not
+            // known leaves the counts known and the positions not.
+            let only = match selection.deformed(mesh.positions.len()) {
+                Ok(only) => only,
+                Err(why) => {
+                    return Ok(Evaluated::CountOnly {
+                        counts: mesh.counts(),
+                        rule: mesh.rule,
+                        note: format!("{}: {why}; positions not known", class.name),
+                    })
+                }
+            };
             Evaluated::Mesh(if rule == ModifierRule::Bend {
                 super::deform::bend(
                     mesh,
@@ -679,6 +725,7 @@ fn apply_modifier(
                         to_gizmo,
                         extent,
                     },
+                    only,
                 )
             } else {
                 let effect = params.int(3).map_err(pe)?;
@@ -697,6 +744,7 @@ fn apply_modifier(
                         to_gizmo,
                         extent,
                     },
+                    only,
                 )
             })
         }
@@ -709,6 +757,10 @@ fn apply_modifier(
                 .filter(|a| *a < 6)
                 .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
             let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+            // Mirror's handling of a sub-object selection is not evaluated.
+            if !matches!(selection, Selection::Object) {
+                return Err(stop(m, "a sub-object selection below Mirror is not evaluated"));
+            }
             let context = context_of(m, sm)?;
             let p = super::deform::MirrorParams {
                 axis,
