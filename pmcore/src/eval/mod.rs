@@ -10,7 +10,10 @@
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
-//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
+//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts, and the replay
+//!   of those whose records are known; [`poly_edges`] — Max's edge numbering the
+//!   edge-indexed ones need;
+//! * [`normal`] — the Normal modifier (flip);
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -28,7 +31,9 @@ pub mod deform;
 pub mod edit_mesh;
 pub mod edit_poly;
 pub mod mesh;
+pub mod normal;
 pub mod params;
+pub mod poly_edges;
 pub mod primitives;
 pub mod shell;
 pub mod stack;
