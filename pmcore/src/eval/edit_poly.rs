@@ -138,6 +138,7 @@ pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
     (28, "tessellate"),
     (44, "connect vertices"),
     (45, "hinge from edge (angle 0)"),
+    (59, "target weld vertex"),
     (66, "insert vertex in edge"),
     (32, "bevel"),
     (38, "inset"),
@@ -314,6 +315,9 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
     // After an extrude-like operation: its new border edges in the order Max numbers them.
     let mut lifted_border: Option<Vec<(u32, u32)>> = None;
     let mut edges_lost_at = 0;
+    // Directed edges whose direction is known (target welds keep an edge's `v1`), also
+    // after operations that renumber only some edges.
+    let mut directed: Option<Vec<(u32, u32)>> = None;
     for op in ops {
         if ![32, 38, 41, 53].contains(&op.id) {
             lifted_border = None;
@@ -323,6 +327,11 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
         if !EDGE_KEEPING.contains(&op.id) && edges.is_some() {
             edges_before = edges.take();
             edges_lost_at = op.id;
+        }
+        match edges.as_ref().or(edges_before.as_ref()) {
+            Some(e) => directed = Some(e.iter().map(|e| (e.v1, e.v2)).collect()),
+            None if ![32, 38, 41, 53, 59].contains(&op.id) => directed = None,
+            None => {}
         }
         if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
             continue;
@@ -368,6 +377,17 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
                     data.and_then(poly_edges::insert_records).ok_or("insert vertex in edge: records unreadable")?;
                 for (edge, prop) in records {
                     poly_edges::split_edge(&mut mesh, e, edge, prop)?;
+                }
+            }
+            59 => {
+                let data = op.data.ok_or("target weld without its records")?;
+                let payload = |id: u16| data.child(id).and_then(|c| c.payload());
+                let welds = payload(0x06c0)
+                    .zip(payload(0x06c4))
+                    .and_then(|(s, t)| poly_edges::weld_records(s, t))
+                    .ok_or("target weld: records unreadable")?;
+                for (start, target) in welds {
+                    poly_edges::target_weld(&mut mesh, &mut directed, start, target)?;
                 }
             }
             44 => {
@@ -431,7 +451,8 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
                     (None, Some(l)) => Some(l.clone()),
                     _ => None,
                 };
-                lifted_border = Some(lift_faces(&mut mesh, &faces, by_polygon, lift(a, b), order.as_deref())?);
+                lifted_border =
+                    Some(lift_faces(&mut mesh, &faces, by_polygon, lift(a, b), order.as_deref(), &mut directed)?);
                 continue;
             }
             53 => {
@@ -493,6 +514,7 @@ fn lift_faces(
     by_polygon: bool,
     lift: Lift,
     border_order: Option<&[(u32, u32)]>,
+    known: &mut Option<Vec<(u32, u32)>>,
 ) -> Result<Vec<(u32, u32)>, String> {
     use std::collections::HashMap;
     let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
@@ -576,6 +598,36 @@ fn lift_faces(
         copy.insert((r, v), mesh.positions.len() as u32);
         let p = mesh.positions[v as usize];
         mesh.positions.push(p);
+    }
+    // Known edge directions: an edge inside a cluster moves to the copies; a border edge
+    // now lies between the unmarked face and a side face, and runs as the marked face
+    // walked it (the side face's way: the welds of `NewModularWallSingleDoor.max` need
+    // it); by polygon every edge of a marked face turns into a border: not followed.
+    if by_polygon {
+        *known = None;
+    }
+    if let Some(k) = known.as_mut() {
+        for (a, b) in k.iter_mut() {
+            let walking: Vec<(usize, bool)> = selected
+                .iter()
+                .zip(&roots)
+                .filter_map(|(&f, &r)| {
+                    let c = &mesh.polygons[f].corners;
+                    (0..c.len()).find_map(|i| {
+                        let (x, y) = (c[i], c[(i + 1) % c.len()]);
+                        ((x, y) == (*a, *b) || (x, y) == (*b, *a)).then_some((r, x == *a))
+                    })
+                })
+                .collect();
+            match walking[..] {
+                [(r, _), _] => {
+                    *a = copy.get(&(r, *a)).copied().unwrap_or(*a);
+                    *b = copy.get(&(r, *b)).copied().unwrap_or(*b);
+                }
+                [(_, forwards)] if !forwards => std::mem::swap(a, b),
+                _ => {}
+            }
+        }
     }
     // Cluster faces take the copies.
     let mut moved: Vec<(usize, u32)> = Vec::new();

@@ -194,6 +194,129 @@ pub fn directed_border(edges: &[Edge], mesh: &EvalMesh, faces: &[bool]) -> Vec<(
         .collect()
 }
 
+/// Decodes target-weld records (`0x06c0` starts, `0x06c4` targets: `u32` count, then the
+/// vertex indices; `LocalTargetWeldData::Save` in the SDK sample).
+pub fn weld_records(starts: &[u8], targets: &[u8]) -> Option<Vec<(u32, u32)>> {
+    let list = |p: &[u8]| -> Option<Vec<u32>> {
+        let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
+        (p.len() == 4 + 4 * n)
+            .then(|| p[4..].chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    };
+    let (s, t) = (list(starts)?, list(targets)?);
+    (s.len() == t.len()).then(|| s.into_iter().zip(t).collect())
+}
+
+/// Welds vertex `start` onto `target` (`PolyOpTargetWeldVertex`; the records index the
+/// living vertices, so each weld works on the mesh the previous one left): the survivor
+/// takes `target`'s position. Joined by an edge, the edge collapses (`MNMesh::WeldEdge`:
+/// faces along it lose a corner, a face left with two dies) and the edge's `v1` survives
+/// (`known`: the directed edges whose direction is established; on
+/// `NewModularWallSingleDoor.max` the 11 welds whose outcome depends on it all agree).
+/// Otherwise both must lie on the border (`MNMesh::WeldBorderVerts`), else nothing
+/// happens. When both choices of survivor give the same mesh (the two are neighbours in
+/// the vertex list) no direction is needed; else an unknown direction stops.
+pub fn target_weld(
+    mesh: &mut EvalMesh,
+    known: &mut Option<Vec<(u32, u32)>>,
+    start: u32,
+    target: u32,
+) -> Result<(), String> {
+    let n = mesh.positions.len() as u32;
+    if start >= n || target >= n || start == target {
+        return Ok(());
+    }
+    let consecutive = |p: &Polygon| {
+        let c = &p.corners;
+        (0..c.len()).any(|k| {
+            let (a, b) = (c[k], c[(k + 1) % c.len()]);
+            (a, b) == (start, target) || (a, b) == (target, start)
+        })
+    };
+    let shares_edge = mesh.polygons.iter().any(consecutive);
+    let border_pair = on_border(mesh, start) && on_border(mesh, target);
+    if !shares_edge && !border_pair {
+        return Ok(());
+    }
+    let dest = mesh.positions[target as usize];
+    let keep_start = weld_into(mesh.clone(), start, target, dest);
+    let keep_target = weld_into(mesh.clone(), target, start, dest);
+    let keep = if keep_start == keep_target {
+        start
+    } else {
+        let direction = known
+            .as_ref()
+            .and_then(|k| k.iter().find(|&&(a, b)| (a, b) == (start, target) || (a, b) == (target, start)));
+        match direction {
+            Some(&(v1, _)) if shares_edge => v1,
+            _ if shares_edge => {
+                return Err(format!("target weld {start} → {target}: the edge's direction is not known"));
+            }
+            _ => {
+                return Err(format!(
+                    "target weld {start} → {target} of border vertices: which one stays is not established"
+                ))
+            }
+        }
+    };
+    let kill = if keep == start { target } else { start };
+    *mesh = if keep == start { keep_start } else { keep_target };
+    if let Some(k) = known.as_mut() {
+        let renumber = |v: u32| {
+            let v = if v == kill { keep } else { v };
+            if v > kill {
+                v - 1
+            } else {
+                v
+            }
+        };
+        let moved: Vec<(u32, u32)> =
+            k.iter().map(|&(a, b)| (renumber(a), renumber(b))).filter(|(a, b)| a != b).collect();
+        // Edges that now coincide merged; which direction survives is not established.
+        let key = |&(a, b): &(u32, u32)| (a.min(b), a.max(b));
+        *k = moved.iter().filter(|e| moved.iter().filter(|f| key(f) == key(e)).count() == 1).copied().collect();
+    }
+    Ok(())
+}
+
+/// The mesh after `kill` merges into `keep` (placed at `dest`), the dead removed.
+fn weld_into(mut mesh: EvalMesh, keep: u32, kill: u32, dest: glam::Vec3) -> EvalMesh {
+    mesh.positions[keep as usize] = dest;
+    for p in &mut mesh.polygons {
+        if p.corners.contains(&kill) {
+            if p.corners.contains(&keep) {
+                p.corners.retain(|&c| c != kill);
+            } else {
+                for c in p.corners.iter_mut().filter(|c| **c == kill) {
+                    *c = keep;
+                }
+            }
+            p.triangles.clear();
+        }
+    }
+    mesh.polygons.retain(|p| p.corners.len() >= 3);
+    mesh.positions.remove(kill as usize);
+    for c in mesh.polygons.iter_mut().flat_map(|p| p.corners.iter_mut()) {
+        if *c > kill {
+            *c -= 1;
+        }
+    }
+    mesh
+}
+
+/// Whether `v` lies on an edge only one face walks.
+fn on_border(mesh: &EvalMesh, v: u32) -> bool {
+    let mut walked: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    for c in mesh.polygons.iter().map(|p| &p.corners) {
+        for k in 0..c.len() {
+            let (a, b) = (c[k], c[(k + 1) % c.len()]);
+            if a == v || b == v {
+                *walked.entry((a.min(b), a.max(b))).or_default() += 1;
+            }
+        }
+    }
+    walked.values().any(|&n| n == 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -274,6 +397,31 @@ mod tests {
         assert_eq!(e.len(), 12);
         assert_eq!(e[3], Edge { v1: 0, v2: 1, f1: 1, f2: None });
         assert_eq!(e[0], Edge { v1: 2, v2: 0, f1: 4, f2: None });
+    }
+
+    #[test]
+    fn a_target_weld_along_an_edge_keeps_its_first_vertex() {
+        // Weld 1 onto 5 along edge 8 (1→5): vertex 1 stays, at 5's place (0.5, −0.5, 1);
+        // 5 goes and 6, 7 move down to 5, 6. The front (0 1 5 4) and the right (1 3 7 5)
+        // lose the corner: (0 1 4) and (1 3 6); the top (4 5 7 6) takes 1: (4 1 6 5).
+        let dirs = |m: &EvalMesh| Some(fill_edges(m, false).iter().map(|e| (e.v1, e.v2)).collect::<Vec<_>>());
+        let mut m = poly_box();
+        let mut known = dirs(&m);
+        target_weld(&mut m, &mut known, 1, 5).unwrap();
+        assert_eq!(m.positions.len(), 7);
+        assert_eq!(m.positions[1], Vec3::new(0.5, -0.5, 1.0));
+        assert_eq!(m.polygons[2].corners, vec![0, 1, 4]);
+        assert_eq!(m.polygons[3].corners, vec![1, 3, 6]);
+        assert_eq!(m.polygons[1].corners, vec![4, 1, 6, 5]);
+        // The old edge 5→7 is now 1→6.
+        assert!(known.as_ref().unwrap().contains(&(1, 6)));
+        // Without known directions the survivor of 1 and 5 is not established; for
+        // neighbours in the vertex list (6 onto 7) both choices give the same mesh.
+        let mut m = poly_box();
+        assert!(target_weld(&mut m, &mut None, 1, 5).unwrap_err().contains("direction"));
+        target_weld(&mut m, &mut None, 6, 7).unwrap();
+        assert_eq!(m.positions.len(), 7);
+        assert_eq!(m.positions[6], Vec3::new(0.5, 0.5, 1.0));
     }
 
     #[test]
