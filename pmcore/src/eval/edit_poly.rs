@@ -573,8 +573,8 @@ fn lift_faces(
     }
     if let Some(order) = border_order {
         // Each cluster's walk starts at its border edge Max numbers first.
-        let rank = |a: u32, b: u32| order.iter().position(|&e| e == (a, b)).unwrap_or(usize::MAX);
-        border.sort_by_key(|&(_, a, b)| rank(a, b));
+        let rank: HashMap<(u32, u32), usize> = order.iter().enumerate().map(|(i, &e)| (e, i)).rev().collect();
+        border.sort_by_key(|&(_, a, b)| rank.get(&(a, b)).copied().unwrap_or(usize::MAX));
     }
     let border = walk_borders(border);
     // Copies of border vertices per cluster, appended in vertex order.
@@ -607,24 +607,23 @@ fn lift_faces(
         *known = None;
     }
     if let Some(k) = known.as_mut() {
+        // Per undirected pair: the marked faces walking it (cluster, from, to).
+        type Walks = Vec<(usize, u32, u32)>;
+        let mut walking: HashMap<(u32, u32), Walks> = HashMap::new();
+        for (&f, &r) in selected.iter().zip(&roots) {
+            let c = &mesh.polygons[f].corners;
+            for i in 0..c.len() {
+                let (x, y) = (c[i], c[(i + 1) % c.len()]);
+                walking.entry((x.min(y), x.max(y))).or_default().push((r, x, y));
+            }
+        }
         for (a, b) in k.iter_mut() {
-            let walking: Vec<(usize, bool)> = selected
-                .iter()
-                .zip(&roots)
-                .filter_map(|(&f, &r)| {
-                    let c = &mesh.polygons[f].corners;
-                    (0..c.len()).find_map(|i| {
-                        let (x, y) = (c[i], c[(i + 1) % c.len()]);
-                        ((x, y) == (*a, *b) || (x, y) == (*b, *a)).then_some((r, x == *a))
-                    })
-                })
-                .collect();
-            match walking[..] {
-                [(r, _), _] => {
-                    *a = copy.get(&(r, *a)).copied().unwrap_or(*a);
-                    *b = copy.get(&(r, *b)).copied().unwrap_or(*b);
+            match walking.get(&((*a).min(*b), (*a).max(*b))).map(Vec::as_slice) {
+                Some([(r, _, _), _]) => {
+                    *a = copy.get(&(*r, *a)).copied().unwrap_or(*a);
+                    *b = copy.get(&(*r, *b)).copied().unwrap_or(*b);
                 }
-                [(_, forwards)] if !forwards => std::mem::swap(a, b),
+                Some([(_, x, y)]) => (*a, *b) = (*x, *y),
                 _ => {}
             }
         }

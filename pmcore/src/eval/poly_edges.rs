@@ -94,6 +94,8 @@ fn insert_between(p: &mut Polygon, a: u32, b: u32, v: u32) -> Result<(), String>
 /// between them (`MNMesh::ConnectVertices`), faces in order; a face holding more than two
 /// stops (the order Max joins them in is not established).
 pub fn connect_vertices(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, marked: &[bool]) -> Result<(), String> {
+    let mut by_ends: std::collections::HashMap<(u32, u32), usize> =
+        edges.iter().enumerate().map(|(i, e)| ((e.v1, e.v2), i)).collect();
     for f in 0..mesh.polygons.len() {
         let c = &mesh.polygons[f].corners;
         let n = c.len();
@@ -101,7 +103,7 @@ pub fn connect_vertices(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, marked: &[bo
         match at[..] {
             [] | [_] => {}
             [i, j] if j == i + 1 || (i == 0 && j == n - 1) => {}
-            [i, j] => separate_face(mesh, edges, f, i, j),
+            [i, j] => separate_face(mesh, edges, &mut by_ends, f, i, j),
             _ => return Err(format!("connect vertices: face {f} holds {} marked vertices", at.len())),
         }
     }
@@ -109,7 +111,14 @@ pub fn connect_vertices(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, marked: &[bo
 }
 
 /// Splits face `f` between its corners `i < j` (see the module notes).
-fn separate_face(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, f: usize, i: usize, j: usize) {
+fn separate_face(
+    mesh: &mut EvalMesh,
+    edges: &mut Vec<Edge>,
+    by_ends: &mut std::collections::HashMap<(u32, u32), usize>,
+    f: usize,
+    i: usize,
+    j: usize,
+) {
     let c = mesh.polygons[f].corners.clone();
     let kept: Vec<u32> = c[..=i].iter().chain(&c[j..]).copied().collect();
     let new: Vec<u32> = c[i..=j].to_vec();
@@ -117,12 +126,10 @@ fn separate_face(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, f: usize, i: usize,
     // The edges along the new face's part now border it.
     for w in 0..new.len() - 1 {
         let (a, b) = (new[w], new[w + 1]);
-        for e in edges.iter_mut() {
-            if e.v1 == a && e.v2 == b && e.f1 == f {
-                e.f1 = nf;
-            } else if e.v1 == b && e.v2 == a && e.f2 == Some(f) {
-                e.f2 = Some(nf);
-            }
+        if let Some(e) = by_ends.get(&(a, b)).map(|&k| &mut edges[k]).filter(|e| e.f1 == f) {
+            e.f1 = nf;
+        } else if let Some(e) = by_ends.get(&(b, a)).map(|&k| &mut edges[k]).filter(|e| e.f2 == Some(f)) {
+            e.f2 = Some(nf);
         }
     }
     let mut q = mesh.polygons[f].clone();
@@ -131,6 +138,7 @@ fn separate_face(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, f: usize, i: usize,
     mesh.polygons[f].corners = kept;
     mesh.polygons[f].triangles.clear();
     mesh.polygons.push(q);
+    by_ends.insert((c[i], c[j]), edges.len());
     edges.push(Edge { v1: c[i], v2: c[j], f1: f, f2: Some(nf) });
 }
 
@@ -194,6 +202,10 @@ pub fn directed_border(edges: &[Edge], mesh: &EvalMesh, faces: &[bool]) -> Vec<(
         .collect()
 }
 
+/// Largest mesh (vertices + corners) on which a weld without a known edge direction is
+/// tried both ways to see whether the choice matters.
+const WELD_COMPARE_LIMIT: usize = 200_000;
+
 /// Decodes target-weld records (`0x06c0` starts, `0x06c4` targets: `u32` count, then the
 /// vertex indices; `LocalTargetWeldData::Save` in the SDK sample).
 pub fn weld_records(starts: &[u8], targets: &[u8]) -> Option<Vec<(u32, u32)>> {
@@ -238,28 +250,31 @@ pub fn target_weld(
         return Ok(());
     }
     let dest = mesh.positions[target as usize];
-    let keep_start = weld_into(mesh.clone(), start, target, dest);
-    let keep_target = weld_into(mesh.clone(), target, start, dest);
-    let keep = if keep_start == keep_target {
-        start
-    } else {
-        let direction = known
-            .as_ref()
-            .and_then(|k| k.iter().find(|&&(a, b)| (a, b) == (start, target) || (a, b) == (target, start)));
-        match direction {
-            Some(&(v1, _)) if shares_edge => v1,
-            _ if shares_edge => {
-                return Err(format!("target weld {start} → {target}: the edge's direction is not known"));
+    let direction = known
+        .as_ref()
+        .filter(|_| shares_edge)
+        .and_then(|k| k.iter().find(|&&(a, b)| (a, b) == (start, target) || (a, b) == (target, start)));
+    let keep = match direction {
+        Some(&(v1, _)) => v1,
+        None => {
+            // Without a direction, only when both choices give the same mesh (compared on
+            // copies: bounded to meshes of moderate size).
+            let size = mesh.positions.len() + mesh.polygons.iter().map(|p| p.corners.len()).sum::<usize>();
+            let same = size <= WELD_COMPARE_LIMIT
+                && weld_into(mesh.clone(), start, target, dest) == weld_into(mesh.clone(), target, start, dest);
+            if !same {
+                return Err(if shares_edge {
+                    format!("target weld {start} → {target}: the edge's direction is not known")
+                } else {
+                    format!("target weld {start} → {target} of border vertices: which one stays is not established")
+                });
             }
-            _ => {
-                return Err(format!(
-                    "target weld {start} → {target} of border vertices: which one stays is not established"
-                ))
-            }
+            start
         }
     };
     let kill = if keep == start { target } else { start };
-    *mesh = if keep == start { keep_start } else { keep_target };
+    let taken = std::mem::replace(mesh, EvalMesh::empty(mesh.rule));
+    *mesh = weld_into(taken, keep, kill, dest);
     if let Some(k) = known.as_mut() {
         let renumber = |v: u32| {
             let v = if v == kill { keep } else { v };
