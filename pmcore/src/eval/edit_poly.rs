@@ -138,6 +138,7 @@ pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
     (28, "tessellate"),
     (44, "connect vertices"),
     (45, "hinge from edge (angle 0)"),
+    (22, "weld vertex"),
     (59, "target weld vertex"),
     (66, "insert vertex in edge"),
     (32, "bevel"),
@@ -264,7 +265,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 | 28 | 32 | 38 | 41 | 44 | 66 => true,
+        11 | 13 | 22 | 28 | 32 | 38 | 41 | 44 | 59 | 66 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -289,6 +290,8 @@ const INSET_AMOUNT: u32 = 42;
 /// `epm_hinge_angle` (the hinge's other parameters, 45–47, are its base, direction and
 /// segments).
 const HINGE_ANGLE: u32 = 44;
+/// `epm_weld_vertex_threshold`.
+const WELD_THRESHOLD: u32 = 27;
 /// `epm_preserve_maps` (texture coordinates only).
 const PRESERVE_MAPS: u32 = 71;
 /// A parameter newer Max releases write beside the extrude settings, beyond the 2011
@@ -378,6 +381,15 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
                 for (edge, prop) in records {
                     poly_edges::split_edge(&mut mesh, e, edge, prop)?;
                 }
+            }
+            22 => {
+                let marked = op.selected(mesh.positions.len())?;
+                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| *id != WELD_THRESHOLD) {
+                    return Err(format!("weld vertex with parameter {id}, whose meaning is not established"));
+                }
+                let threshold =
+                    op.parameter_u32(WELD_THRESHOLD).map(f32::from_bits).ok_or("weld vertex without its threshold")?;
+                poly_edges::weld_vertices(&mut mesh, &marked, threshold)?;
             }
             59 => {
                 let data = op.data.ok_or("target weld without its records")?;

@@ -332,6 +332,99 @@ fn on_border(mesh: &EvalMesh, v: u32) -> bool {
     walked.values().any(|&n| n == 1)
 }
 
+/// Welds the marked vertices within `threshold` (`PolyOpWeldVertex`): first marked
+/// border vertices close to each other (`MNMesh::WeldBorderVerts`: which one stays is not
+/// established, so any such pair stops), then every edge between marked vertices no
+/// longer than the threshold collapses (`WeldShortPolyEdges` → `CollapseEdges`): the lower
+/// index stays (`Chair.max`'s `UpperChairBody`: its two collapsed edges leave the 509
+/// vertices in the order `Chair.fbx` has them). Only edges whose ends coincide (within
+/// 1e-4) are collapsed — where the survivor ends up otherwise is not established — and a
+/// vertex on two such edges stops.
+pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Result<(), String> {
+    use std::collections::HashMap;
+    let n = mesh.positions.len();
+    let is_marked = |v: u32| marked.get(v as usize).copied().unwrap_or(false);
+    let mut walked: HashMap<(u32, u32), u32> = HashMap::new();
+    for c in mesh.polygons.iter().map(|p| &p.corners) {
+        for k in 0..c.len() {
+            let (a, b) = (c[k], c[(k + 1) % c.len()]);
+            *walked.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let mut border = vec![false; n];
+    for (&(a, b), &m) in &walked {
+        if m == 1 {
+            border[a as usize] = true;
+            border[b as usize] = true;
+        }
+    }
+    // Marked border vertices within the threshold of each other, found through a grid of
+    // threshold-sized cells.
+    let cell = threshold.max(1e-6);
+    let key = |p: glam::Vec3| [(p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64];
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for v in (0..n as u32).filter(|&v| is_marked(v) && border[v as usize]) {
+        let p = mesh.positions[v as usize];
+        let [x, y, z] = key(p);
+        for (dx, dy, dz) in (-1..=1).flat_map(|a| (-1..=1).flat_map(move |b| (-1..=1).map(move |c| (a, b, c)))) {
+            for &w in grid.get(&[x + dx, y + dy, z + dz]).into_iter().flatten() {
+                if mesh.positions[w as usize].distance(p) <= threshold {
+                    return Err(format!("weld vertex: border vertices {w} and {v} within the threshold (which one stays is not established)"));
+                }
+            }
+        }
+        grid.entry([x, y, z]).or_default().push(v);
+    }
+    let mut target: Vec<u32> = (0..n as u32).collect();
+    let mut shorts: Vec<(u32, u32)> = walked
+        .keys()
+        .copied()
+        .filter(|&(a, b)| {
+            is_marked(a) && is_marked(b) && mesh.positions[a as usize].distance(mesh.positions[b as usize]) <= threshold
+        })
+        .collect();
+    shorts.sort_unstable();
+    let mut on_short = vec![false; n];
+    for (a, b) in shorts {
+        if mesh.positions[a as usize].distance(mesh.positions[b as usize]) > 1e-4 {
+            return Err(format!(
+                "weld vertex: edge {a}–{b} collapses with its ends apart (where the survivor goes is not established)"
+            ));
+        }
+        if std::mem::replace(&mut on_short[a as usize], true) || std::mem::replace(&mut on_short[b as usize], true) {
+            return Err(format!("weld vertex: vertex {a} or {b} on two short edges"));
+        }
+        target[b as usize] = a;
+    }
+    if target.iter().enumerate().all(|(i, &t)| t == i as u32) {
+        return Ok(());
+    }
+    for p in &mut mesh.polygons {
+        for c in p.corners.iter_mut() {
+            *c = target[*c as usize];
+        }
+        p.corners.dedup();
+        while p.corners.len() > 1 && p.corners.first() == p.corners.last() {
+            p.corners.pop();
+        }
+        p.triangles.clear();
+    }
+    mesh.polygons.retain(|p| p.corners.len() >= 3);
+    let mut remap = vec![u32::MAX; n];
+    let mut kept = Vec::with_capacity(n);
+    for (i, p) in mesh.positions.iter().enumerate() {
+        if target[i] == i as u32 {
+            remap[i] = kept.len() as u32;
+            kept.push(*p);
+        }
+    }
+    mesh.positions = kept;
+    for c in mesh.polygons.iter_mut().flat_map(|p| p.corners.iter_mut()) {
+        *c = remap[*c as usize];
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,6 +530,23 @@ mod tests {
         target_weld(&mut m, &mut None, 6, 7).unwrap();
         assert_eq!(m.positions.len(), 7);
         assert_eq!(m.positions[6], Vec3::new(0.5, 0.5, 1.0));
+    }
+
+    #[test]
+    fn welding_collapses_a_zero_length_edge_onto_its_lower_vertex() {
+        // Split the box's edge 8 (1→5) at 1e-7: vertex 8 sits on vertex 1, the front is
+        // (0 1 8 5 4) and the right (1 3 7 5 8). Welding every vertex by 0.01 collapses the
+        // edge 1–8 (both faces around it: not a border): 1 stays, the box comes back.
+        let mut m = poly_box();
+        let mut e = fill_edges(&m, false);
+        split_edge(&mut m, &mut e, 8, 1e-7).unwrap();
+        weld_vertices(&mut m, &[true; 9], 0.01).unwrap();
+        assert_eq!(m, poly_box());
+        // Two border vertices within the threshold: not replayed.
+        let mut open = poly_box();
+        open.polygons.truncate(1);
+        open.positions[2] = open.positions[0];
+        assert!(weld_vertices(&mut open, &[true; 8], 0.01).is_err());
     }
 
     #[test]
