@@ -225,6 +225,14 @@ const REPLAYED_GEOMETRY: &[(&str, &str, &str)] = &[
     // the 18 quads around its centre, each face centre at Max's safe centre; attach; three
     // cloned detaches) > MeshSmooth (NURMS, 1 iteration): equal to the export's 2,314 vertices as a set.
     ("SnubbleJr__GameJam1/tree.max", "SnubbleJr__GameJam1/GameJam/Assets/StopFolder/Models/tree.FBX", "Cylinder001"),
+    // Box > Edit Poly (hinge by 0°, three deletes) > Normal (flip) > Edit Poly (insert vertex
+    // in edge + connect ×6, offsets, delete, extrude, bevel, 24 target welds) > Edit Poly
+    // (detach, delete ×2) > Unwrap UVW: a wall with a door frame, 28 vertices in Max's order.
+    (
+        "RicoBarrett__3DSMax/Saves/3DSMax/ModularOffice/NewModularWallSingleDoor.max",
+        "RicoBarrett__3DSMax/Exports/To Unreal/ModularRoom/DoorWalls/ModularWallSingleDoor.fbx",
+        "WallSingleDoor03",
+    ),
 ];
 
 #[test]

@@ -25,16 +25,27 @@
 //! * **extrude face** (41), group normals (parameter 36 = 0) or by polygon (2), height
 //!   parameter 37: the selected faces, in clusters joined by edges (each face its own
 //!   cluster by polygon), are lifted along the cluster's normal (the normalized sum of its
-//!   faces' unit normals); a cluster's border vertices are copied (appended in vertex
-//!   order), the cluster's faces take the copies, and one side quad
-//!   `(a, b, copy b, copy a)` per border edge `a → b` is appended, walking each border
-//!   loop from its first edge in face order (see [`walk_borders`]); Max parameters beyond
-//!   these two stop the node (their meaning is not established);
+//!   faces' unit normals); a cluster's border vertices are copied, the cluster's faces take
+//!   the copies, and one side quad `(a, b, copy b, copy a)` per border edge `a → b` is
+//!   appended, walking each border loop (see [`walk_borders`]). While Max's edge numbering
+//!   is known ([`poly_edges`]) the walk starts at the cluster's border edge Max numbers
+//!   first and the copies come in walk order (`ModularWallSingleDoor.fbx`'s door frame
+//!   vertices come in that order; `car`, `Whiteboard`, `PictureFrame` and `MeetingTable`
+//!   agree); a bevel right after an extrude walks the new border from the copy of the
+//!   extrude's start; otherwise copies come in vertex order. Max parameters beyond these
+//!   stop the node (their meaning is not established); **bevel** (32) and **inset** (38)
+//!   move the copies as described at [`Lift`];
 //! * **tessellate** (28) by edges with tension 0 (parameters 19 = 0 and 20 = 0.0): see
 //!   [`tessellate_by_edges`]; by face centres or with a tension the node stops;
 //! * **transform** (53): data `0x0238` holds `0x12c3` (vertex count) and `0x12c4` (one
 //!   `f32` offset triple per vertex), added to the positions; an empty data chunk moves
 //!   nothing;
+//! * **insert vertex in edge** (66): data `0x0238` → `0x1600` (count, edge indices,
+//!   proportions), and **connect vertices** (44) by the selection: see [`poly_edges`] for
+//!   the edge numbering and how faces split; an edge record after an operation whose new
+//!   edges are not numbered stops the node;
+//! * **hinge from edge** (45) by angle 0 changes nothing (the SDK's `Do` returns at once);
+//!   another angle stops the node;
 //! * **attach** (58): data `0x0238` holds `0x0e04` (mesh count), per mesh `0x0e08` (its
 //!   slot) and `0x0e00` (the attached MNMesh, already in this object's space: Max
 //!   transforms it when attaching), then `0x0e0c` (per mesh a material limit: when non-zero
@@ -44,6 +55,7 @@
 //! triangulation pass. Any other operation stops the node, naming it.
 
 use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::poly_edges;
 use crate::chunk::Chunk;
 use crate::model::geometry;
 use glam::Vec3;
@@ -124,6 +136,11 @@ pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
     (11, "delete face"),
     (13, "detach face"),
     (28, "tessellate"),
+    (44, "connect vertices"),
+    (45, "hinge from edge (angle 0)"),
+    (22, "weld vertex"),
+    (59, "target weld vertex"),
+    (66, "insert vertex in edge"),
     (32, "bevel"),
     (38, "inset"),
     (41, "extrude face"),
@@ -248,7 +265,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 | 28 | 32 | 38 | 41 => true,
+        11 | 13 | 22 | 28 | 32 | 38 | 41 | 44 | 59 | 66 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -270,21 +287,65 @@ const BEVEL_OUTLINE: u32 = 40;
 /// `epm_inset_type`, `epm_inset`.
 const INSET_TYPE: u32 = 41;
 const INSET_AMOUNT: u32 = 42;
+/// `epm_hinge_angle` (the hinge's other parameters, 45–47, are its base, direction and
+/// segments).
+const HINGE_ANGLE: u32 = 44;
+/// `epm_weld_vertex_threshold`.
+const WELD_THRESHOLD: u32 = 27;
 /// `epm_preserve_maps` (texture coordinates only).
 const PRESERVE_MAPS: u32 = 71;
 /// A parameter newer Max releases write beside the extrude settings, beyond the 2011
 /// SDK's enumeration: the corpus files hold 1.0, and with it read as the neutral value the
 /// results equal Max's exports (`Whiteboard.fbx`, `PictureFrame.fbx`); any other value
-/// stops the node. Bevel's parameter 121 (1.0 in `thatchRoof.max`) is confirmed by no
-/// export (that node stops at a Chamfer modifier above) and stops the node.
+/// stops the node.
 const EXTRUDE_FACE_BIAS: u32 = 120;
+/// Its bevel counterpart: 1.0 in the corpus files; read as neutral, the bevel of
+/// `NewModularWallSingleDoor.max` puts the door frame's inner ring where
+/// `ModularWallSingleDoor.fbx` has it (e.g. (18.8977, −38.5827, 0.3937)); any other value
+/// stops the node.
+const BEVEL_BIAS: u32 = 121;
 
 /// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
 /// is not replayed or whose records are unreadable.
-pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
+pub fn replay(mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
+    replay_after_flips(mesh, ops, false)
+}
+
+/// [`replay`] on an input whose faces a Normal modifier turned over after its edges were
+/// numbered (`turned`: see [`poly_edges::fill_edges`]).
+pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: bool) -> Result<EvalMesh, String> {
+    let mut edges = Some(poly_edges::fill_edges(&mesh, turned));
+    // After an extrude-like operation: its new border edges in the order Max numbers them.
+    let mut lifted_border: Option<Vec<(u32, u32)>> = None;
+    let mut edges_lost_at = 0;
+    // Directed edges whose direction is known (target welds keep an edge's `v1`), also
+    // after operations that renumber only some edges.
+    let mut directed: Option<Vec<(u32, u32)>> = None;
     for op in ops {
+        if ![32, 38, 41, 53].contains(&op.id) {
+            lifted_border = None;
+        }
+        // Operations that change the edges in ways not tracked still see them before.
+        let mut edges_before = None;
+        if !EDGE_KEEPING.contains(&op.id) && edges.is_some() {
+            edges_before = edges.take();
+            edges_lost_at = op.id;
+        }
+        match edges.as_ref().or(edges_before.as_ref()) {
+            Some(e) => directed = Some(e.iter().map(|e| (e.v1, e.v2)).collect()),
+            None if ![32, 38, 41, 53, 59].contains(&op.id) => directed = None,
+            None => {}
+        }
         if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
             continue;
+        }
+        if op.id == 45 {
+            // `PolyOpHingeFromEdge::Do` returns at once when the angle is 0.
+            match op.parameter_u32(HINGE_ANGLE).map(f32::from_bits) {
+                Some(0.0) => continue,
+                Some(a) => return Err(format!("hinge from edge by {a} rad is not replayed")),
+                None => return Err("hinge from edge without its angle".into()),
+            }
         }
         if let Some(id) = op.unknown_settings.first() {
             return Err(format!("operation {} carries settings chunk 0x{id:04x}, not replayed", op.id));
@@ -296,8 +357,55 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                     .parameter_u32(DELETE_ISOLATED_VERTICES)
                     .ok_or("delete face without its isolated-vertices setting")?
                     != 0;
-                delete_faces(&mut mesh, &faces, delete_isolated);
+                let vertex_map = delete_faces(&mut mesh, &faces, delete_isolated);
                 collapse_dead_faces(&mut mesh);
+                if let Some(e) = edges.as_mut() {
+                    let mut next = 0;
+                    let face_map: Vec<Option<usize>> = faces
+                        .iter()
+                        .map(|&gone| {
+                            (!gone).then(|| {
+                                next += 1;
+                                next - 1
+                            })
+                        })
+                        .collect();
+                    poly_edges::after_delete(e, &face_map, &vertex_map)?;
+                }
+            }
+            66 => {
+                let e = edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?;
+                let data = op.data.and_then(|d| d.child(0x1600)).and_then(|c| c.payload());
+                let records =
+                    data.and_then(poly_edges::insert_records).ok_or("insert vertex in edge: records unreadable")?;
+                for (edge, prop) in records {
+                    poly_edges::split_edge(&mut mesh, e, edge, prop)?;
+                }
+            }
+            22 => {
+                let marked = op.selected(mesh.positions.len())?;
+                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| *id != WELD_THRESHOLD) {
+                    return Err(format!("weld vertex with parameter {id}, whose meaning is not established"));
+                }
+                let threshold =
+                    op.parameter_u32(WELD_THRESHOLD).map(f32::from_bits).ok_or("weld vertex without its threshold")?;
+                poly_edges::weld_vertices(&mut mesh, &marked, threshold)?;
+            }
+            59 => {
+                let data = op.data.ok_or("target weld without its records")?;
+                let payload = |id: u16| data.child(id).and_then(|c| c.payload());
+                let welds = payload(0x06c0)
+                    .zip(payload(0x06c4))
+                    .and_then(|(s, t)| poly_edges::weld_records(s, t))
+                    .ok_or("target weld: records unreadable")?;
+                for (start, target) in welds {
+                    poly_edges::target_weld(&mut mesh, &mut directed, start, target)?;
+                }
+            }
+            44 => {
+                let e = edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?;
+                let marked = op.selected(mesh.positions.len())?;
+                poly_edges::connect_vertices(&mut mesh, e, &marked)?;
             }
             13 => {
                 let faces = op.selected(mesh.polygons.len())?;
@@ -326,13 +434,15 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                         Lift::Extrude(h)
                     }),
                     38 => (INSET_TYPE, &[INSET_TYPE, INSET_AMOUNT, PRESERVE_MAPS], |a, _| Lift::Inset(a)),
-                    _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE], Lift::Bevel),
+                    _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE, BEVEL_BIAS], Lift::Bevel),
                 };
                 if let Some((id, _)) = op.parameters.iter().find(|(id, _)| !known.contains(id)) {
                     return Err(format!("operation {} with parameter {id}, whose meaning is not established", op.id));
                 }
-                if op.parameter_u32(EXTRUDE_FACE_BIAS).is_some_and(|b| f32::from_bits(b) != 1.0) {
-                    return Err(format!("operation {} with parameter {EXTRUDE_FACE_BIAS} other than 1", op.id));
+                for bias in [EXTRUDE_FACE_BIAS, BEVEL_BIAS] {
+                    if op.parameter_u32(bias).is_some_and(|b| f32::from_bits(b) != 1.0) {
+                        return Err(format!("operation {} with parameter {bias} other than 1", op.id));
+                    }
                 }
                 let by_polygon = match op.parameter_u32(type_id).ok_or("face operation without its type")? {
                     0 => false,
@@ -348,7 +458,14 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
                         float(BEVEL_OUTLINE).ok_or("bevel without its outline")?,
                     ),
                 };
-                lift_faces(&mut mesh, &faces, by_polygon, lift(a, b))?;
+                let order = match (&edges_before, &lifted_border) {
+                    (Some(e), _) => Some(poly_edges::directed_border(e, &mesh, &faces)),
+                    (None, Some(l)) => Some(l.clone()),
+                    _ => None,
+                };
+                lifted_border =
+                    Some(lift_faces(&mut mesh, &faces, by_polygon, lift(a, b), order.as_deref(), &mut directed)?);
+                continue;
             }
             53 => {
                 let Some(data) = op.data else { continue };
@@ -363,6 +480,14 @@ pub fn replay(mut mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, Str
     }
     collapse_dead_faces(&mut mesh);
     Ok(mesh)
+}
+
+/// Operations after which [`poly_edges`] still knows Max's edge order.
+const EDGE_KEEPING: &[u32] =
+    &[0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 19, 24, 36, 37, 44, 45, 46, 47, 48, 52, 53, 66, 70, 71, 72, 73];
+
+fn no_edges(after: u32) -> String {
+    format!("edge order after operation {after} is not known")
 }
 
 /// Unit normal of a polygon (Newell's sum over its corners).
@@ -395,7 +520,14 @@ enum Lift {
 
 /// Copies the border of each cluster of marked faces, joins old and new borders by side
 /// quads, and moves the copies as `lift` says.
-fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift) -> Result<(), String> {
+fn lift_faces(
+    mesh: &mut EvalMesh,
+    faces: &[bool],
+    by_polygon: bool,
+    lift: Lift,
+    border_order: Option<&[(u32, u32)]>,
+    known: &mut Option<Vec<(u32, u32)>>,
+) -> Result<Vec<(u32, u32)>, String> {
     use std::collections::HashMap;
     let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
     // Clusters: union of selected faces sharing an edge (none by polygon).
@@ -451,17 +583,62 @@ fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift)
             }
         }
     }
+    if let Some(order) = border_order {
+        // Each cluster's walk starts at its border edge Max numbers first.
+        let rank: HashMap<(u32, u32), usize> = order.iter().enumerate().map(|(i, &e)| (e, i)).rev().collect();
+        border.sort_by_key(|&(_, a, b)| rank.get(&(a, b)).copied().unwrap_or(usize::MAX));
+    }
     let border = walk_borders(border);
     // Copies of border vertices per cluster, appended in vertex order.
     let mut on_border: Vec<(usize, u32)> =
         border.iter().map(|&(r, a, _)| (r, a)).chain(border.iter().map(|&(r, _, b)| (r, b))).collect();
-    on_border.sort_by_key(|&(r, v)| (v, r));
-    on_border.dedup();
+    if border_order.is_some() {
+        // Copies in the order of the walk (see [`lift_faces`]).
+        let mut seen = Vec::with_capacity(on_border.len());
+        for &(r, a, _) in &border {
+            if !seen.contains(&(r, a)) {
+                seen.push((r, a));
+            }
+        }
+        on_border = seen;
+    } else {
+        on_border.sort_by_key(|&(r, v)| (v, r));
+        on_border.dedup();
+    }
     let mut copy: HashMap<(usize, u32), u32> = HashMap::new();
     for (r, v) in on_border {
         copy.insert((r, v), mesh.positions.len() as u32);
         let p = mesh.positions[v as usize];
         mesh.positions.push(p);
+    }
+    // Known edge directions: an edge inside a cluster moves to the copies; a border edge
+    // now lies between the unmarked face and a side face, and runs as the marked face
+    // walked it (the side face's way: the welds of `NewModularWallSingleDoor.max` need
+    // it); by polygon every edge of a marked face turns into a border: not followed.
+    if by_polygon {
+        *known = None;
+    }
+    if let Some(k) = known.as_mut() {
+        // Per undirected pair: the marked faces walking it (cluster, from, to).
+        type Walks = Vec<(usize, u32, u32)>;
+        let mut walking: HashMap<(u32, u32), Walks> = HashMap::new();
+        for (&f, &r) in selected.iter().zip(&roots) {
+            let c = &mesh.polygons[f].corners;
+            for i in 0..c.len() {
+                let (x, y) = (c[i], c[(i + 1) % c.len()]);
+                walking.entry((x.min(y), x.max(y))).or_default().push((r, x, y));
+            }
+        }
+        for (a, b) in k.iter_mut() {
+            match walking.get(&((*a).min(*b), (*a).max(*b))).map(Vec::as_slice) {
+                Some([(r, _, _), _]) => {
+                    *a = copy.get(&(*r, *a)).copied().unwrap_or(*a);
+                    *b = copy.get(&(*r, *b)).copied().unwrap_or(*b);
+                }
+                Some([(_, x, y)]) => (*a, *b) = (*x, *y),
+                _ => {}
+            }
+        }
     }
     // Cluster faces take the copies.
     let mut moved: Vec<(usize, u32)> = Vec::new();
@@ -513,10 +690,12 @@ fn lift_faces(mesh: &mut EvalMesh, faces: &[bool], by_polygon: bool, lift: Lift)
             }
         }
     }
+    let mut copied_border = Vec::with_capacity(border.len());
     for (r, a, b) in border {
         mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
+        copied_border.push((copy[&(r, a)], copy[&(r, b)]));
     }
-    Ok(())
+    Ok(copied_border)
 }
 
 /// Orders border edges `(cluster, a, b)` as Max appends the side faces: clusters in order
@@ -577,7 +756,8 @@ fn transform_offsets(data: &Chunk<'_>) -> Result<Vec<Vec3>, String> {
 
 /// Deletes the faces marked in `faces`; a vertex used before and by no face after goes
 /// when `delete_isolated` (a vertex no face used before stays). Survivors keep their order.
-fn delete_faces(mesh: &mut EvalMesh, faces: &[bool], delete_isolated: bool) {
+/// Returns each old vertex's new index (`None`: deleted).
+fn delete_faces(mesh: &mut EvalMesh, faces: &[bool], delete_isolated: bool) -> Vec<Option<u32>> {
     let mut used_before = vec![false; mesh.positions.len()];
     let mut used_after = vec![false; mesh.positions.len()];
     for (p, &gone) in mesh.polygons.iter().zip(faces) {
@@ -588,14 +768,17 @@ fn delete_faces(mesh: &mut EvalMesh, faces: &[bool], delete_isolated: bool) {
     }
     let mut keep = faces.iter().map(|g| !g);
     mesh.polygons.retain(|_| keep.next().unwrap_or(true));
-    if delete_isolated {
-        let dead: Vec<bool> = used_before.iter().zip(&used_after).map(|(b, a)| *b && !*a).collect();
-        remove_vertices(mesh, &dead);
-    }
+    let dead: Vec<bool> = if delete_isolated {
+        used_before.iter().zip(&used_after).map(|(b, a)| *b && !*a).collect()
+    } else {
+        vec![false; mesh.positions.len()]
+    };
+    remove_vertices(mesh, &dead)
 }
 
-/// Removes the vertices marked dead (no live polygon may use them) and renumbers.
-fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
+/// Removes the vertices marked dead (no live polygon may use them) and renumbers; returns
+/// each old vertex's new index.
+fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) -> Vec<Option<u32>> {
     let mut remap = vec![u32::MAX; mesh.positions.len()];
     let mut kept = Vec::with_capacity(mesh.positions.len());
     for (i, p) in mesh.positions.iter().enumerate() {
@@ -610,6 +793,7 @@ fn remove_vertices(mesh: &mut EvalMesh, dead: &[bool]) {
             *c = remap[*c as usize];
         }
     }
+    remap.into_iter().map(|r| (r != u32::MAX).then_some(r)).collect()
 }
 
 /// Tessellates the marked faces by edges with tension 0 (`MNMesh::TessellateByEdges`,
@@ -931,18 +1115,21 @@ mod tests {
 
     #[test]
     fn extruding_the_top_by_two_adds_a_ring_of_sides() {
-        // Top quad (4 5 7 6), normal +z, height 2: copies 8, 9, 10, 11 of 4, 5, 6, 7 at
-        // z = 3; the top becomes (8 9 11 10); sides (a b b' a') for its edges 4→5, 5→7,
-        // 7→6, 6→4. V = 12, F = 6 + 4.
+        // Top quad (4 5 7 6), normal +z, height 2. Its border walked from the border edge
+        // Max numbers first (edge 4, 4→5: the top is the second face), along the top:
+        // 4→5, 5→7, 7→6, 6→4; copies 8, 9, 10, 11 of 4, 5, 7, 6 in that order at z = 3;
+        // the top becomes (8 9 10 11); sides (a b b' a') per edge in walk order.
+        // V = 12, F = 6 + 4.
         let height: &'static [u8] = &[0, 0, 0, 0x40]; // 2.0f32
         let out = replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height)])]).unwrap();
         assert_eq!((out.positions.len(), out.polygons.len()), (12, 10));
         assert_eq!(out.positions[8], Vec3::new(-0.5, -0.5, 3.0));
-        assert_eq!(out.positions[11], Vec3::new(0.5, 0.5, 3.0));
+        assert_eq!(out.positions[10], Vec3::new(0.5, 0.5, 3.0));
+        assert_eq!(out.positions[11], Vec3::new(-0.5, 0.5, 3.0));
         assert_eq!(out.positions[4], Vec3::new(-0.5, -0.5, 1.0));
-        assert_eq!(out.polygons[1].corners, vec![8, 9, 11, 10]);
+        assert_eq!(out.polygons[1].corners, vec![8, 9, 10, 11]);
         let sides: Vec<Vec<u32>> = out.polygons[6..].iter().map(|p| p.corners.clone()).collect();
-        assert_eq!(sides, vec![vec![4, 5, 9, 8], vec![5, 7, 11, 9], vec![7, 6, 10, 11], vec![6, 4, 8, 10]]);
+        assert_eq!(sides, vec![vec![4, 5, 9, 8], vec![5, 7, 10, 9], vec![7, 6, 11, 10], vec![6, 4, 8, 11]]);
         // Local normals and parameters of unknown meaning stop.
         assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, ON), (37, height)])]).is_err());
         assert!(replay(poly_box(), &[op_with(41, &[1], 6, vec![(36, OFF), (37, height), (120, ON)])]).is_err());
@@ -954,13 +1141,14 @@ mod tests {
         // 6→4 and 4→5 have inward normals z × (−y) = +x and z × x = +y, so the copy moves
         // along (x + y) / (1 + 0) by 0.25: (−0.25, −0.25, 1); every edge of the inner quad
         // lies 0.25 inside. Bevel by height 1 and outline 0.25 lifts the copies by 1 and
-        // moves them outward: (−0.75, −0.75, 2). Counts as for an extrude: 12 and 10.
+        // moves them outward: (−0.75, −0.75, 2). Counts as for an extrude: 12 and 10;
+        // copy 10 is 7's (the border walk 4, 5, 7, 6), inset to (0.25, 0.25, 1).
         let quarter: &'static [u8] = &[0, 0, 0x80, 0x3e]; // 0.25f32
         let one: &'static [u8] = &[0, 0, 0x80, 0x3f]; // 1.0f32
         let inset = replay(poly_box(), &[op_with(38, &[1], 6, vec![(41, OFF), (42, quarter)])]).unwrap();
         assert_eq!((inset.positions.len(), inset.polygons.len()), (12, 10));
         assert_eq!(inset.positions[8], Vec3::new(-0.25, -0.25, 1.0));
-        assert_eq!(inset.positions[11], Vec3::new(0.25, 0.25, 1.0));
+        assert_eq!(inset.positions[10], Vec3::new(0.25, 0.25, 1.0));
         let bevel = replay(poly_box(), &[op_with(32, &[1], 6, vec![(38, OFF), (39, one), (40, quarter)])]).unwrap();
         assert_eq!(bevel.positions[8], Vec3::new(-0.75, -0.75, 2.0));
         assert_eq!(bevel.positions[4], Vec3::new(-0.5, -0.5, 1.0));
@@ -1049,6 +1237,44 @@ mod tests {
         assert_eq!((out.positions.len(), out.polygons.len()), (11, 7));
         assert_eq!(out.polygons[6].corners, vec![8, 9, 10]);
         assert_eq!(out.positions[9], Vec3::new(1.0, 0.0, 5.0));
+    }
+
+    #[test]
+    fn insert_and_connect_cut_the_front_and_a_zero_hinge_does_nothing() {
+        // Insert vertices on edges 8 (1→5) at 0.25 and 9 (4→0) at 0.75 (the box's edges by
+        // first use: see `poly_edges`): vertices 8 = (0.5, −0.5, 0.25) and
+        // 9 = (−0.5, −0.5, 0.25); connecting them splits the front (0 1 8 5 4 9) into
+        // (0 1 8 9) and a new face 6 (8 5 4 9). A hinge by angle 0 before changes nothing
+        // (`PolyOpHingeFromEdge::Do` returns at once); by another angle it stops.
+        let mut record = Vec::new();
+        for w in [2u32, 8, 9, 0.25f32.to_bits(), 0.75f32.to_bits()] {
+            record.extend(w.to_le_bytes());
+        }
+        let mut insert = op_with(66, &[], 0, vec![]);
+        insert.data = Some(Box::leak(Box::new(Chunk::container(OPERATION_DATA, vec![Chunk::leaf(0x1600, record)]))));
+        let mut connect = op_with(44, &[], 0, vec![]);
+        connect.selection = Some((0..10).map(|v| v == 8 || v == 9).collect());
+        let zero_hinge = op_with(45, &[0], 6, vec![(44, OFF)]);
+        let out = replay(poly_box(), &[zero_hinge, insert, connect]).unwrap();
+        assert_eq!((out.positions.len(), out.polygons.len()), (10, 7));
+        assert_eq!(out.positions[9], Vec3::new(-0.5, -0.5, 0.25));
+        assert_eq!(out.polygons[2].corners, vec![0, 1, 8, 9]);
+        assert_eq!(out.polygons[6].corners, vec![8, 5, 4, 9]);
+        let hinge: &'static [u8] = &[0, 0, 0x80, 0x3f]; // 1.0 rad
+        assert!(replay(poly_box(), &[op_with(45, &[0], 6, vec![(44, hinge)])]).unwrap_err().contains("hinge"));
+        // After an operation whose new edges are not numbered, an edge record stops.
+        let mut late = op_with(66, &[], 0, vec![]);
+        late.data = insert_data();
+        let tess = op_with(28, &[1], 6, vec![(19, OFF), (20, OFF)]);
+        assert!(replay(poly_box(), &[tess, late]).unwrap_err().contains("edge order"));
+    }
+
+    fn insert_data() -> Option<&'static Chunk<'static>> {
+        let mut record = Vec::new();
+        for w in [1u32, 0, 0.5f32.to_bits()] {
+            record.extend(w.to_le_bytes());
+        }
+        Some(Box::leak(Box::new(Chunk::container(OPERATION_DATA, vec![Chunk::leaf(0x1600, record)]))))
     }
 
     fn op(id: u32) -> Chunk<'static> {

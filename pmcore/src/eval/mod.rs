@@ -11,9 +11,12 @@
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known
 //!   ([`mesh_delta`]: its moves, deletions and created faces);
-//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
+//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts, and the replay
+//!   of those whose records are known; [`poly_edges`] — Max's edge numbering the
+//!   edge-indexed ones need;
 //! * [`lathe`] — the Lathe modifier over a spline shape ([`spline`] decodes and
 //!   interpolates the shape);
+//! * [`normal`] — the Normal modifier (flip);
 //! * [`selection`] — the sub-object selection a stack passes up to its deformers;
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
@@ -34,7 +37,9 @@ pub mod edit_poly;
 pub mod lathe;
 pub mod mesh;
 pub mod mesh_delta;
+pub mod normal;
 pub mod params;
+pub mod poly_edges;
 pub mod primitives;
 pub mod selection;
 pub mod shell;

@@ -318,9 +318,11 @@ fn apply_modifiers(
     mut selection: super::selection::Selection,
     mut out: NodeEval,
 ) -> NodeEval {
+    // Whether a Normal modifier turned the faces over since the edges were numbered.
+    let mut turned = false;
     for m in modifiers {
         let class_id = m.object.class.as_ref().map(|c| c.class_id);
-        current = match apply_modifier(index, m, current, budget, in_max_order, &selection) {
+        current = match apply_modifier(index, m, current, budget, in_max_order, &selection, turned) {
             Ok(next) => next,
             Err(s) => {
                 out.outcome = NodeOutcome::Stopped(s);
@@ -328,6 +330,7 @@ fn apply_modifiers(
             }
         };
         out.modifiers += 1;
+        turned ^= class_id == Some(super::normal::NORMAL_MODIFIER) && super::normal::flips(index, m.object);
         in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
         let output = match &current {
             Evaluated::Mesh(mesh) => Some(mesh),
@@ -620,6 +623,7 @@ fn apply_modifier(
     budget: u64,
     in_max_order: bool,
     selection: &Selection,
+    turned: bool,
 ) -> Result<Evaluated, Stop> {
     let m = sm.object;
     let Some(class) = m.class.as_ref() else { return Err(stop(m, "class not in the class directory")) };
@@ -633,6 +637,15 @@ fn apply_modifier(
                 Ok(planar) => Evaluated::Mesh(super::uvw_map::apply_planar(mesh, &planar)),
                 Err(_) => Evaluated::Mesh(mesh),
             },
+            other => other,
+        },
+        ModifierRule::PassThrough if class.class_id == super::normal::NORMAL_MODIFIER => match input {
+            Evaluated::Mesh(mesh) => {
+                let params = Params::of(index, m, 0).map_err(|e| param_stop(m, e))?;
+                let pe = |e| param_stop(m, e);
+                let (unify, flip) = (params.int_or(0, 0).map_err(pe)?, params.int_or(1, 0).map_err(pe)?);
+                Evaluated::Mesh(super::normal::apply(mesh, unify, flip).map_err(|e| stop(m, e))?)
+            }
             other => other,
         },
         ModifierRule::PassThrough => input,
@@ -673,9 +686,9 @@ fn apply_modifier(
                 ));
             }
             match input {
-                Evaluated::Mesh(mesh) => {
-                    Evaluated::Mesh(edit_poly::replay(mesh.into_poly(), &ops).map_err(|e| stop(m, e))?)
-                }
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(
+                    edit_poly::replay_after_flips(mesh.into_poly(), &ops, turned).map_err(|e| stop(m, e))?,
+                ),
                 other if edit_poly::topology_operations(&ids).is_empty() => to_poly(other),
                 Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
             }
