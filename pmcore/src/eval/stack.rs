@@ -478,30 +478,26 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
         }
         classes::SPHERE => {
             let p = p()?;
+            // Parameters later releases added are absent from older blocks: Max's defaults.
+            let float_or = |id: u16| match p.float(id) {
+                Err(ParamError::Missing(_)) => Ok(0.0),
+                other => other,
+            };
             let q = prim::SphereParams {
                 radius: p.float(0).map_err(pe)?,
                 segments: p.int(1).map_err(pe)?,
-                hemisphere: p.float(3).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
+                smooth: p.int_or(2, 0).map_err(pe)? != 0,
+                hemisphere: float_or(3).map_err(pe)?,
+                squash: p.int_or(4, 0).map_err(pe)? != 0,
                 base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+                slice_from: float_or(8).map_err(pe)?,
+                slice_to: float_or(9).map_err(pe)?,
+                // The sphere's own chunk 0x0100 (the SDK sample's "new map" chunk).
+                quarter_turn: base.chunk.child(prim::SPHERE_NEW_MAP).is_some(),
             };
             guard(q.vertices())?;
-            // Smooth (parameter 2) puts every face in smoothing group 1 (SDK sphere sample).
-            // Measured on the normals of the NeL exports of ryzom street.max: Max splits each
-            // band quad along its other diagonal (corners 1–3), and the fan around the bottom
-            // pole (vertex 0) faces outward, i.e. down.
-            let smooth = p.int_or(2, 0).map_err(pe)? != 0;
-            prim::sphere_mesh(&q).map(|mut m| {
-                for f in &mut m.polygons {
-                    f.smoothing = u32::from(smooth);
-                    match f.corners[..] {
-                        [a, b, c, d] => f.triangles = vec![[a, b, d], [b, c, d]],
-                        [0, b, c] => f.corners = vec![0, c, b],
-                        _ => {}
-                    }
-                }
-                m
-            })
+            prim::sphere_mesh(&q)
         }
         classes::GEOSPHERE => {
             let p = p()?;
@@ -661,6 +657,37 @@ fn apply_modifier(
                 )
             })
         }
+        ModifierRule::Ripple => {
+            // Parameters animated or unreadable: the topology is known, the positions are not.
+            let params = match Params::of(index, m, 2) {
+                Ok(p) => p,
+                Err(e) => return Ok(counts_only(input, format!("Ripple parameters not evaluated: {e}"))),
+            };
+            let values: Result<Vec<f32>, ParamError> = (0..5).map(|id| params.float(id)).collect();
+            let values = match values {
+                Ok(v) => v,
+                Err(e) => return Ok(counts_only(input, format!("Ripple parameter not evaluated: {e}"))),
+            };
+            // The simple-modifier frame, as for Bend: gizmo (reference 0), centre (1).
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("gizmo: {e}")))?;
+            let centre = match m.reference(1) {
+                None => Vec3::ZERO,
+                slot => position_default(index, slot).map_err(|e| stop(m, format!("centre: {e}")))?,
+            };
+            let context = context_of(m, sm)?;
+            let p = super::ripple::RippleParams {
+                amplitude1: values[0],
+                amplitude2: values[1],
+                wave_length: values[2],
+                phase: values[3],
+                decay: values[4],
+                to_gizmo: Mat4::from_translation(-centre) * gizmo.inverse() * context,
+            };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::ripple::ripple(mesh, &p)),
+                other => other,
+            }
+        }
         ModifierRule::Mirror => {
             let params = Params::of(index, m, 1).map_err(|e| param_stop(m, e))?;
             let pe = |e| param_stop(m, e);
@@ -765,6 +792,13 @@ fn apply_modifier(
             turbosmooth(input, iterations, budget)
         }
     })
+}
+
+/// The input's counts without positions (a deformer whose case is not evaluated), with
+/// the reason.
+fn counts_only(input: Evaluated, note: String) -> Evaluated {
+    let (counts, rule) = input.counts_and_rule();
+    Evaluated::CountOnly { counts, rule, note }
 }
 
 /// The input as a poly object (counts kept, faces counted as polygons).
