@@ -9,8 +9,9 @@
 //! * `0x0100` / `0x0110` — vertex / face counts of the input the delta was recorded on;
 //! * `0x0220` — face attribute changes: `u32` count, then `(face, flags, value)` `u32`
 //!   triples; flags `0x10` sets the material id to `value >> 5` (the SDK's
-//!   `ATTRIB_MATID`, `ATTRIB_MATID_SHIFT`); flags 0–3 (edge visibility, hidden face) are
-//!   not applied here and stop the node;
+//!   `ATTRIB_MATID`, `ATTRIB_MATID_SHIFT`); flag `0x08` with a value whose bit 3 is clear
+//!   unhides the face (display state: `Lantern.max` unhides 7 faces); hiding a face and
+//!   edge visibility (flags 0–2) are not applied here and stop the node;
 //! * `0x0230` — smoothing-group changes: `u32` count, then `(face, mask, value)` `u32`
 //!   triples, the face's groups becoming `(groups & !mask) | (value & mask)` (the SDK's
 //!   `FaceSmooth`; `thatchRoof.max`);
@@ -74,6 +75,8 @@ pub const DELETED_FACES: u16 = 0x0270;
 pub const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0334, 0x0338, 0x033b, 0x0400, 0x0410, 0x0420];
 /// The `ATTRIB_MATID` flag of a face attribute change.
 const ATTRIB_MATID: u32 = 0x10;
+/// The hidden-face flag of a face attribute change (and of its value).
+const ATTRIB_HIDDEN: u32 = 0x08;
 /// Bit array inside a selection or deletion container.
 const BIT_ARRAY: u16 = 0x2700;
 
@@ -168,10 +171,14 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
             }
             FACE_ATTRIBUTES => {
                 for (face, flags, value) in triples(c, triangles)? {
-                    if flags != ATTRIB_MATID {
-                        return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied"));
+                    // Unhiding a face (hidden bit applied with value 0) is display state only.
+                    let unhide = flags & ATTRIB_HIDDEN != 0 && value & ATTRIB_HIDDEN == 0;
+                    let rest = if unhide { flags & !ATTRIB_HIDDEN } else { flags };
+                    match rest {
+                        ATTRIB_MATID => delta.changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16)),
+                        0 => {}
+                        _ => return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied")),
                     }
-                    delta.changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16));
                 }
             }
             FACE_SMOOTHING => {
@@ -600,6 +607,13 @@ mod tests {
         assert!(apply(Some(&other), unit_box(), true).unwrap_err().contains("recorded on 9 vertices"));
         let edge_vis = app(vec![Chunk::leaf(FACE_ATTRIBUTES, u32s(&[1, 0, 0x1, 0]))]);
         assert!(apply(Some(&edge_vis), unit_box(), true).unwrap_err().contains("flags 0x1"));
+        let hide = app(vec![Chunk::leaf(FACE_ATTRIBUTES, u32s(&[1, 0, 0x18, 0x08 | 2 << 5]))]);
+        assert!(apply(Some(&hide), unit_box(), true).unwrap_err().contains("flags 0x18"));
+        // Unhide with material id 2 (Lantern.max's mask 0x18, value 2 << 5): only the id
+        // changes; faces 0 and 1 are the bottom quad, which keeps its corners.
+        let unhide = app(vec![Chunk::leaf(FACE_ATTRIBUTES, u32s(&[2, 0, 0x18, 2 << 5, 1, 0x18, 2 << 5]))]);
+        let out = apply(Some(&unhide), unit_box(), true).unwrap();
+        assert_eq!((out.polygons[0].material, out.polygons.len()), (2, 6));
         // No delta: the input as a tri object.
         assert_eq!(apply(None, unit_box().into_poly(), false).unwrap().rule, FaceRule::Triangles);
     }
