@@ -30,6 +30,8 @@ pub const TUBE: [u32; 2] = [0x0000_7b21, 0];
 pub const GEOSPHERE: [u32; 2] = [0, 0x0000_7f9e];
 /// Plane.
 pub const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
+/// Pyramid (`super::pyramid`).
+pub const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
 
 /// Target object (of a target camera or light): geometry superclass, no mesh; Max does
 /// not count it.

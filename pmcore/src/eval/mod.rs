@@ -10,6 +10,7 @@
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
 //! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
+//! * [`pyramid`] — the Pyramid primitive in Max's order;
 //! * [`ripple`] — the Ripple modifier (concentric sine waves in a gizmo frame);
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts;
 //! * [`shell`] — the Shell modifier;
@@ -31,6 +32,7 @@ pub mod edit_poly;
 pub mod mesh;
 pub mod params;
 pub mod primitives;
+pub mod pyramid;
 pub mod ripple;
 pub mod shell;
 pub mod stack;

@@ -499,6 +499,19 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::sphere_mesh(&q)
         }
+        classes::PYRAMID => {
+            let p = p()?;
+            let q = super::pyramid::PyramidParams {
+                width: p.float(0).map_err(pe)?,
+                depth: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,
+                depth_segs: p.int(4).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
+            };
+            guard(q.vertices())?;
+            super::pyramid::pyramid_mesh(&q)
+        }
         classes::GEOSPHERE => {
             let p = p()?;
             let base = match p.int(2).map_err(pe)? {
