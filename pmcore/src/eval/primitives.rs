@@ -1372,6 +1372,9 @@ mod tests {
             let m = sphere_mesh(&sp).unwrap();
             proptest::prop_assert!(valid(&m));
             proptest::prop_assert_eq!(m.counts().vertices, sp.vertices());
+            // Whole, hemisphere or sliced, the sphere is a closed surface: V − E + P = 2.
+            let k = m.counts();
+            proptest::prop_assert_eq!(k.vertices + k.polygons, k.edges + 2);
             let g = GeoSphereParams { radius: 1.0, segments: a, base: [GeoBase::Tetra, GeoBase::Octa, GeoBase::Icosa][base], hemisphere: false };
             let m = geosphere_mesh(&g).unwrap();
             proptest::prop_assert!(valid(&m));

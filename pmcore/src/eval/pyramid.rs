@@ -193,4 +193,19 @@ mod tests {
         assert_eq!(m.polygons.last().unwrap().corners, vec![12, 13, 7]);
         assert!(pyramid_mesh(&PyramidParams { height: -1.0, ..p }).is_err());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn pyramids_are_closed_and_have_the_counted_vertices(w in 1i32..6, d in 1i32..6, h in 1i32..6) {
+            // V = 2(w + d)h + 2, triangles 2·2(w + d)h, and a closed surface of polygons:
+            // V − E + P = 2.
+            let p = PyramidParams { width: 3.0, depth: 2.0, height: 5.0, width_segs: w, depth_segs: d, height_segs: h };
+            let m = pyramid_mesh(&p).unwrap();
+            let k = m.counts();
+            proptest::prop_assert_eq!(k.vertices, p.vertices());
+            proptest::prop_assert_eq!(k.triangles as i32, 4 * (w + d) * h);
+            proptest::prop_assert_eq!(k.vertices + k.polygons, k.edges + 2);
+        }
+    }
 }
