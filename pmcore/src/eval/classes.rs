@@ -107,10 +107,14 @@ pub enum ModifierRule {
 }
 
 /// Base classes whose builder follows Max's own vertex and face order (checked against an
-/// export Max wrote: [`super::primitives::box_mesh`], [`super::primitives::sphere_mesh`]
-/// on `Bowl.FBX`); Edit Poly selections and offsets over other builders would index the
-/// wrong parts.
-pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX, SPHERE];
+/// export Max wrote: [`super::primitives::box_mesh`]); Edit Poly selections and offsets
+/// over other builders would index the wrong parts.
+pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX];
+
+/// Base classes whose tri mesh is built in Max's order (checked: [`super::primitives::sphere_mesh`]
+/// on `Bowl.FBX`) but whose own conversion to poly is not: Edit Mesh records index them, an
+/// Edit Poly directly on them is not trusted with indices.
+pub const TRI_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[SPHERE];
 
 /// Base classes whose conversion to a poly object (what an Edit Poly directly on them
 /// receives) is built in Max's order ([`super::primitives::cylinder_poly`], checked on

@@ -283,6 +283,12 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     let mut in_max_order = base.chunk.child(geometry::GEOM_BUFFERS).is_some()
         || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
         || as_poly;
+    // A tri object in Max's order whose own poly conversion is not checked (the Sphere):
+    // what Edit Mesh indexes, not yet what an Edit Poly directly on it indexes. After an
+    // Edit Mesh the input of a later Edit Poly is the generic tri → poly conversion of a tri
+    // object, which keeps the order (`Well.max`: Box > Edit Mesh > Edit Poly).
+    let mut tri_order =
+        in_max_order || base.class.as_ref().is_some_and(|c| classes::TRI_BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
     let mut current = match built {
         Ok(m) => {
@@ -297,7 +303,8 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     if !base_only {
         for m in &modifiers {
             let class_id = m.object.class.as_ref().map(|c| c.class_id);
-            current = match apply_modifier(index, m, current, budget, in_max_order) {
+            let order = if class_id == Some(classes::EDIT_POLY_MOD) { in_max_order } else { tri_order };
+            current = match apply_modifier(index, m, current, budget, order) {
                 Ok(next) => next,
                 Err(s) => {
                     out.outcome = NodeOutcome::Stopped(s);
@@ -305,7 +312,12 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
                 }
             };
             out.modifiers += 1;
-            in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+            let keeps = class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+            if class_id == Some(classes::EDIT_MESH_MOD) {
+                in_max_order = tri_order;
+            }
+            in_max_order &= keeps;
+            tri_order &= keeps;
         }
     }
     out.outcome = NodeOutcome::Evaluated(current);
