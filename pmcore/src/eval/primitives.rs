@@ -592,7 +592,7 @@ fn sphere_layout(p: &SphereParams) -> Result<SphereLayout, PrimitiveError> {
     }
     let hemisphere = p.hemisphere.clamp(0.0, 1.0);
     let whole = hemisphere < 0.00001;
-    let lowest = (1.0 - hemisphere.min(0.9999)) * PI;
+    let lowest = (1.0 - if hemisphere >= 1.0 { 0.9999 } else { hemisphere }) * PI;
     let base_delta = 2.0 * PI / sides as f32;
     let step = if p.slice { pie / sides as f32 } else { base_delta };
     let delta = if !whole && p.squash { 2.0 * lowest / (sides - 2) as f32 } else { base_delta };
