@@ -228,6 +228,26 @@ pub fn nel_ig(data: &[u8]) {
 pub type Body = fn(&[u8]);
 
 /// Target name → body, for the regression replay.
+/// Edit Mesh's MeshDelta replay (`pmcore::eval::edit_mesh`) over a 2 × 2 × 2-segment box:
+/// the input parses as the records of a `0x2500 → 0x2512 → 0x4000` container. Never
+/// panics; whatever applies indexes only its own vertices.
+pub fn edit_mesh_delta(data: &[u8]) {
+    use pmcore::chunk::Chunk;
+    use pmcore::eval::edit_mesh::{apply, LOCAL_DATA, MESH_DELTA};
+    use pmcore::eval::primitives::{box_mesh, BoxParams};
+    let Ok(records) = parse_stream("fuzz", data) else { return };
+    let app = Chunk::container(0x2500, vec![Chunk::container(LOCAL_DATA, vec![Chunk::container(MESH_DELTA, records)])]);
+    let input =
+        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 2, width_segs: 2, height_segs: 2 })
+            .expect("a 2 × 2 × 2 box builds");
+    if let Ok(out) = apply(Some(&app), input, true) {
+        let n = out.positions.len() as u32;
+        for p in &out.polygons {
+            assert!(p.corners.iter().chain(p.triangles.iter().flatten()).all(|&v| v < n), "index past the vertices");
+        }
+    }
+}
+
 pub const TARGETS: &[(&str, Body)] = &[
     ("chunk_parse", chunk_parse),
     ("header_forms", header_forms),
@@ -241,4 +261,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("nel_mesh_mrm_skinned", nel_mesh_mrm_skinned),
     ("nel_anim", nel_anim),
     ("nel_ig", nel_ig),
+    ("edit_mesh_delta", edit_mesh_delta),
 ];

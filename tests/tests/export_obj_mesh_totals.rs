@@ -85,6 +85,30 @@ fn evaluated_totals_equal_max_mesh_totals_on_public_files_of_each_kind() {
     }
 }
 
+/// Nodes whose totals need the whole Edit Mesh delta or the Sphere in Max's order (issue 26,
+/// geometry), against Max's `Mesh Totals`: `seanconway512__hand2.max` — a Box under an Edit
+/// Mesh with moves, corner remaps, created vertices and faces, smoothing and map records
+/// (168 / 332) —, `pegasus1982__test_02-2.max` (moves), Pyramid primitives
+/// (`prantoahmed__3rd-island.max`: 14 of 6 / 8; `deepdas007__house.max`), and the pairs'
+/// `Bowl.max` (a Sphere under Ripple and two Edit Mesh material changes, 482 / 960).
+#[test]
+fn edit_mesh_deltas_pyramids_and_the_sphere_give_max_mesh_totals() {
+    let (Some(wild), Some(pairs)) = (pmtests::shared_corpus("wild"), pmtests::shared_corpus("pairs")) else { return };
+    let out = tempfile::tempdir().unwrap();
+    for path in [
+        wild.join("seanconway512__hand2.max"),
+        wild.join("pegasus1982__test_02-2.max"),
+        wild.join("prantoahmed__3rd-island.max"),
+        wild.join("deepdas007__house.max"),
+        pairs.join("danshaub__GameDevFinal/SeanWork/Models/Bowl/Bowl.max"),
+    ] {
+        let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+        let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+        assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+        assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+    }
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -30,7 +30,7 @@ pub const TUBE: [u32; 2] = [0x0000_7b21, 0];
 pub const GEOSPHERE: [u32; 2] = [0, 0x0000_7f9e];
 /// Plane.
 pub const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
-/// Pyramid.
+/// Pyramid (`super::pyramid`).
 pub const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
 
 /// Target object (of a target camera or light): geometry superclass, no mesh; Max does
@@ -61,6 +61,9 @@ pub const BEND_MOD: [u32; 2] = [0x0000_0010, 0];
 
 /// Taper (modifier; the Torus object shares the id under another superclass).
 pub const TAPER_MOD: [u32; 2] = [0x0000_0020, 0];
+
+/// Ripple (modifier; `super::ripple`).
+pub const RIPPLE_MOD: [u32; 2] = [0x0000_0045, 0];
 
 /// Mirror (modifier).
 pub const MIRROR_MOD: [u32; 2] = [0xef92_aa7c, 0x511b_be75];
@@ -105,12 +108,19 @@ pub enum ModifierRule {
     Taper,
     /// Mirror (`super::deform`).
     Mirror,
+    /// Ripple (`super::ripple`).
+    Ripple,
 }
 
 /// Base classes whose builder follows Max's own vertex and face order (checked against an
 /// export Max wrote: [`super::primitives::box_mesh`]); Edit Poly selections and offsets
 /// over other builders would index the wrong parts.
 pub const BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[BOX];
+
+/// Base classes whose tri mesh is built in Max's order (checked: [`super::primitives::sphere_mesh`]
+/// on `Bowl.FBX`) but whose own conversion to poly is not: Edit Mesh records index them, an
+/// Edit Poly directly on them is not trusted with indices.
+pub const TRI_BUILT_IN_MAX_ORDER: &[[u32; 2]] = &[SPHERE];
 
 /// Base classes whose conversion to a poly object (what an Edit Poly directly on them
 /// receives) is built in Max's order ([`super::primitives::cylinder_poly`], checked on
@@ -131,6 +141,7 @@ impl ModifierRule {
                 | ModifierRule::EditMesh
                 | ModifierRule::Bend
                 | ModifierRule::Taper
+                | ModifierRule::Ripple
         )
     }
 }
@@ -149,7 +160,6 @@ pub const PASS_THROUGH: &[([u32; 2], &str)] = &[
     ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
     ([0x2521_5824, 0], "XForm"),
     ([0x0000_0047, 0], "Wave"),
-    ([0x0000_0045, 0], "Ripple"),
     ([0x0000_0090, 0], "Twist"),
     ([0x000f_8612, 0], "Material"),
     ([0x000f_8614, 0], "Normal"),
@@ -180,6 +190,7 @@ pub fn modifier_rule(class_id: [u32; 2]) -> Option<ModifierRule> {
         BEND_MOD => Some(ModifierRule::Bend),
         TAPER_MOD => Some(ModifierRule::Taper),
         MIRROR_MOD => Some(ModifierRule::Mirror),
+        RIPPLE_MOD => Some(ModifierRule::Ripple),
         _ => None,
     }
 }

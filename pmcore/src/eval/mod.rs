@@ -9,8 +9,7 @@
 //! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
 //! * [`cloth`] — the Cloth modifier's saved simulation state;
 //! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
-//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known
-//!   ([`mesh_delta`]: its moves, deletions and created faces);
+//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
 //! * [`edit_poly`] — which Edit Poly modifier operations keep the counts, and the replay
 //!   of those whose records are known; [`poly_edges`] — Max's edge numbering the
 //!   edge-indexed ones need;
@@ -18,6 +17,8 @@
 //!   interpolates the shape);
 //! * [`normal`] — the Normal modifier (flip);
 //! * [`selection`] — the sub-object selection a stack passes up to its deformers;
+//! * [`pyramid`] — the Pyramid primitive in Max's order;
+//! * [`ripple`] — the Ripple modifier (concentric sine waves in a gizmo frame);
 //! * [`shell`] — the Shell modifier;
 //! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
 //! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
@@ -36,11 +37,12 @@ pub mod edit_mesh;
 pub mod edit_poly;
 pub mod lathe;
 pub mod mesh;
-pub mod mesh_delta;
 pub mod normal;
 pub mod params;
 pub mod poly_edges;
 pub mod primitives;
+pub mod pyramid;
+pub mod ripple;
 pub mod selection;
 pub mod shell;
 pub mod spline;

@@ -289,6 +289,12 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
         || base.class.as_ref().is_some_and(|c| classes::BUILT_IN_MAX_ORDER.contains(&c.class_id))
         || as_poly
         || tri_cylinder_in_max_order(index, base);
+    // A tri object in Max's order whose own poly conversion is not checked (the Sphere):
+    // what Edit Mesh indexes, not yet what an Edit Poly directly on it indexes. After an
+    // Edit Mesh the input of a later Edit Poly is the generic tri → poly conversion of a tri
+    // object, which keeps the order (`Well.max`: Box > Edit Mesh > Edit Poly).
+    let tri_order =
+        in_max_order || base.class.as_ref().is_some_and(|c| classes::TRI_BUILT_IN_MAX_ORDER.contains(&c.class_id));
     let built = if as_poly { evaluate_base_as_poly(index, base, budget) } else { evaluate_base(index, base, budget) };
     let current = match built {
         Ok(m) => {
@@ -302,7 +308,7 @@ pub fn evaluate_node(index: &SceneIndex<'_>, node: &SceneObject<'_>, budget: u64
     };
     if !base_only {
         let selection = super::selection::of_base(base);
-        return apply_modifiers(index, &modifiers, current, budget, in_max_order, selection, out);
+        return apply_modifiers(index, &modifiers, current, budget, (in_max_order, tri_order), selection, out);
     }
     out.outcome = NodeOutcome::Evaluated(current);
     out
@@ -314,7 +320,7 @@ fn apply_modifiers(
     modifiers: &[StackModifier<'_, '_>],
     mut current: Evaluated,
     budget: u64,
-    mut in_max_order: bool,
+    (mut in_max_order, mut tri_order): (bool, bool),
     mut selection: super::selection::Selection,
     mut out: NodeEval,
 ) -> NodeEval {
@@ -322,7 +328,9 @@ fn apply_modifiers(
     let mut turned = false;
     for m in modifiers {
         let class_id = m.object.class.as_ref().map(|c| c.class_id);
-        current = match apply_modifier(index, m, current, budget, in_max_order, &selection, turned) {
+        // An Edit Poly indexes the poly conversion, the other modifiers the tri object.
+        let order = if class_id == Some(classes::EDIT_POLY_MOD) { in_max_order } else { tri_order };
+        current = match apply_modifier(index, m, current, budget, order, &selection, turned) {
             Ok(next) => next,
             Err(s) => {
                 out.outcome = NodeOutcome::Stopped(s);
@@ -331,7 +339,12 @@ fn apply_modifiers(
         };
         out.modifiers += 1;
         turned ^= class_id == Some(super::normal::NORMAL_MODIFIER) && super::normal::flips(index, m.object);
-        in_max_order &= class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+        let keeps = class_id.and_then(classes::modifier_rule).is_some_and(ModifierRule::keeps_indices);
+        if class_id == Some(classes::EDIT_MESH_MOD) {
+            in_max_order = tri_order;
+        }
+        in_max_order &= keeps;
+        tri_order &= keeps;
         let output = match &current {
             Evaluated::Mesh(mesh) => Some(mesh),
             Evaluated::CountOnly { .. } => None,
@@ -356,7 +369,7 @@ fn evaluate_over_shape(
             out.modifiers = 1;
             // The Lathe builds a new object: what sits above it sees the whole of it.
             let selection = super::selection::Selection::Object;
-            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, in_max_order, selection, out)
+            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, (in_max_order, in_max_order), selection, out)
         }
         Err(s) => {
             out.outcome = NodeOutcome::Stopped(s);
@@ -503,19 +516,6 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
             guard(q.vertices())?;
             prim::cylinder_mesh(&q)
         }
-        classes::PYRAMID => {
-            let p = p()?;
-            let q = prim::PyramidParams {
-                width: p.float(0).map_err(pe)?,
-                depth: p.float(1).map_err(pe)?,
-                height: p.float(2).map_err(pe)?,
-                width_segs: p.int(3).map_err(pe)?,
-                depth_segs: p.int(4).map_err(pe)?,
-                height_segs: p.int(5).map_err(pe)?,
-            };
-            guard(q.vertices())?;
-            prim::pyramid_mesh(&q)
-        }
         classes::TUBE => {
             let p = p()?;
             let q = prim::TubeParams {
@@ -553,30 +553,39 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
         }
         classes::SPHERE => {
             let p = p()?;
+            // Parameters later releases added are absent from older blocks: Max's defaults.
+            let float_or = |id: u16| match p.float(id) {
+                Err(ParamError::Missing(_)) => Ok(0.0),
+                other => other,
+            };
             let q = prim::SphereParams {
                 radius: p.float(0).map_err(pe)?,
                 segments: p.int(1).map_err(pe)?,
-                hemisphere: p.float(3).map_err(pe)?,
-                slice: p.int_or(7, 0).map_err(pe)? != 0,
+                smooth: p.int_or(2, 0).map_err(pe)? != 0,
+                hemisphere: float_or(3).map_err(pe)?,
+                squash: p.int_or(4, 0).map_err(pe)? != 0,
                 base_to_pivot: p.int_or(5, 0).map_err(pe)? != 0,
+                slice: p.int_or(7, 0).map_err(pe)? != 0,
+                slice_from: float_or(8).map_err(pe)?,
+                slice_to: float_or(9).map_err(pe)?,
+                // The sphere's own chunk 0x0100 (the SDK sample's "new map" chunk).
+                quarter_turn: base.chunk.child(prim::SPHERE_NEW_MAP).is_some(),
             };
             guard(q.vertices())?;
-            // Smooth (parameter 2) puts every face in smoothing group 1 (SDK sphere sample).
-            // Measured on the normals of the NeL exports of ryzom street.max: Max splits each
-            // band quad along its other diagonal (corners 1–3), and the fan around the bottom
-            // pole (vertex 0) faces outward, i.e. down.
-            let smooth = p.int_or(2, 0).map_err(pe)? != 0;
-            prim::sphere_mesh(&q).map(|mut m| {
-                for f in &mut m.polygons {
-                    f.smoothing = u32::from(smooth);
-                    match f.corners[..] {
-                        [a, b, c, d] => f.triangles = vec![[a, b, d], [b, c, d]],
-                        [0, b, c] => f.corners = vec![0, c, b],
-                        _ => {}
-                    }
-                }
-                m
-            })
+            prim::sphere_mesh(&q)
+        }
+        classes::PYRAMID => {
+            let p = p()?;
+            let q = super::pyramid::PyramidParams {
+                width: p.float(0).map_err(pe)?,
+                depth: p.float(1).map_err(pe)?,
+                height: p.float(2).map_err(pe)?,
+                width_segs: p.int(3).map_err(pe)?,
+                depth_segs: p.int(4).map_err(pe)?,
+                height_segs: p.int(5).map_err(pe)?,
+            };
+            guard(q.vertices())?;
+            super::pyramid::pyramid_mesh(&q)
         }
         classes::GEOSPHERE => {
             let p = p()?;
@@ -761,6 +770,37 @@ fn apply_modifier(
                 )
             })
         }
+        ModifierRule::Ripple => {
+            // Parameters animated or unreadable: the topology is known, the positions are not.
+            let params = match Params::of(index, m, 2) {
+                Ok(p) => p,
+                Err(e) => return Ok(counts_only(input, format!("Ripple parameters not evaluated: {e}"))),
+            };
+            let values: Result<Vec<f32>, ParamError> = (0..5).map(|id| params.float(id)).collect();
+            let values = match values {
+                Ok(v) => v,
+                Err(e) => return Ok(counts_only(input, format!("Ripple parameter not evaluated: {e}"))),
+            };
+            // The simple-modifier frame, as for Bend: gizmo (reference 0), centre (1).
+            let gizmo = prs_matrix(index, m.reference(0)).map_err(|e| stop(m, format!("gizmo: {e}")))?;
+            let centre = match m.reference(1) {
+                None => Vec3::ZERO,
+                slot => position_default(index, slot).map_err(|e| stop(m, format!("centre: {e}")))?,
+            };
+            let context = context_of(m, sm)?;
+            let p = super::ripple::RippleParams {
+                amplitude1: values[0],
+                amplitude2: values[1],
+                wave_length: values[2],
+                phase: values[3],
+                decay: values[4],
+                to_gizmo: Mat4::from_translation(-centre) * gizmo.inverse() * context,
+            };
+            match input {
+                Evaluated::Mesh(mesh) => Evaluated::Mesh(super::ripple::ripple(mesh, &p)),
+                other => other,
+            }
+        }
         ModifierRule::Mirror => {
             let params = Params::of(index, m, 1).map_err(|e| param_stop(m, e))?;
             let pe = |e| param_stop(m, e);
@@ -869,6 +909,13 @@ fn apply_modifier(
             turbosmooth(input, iterations, budget)
         }
     })
+}
+
+/// The input's counts without positions (a deformer whose case is not evaluated), with
+/// the reason.
+fn counts_only(input: Evaluated, note: String) -> Evaluated {
+    let (counts, rule) = input.counts_and_rule();
+    Evaluated::CountOnly { counts, rule, note }
 }
 
 /// The input as a poly object (counts kept, faces counted as polygons).
