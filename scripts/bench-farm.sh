@@ -64,7 +64,9 @@ run_mode() { # mode round → prints "wall cpu" seconds
         } ;;
     xargs) find "$corpus" -iname '*.max' -type f -print0 >"$out.list"
         # failing files exit 1: xargs then exits 123, which is not the benchmark's business
-        "${timed[@]}" xargs -0 -P "$jobs" -n 1 -a "$out.list" "$bin/pmworker" --tiers "$tiers" \
+        # the environment the farm gives its workers (pmworker::memory::WORKER_GLIBC_TUNABLES)
+        GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} \
+            "${timed[@]}" xargs -0 -P "$jobs" -n 1 -a "$out.list" "$bin/pmworker" --tiers "$tiers" \
             "${export_args[@]}" >/dev/null 2>&1 || true ;;
     true) find "$corpus" -iname '*.max' -type f -print0 >"$out.list"
         "${timed[@]}" xargs -0 -P "$jobs" -n 1 -a "$out.list" /bin/true >/dev/null 2>&1 ;;

@@ -42,7 +42,9 @@ fi
 printf '%-60s %10s %12s %10s %10s %12s %6s\n' file "size MB" "decoded MB" "RSS MB" "time MB" "bound MB" ok
 cut -f2 "$work/by-size" |
     while read -r f; do
-        /usr/bin/time -f '%M' -o "$work/time" "$bin/pmworker" --tiers "$tiers" "$f" >"$work/events" 2>/dev/null || true
+        # the environment the farm gives its workers (pmworker::memory::WORKER_GLIBC_TUNABLES)
+        GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.hugetlb=1} \
+            /usr/bin/time -f '%M' -o "$work/time" "$bin/pmworker" --tiers "$tiers" "$f" >"$work/events" 2>/dev/null || true
         python3 - "$f" "$work/events" "$(cat "$work/time")" <<'EOF'
 import json, os, sys
 path, events, time_kb = sys.argv[1], sys.argv[2], int(sys.argv[3].strip().splitlines()[-1])

@@ -33,6 +33,11 @@ pub mod tally;
 pub mod verify_ledger;
 pub mod workspace;
 
+/// Hidden first argument that turns the `pmfarm` process into a worker: the coordinator
+/// launches its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
+/// `cargo run -p pmfarm` builds is complete on its own (no separate `pmworker` needed).
+pub const WORKER_ENTRY: &str = "worker";
+
 use std::path::Path;
 
 /// Reads `OUT/results.jsonl` ([`run_dir::RunDir::read_results`], the error as text).

@@ -12,6 +12,7 @@ use pmfarm::limits::{parse_secs, parse_size, Limits};
 use pmfarm::notice::{Notice, Notifier};
 use pmfarm::run::{code, RunConfig, WorkOptions};
 use pmfarm::run_dir::IN_PROGRESS;
+use pmfarm::WORKER_ENTRY;
 use pmworker::events::{ExportKind, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -250,11 +251,6 @@ struct RunArgs {
     #[arg(long, value_name = "VAR/N", conflicts_with = "resume")]
     shard_from_env: Option<String>,
 }
-
-/// Hidden first argument that turns this process into a worker: the coordinator launches
-/// its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
-/// `cargo run -p pmfarm` builds is complete on its own (no separate `pmworker` needed).
-const WORKER_ENTRY: &str = "worker";
 
 fn main() {
     let mut args = std::env::args_os();
@@ -670,14 +666,23 @@ fn baseline(cmd: BaselineCommand) -> i32 {
     }
 }
 
-/// mimalloc keeps freed pages for reuse: with glibc's allocator every multi-megabyte stream
-/// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
+/// mimalloc for the coordinator and in-process sweeps (freed pages reused from file to
+/// file), glibc's malloc when this binary runs as a one-file worker (`pmworker::memory`).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: pmworker::memory::ProcessAllocator = pmworker::memory::ProcessAllocator;
 
-/// Allocator options that must be set before mimalloc starts (no transparent huge pages):
-/// `.preinit_array` runs before every constructor, mimalloc's included.
+/// Before every constructor: the memory role from the first argument ([`WORKER_ENTRY`]) and,
+/// in a worker, the coordinator's limits (`pmworker::start`).
 #[cfg(target_os = "linux")]
 #[used]
 #[link_section = ".preinit_array"]
-static ALLOCATOR_OPTIONS: pmworker::memory::PreInit = pmworker::memory::at_process_start;
+static PROCESS_START: pmworker::start::PreInit = process_start;
+
+#[cfg(target_os = "linux")]
+extern "C" fn process_start(
+    argc: std::os::raw::c_int,
+    argv: *const *const std::os::raw::c_char,
+    envp: *const *const std::os::raw::c_char,
+) {
+    pmworker::start::farm_binary(WORKER_ENTRY.as_bytes(), argc, argv, envp);
+}

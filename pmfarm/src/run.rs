@@ -11,7 +11,7 @@ use crate::limits::Limits;
 use crate::notice::{Notice, Notifier};
 use crate::progress::Progress;
 use crate::results::*;
-use crate::supervise::{run_worker, WorkerCommand};
+use crate::supervise::{run_worker, Confinement, WorkerCommand};
 use crate::tally::{skip_reasons, tally, Tally};
 use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
@@ -116,6 +116,16 @@ impl RunConfig {
     /// `false` for one shard of a sharded run.
     pub fn complete(&self) -> bool {
         self.shard.is_none()
+    }
+
+    /// The farm's own binary (`pmfarm worker …`) confines itself before `main`; any other
+    /// worker executable is confined between `fork` and `exec`.
+    fn worker_confinement(&self) -> Confinement {
+        if self.worker_prefix.first().map(String::as_str) == Some(crate::WORKER_ENTRY) {
+            Confinement::InWorker
+        } else {
+            Confinement::BeforeExec
+        }
     }
 
     /// Full worker argument list before the file: the entry prefix, then the work options.
@@ -229,6 +239,7 @@ fn execute(
     let started = Instant::now();
     let (blocked, pending): (Vec<Item>, Vec<Item>) =
         corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().partition(|i| i.blocked.is_some());
+    let pending = largest_first(pending);
     let progress = Arc::new(Mutex::new(Progress::new(corpus.items.len() as u64, done.len() as u64)));
     let journal = Arc::new(Mutex::new(journal));
     // Paths enumeration already judged (special files, dangling links, loops, unreadable
@@ -318,6 +329,15 @@ fn record_result(
     Ok(r)
 }
 
+/// Files in the order they are handed to workers: largest first (longest processing time
+/// first), so a sweep does not end with one large file checked while the other workers sit
+/// idle; paths in their enumerated order among files of one size. Results are reported in
+/// path order whatever the order they finish in.
+fn largest_first(mut pending: Vec<Item>) -> Vec<Item> {
+    pending.sort_by_cached_key(|i| std::cmp::Reverse(std::fs::metadata(&i.abs).map(|m| m.len()).unwrap_or(0)));
+    pending
+}
+
 fn record_start(path: &str, journal: &Mutex<Journal>, notify: &Notifier) {
     if let Ok(mut j) = journal.lock() {
         if let Err(e) = j.append(&JournalRecord::Started { path: path.to_string() }) {
@@ -339,7 +359,11 @@ fn run_isolated(
     notify: &Notifier,
 ) -> std::io::Result<Vec<FileResult>> {
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() });
+    let cmd = Arc::new(WorkerCommand {
+        exe: cfg.worker.clone(),
+        args: cfg.worker_args(),
+        confinement: cfg.worker_confinement(),
+    });
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
@@ -439,7 +463,7 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args() };
+    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args(), confinement: cfg.worker_confinement() };
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }

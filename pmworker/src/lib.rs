@@ -4,6 +4,7 @@
 //! per-file pipeline ([`pipeline`]) that both the binary and the farm's in-process mode run.
 
 pub mod cli;
+pub mod confine;
 pub mod dump;
 pub mod emit;
 /// The event contract, defined in `pmschema` (re-exported so `pmworker::events` keeps working).
@@ -11,7 +12,7 @@ pub use pmschema::events;
 pub mod export;
 pub mod exporter;
 pub mod fault;
-// `memory` calls mimalloc's C API (options, collect) from library code the pipeline runs;
+// `memory` calls mimalloc's C API (options) and is the binaries' global allocator;
 // naming the crate links its native library into every binary that uses this library,
 // the test binaries included, whichever global allocator they have.
 extern crate mimalloc as _;
@@ -22,6 +23,7 @@ pub mod pairs;
 pub mod pipeline;
 pub mod shape;
 pub mod slot;
+pub mod start;
 pub mod summary;
 pub mod t2;
 pub mod timing;

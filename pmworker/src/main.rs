@@ -8,14 +8,13 @@ fn main() {
     pmworker::memory::exit_worker(pmworker::cli::main_with_args(std::env::args_os()));
 }
 
-/// mimalloc keeps freed pages for reuse: with glibc's allocator every multi-megabyte stream
-/// buffer is a fresh `mmap`, and page faults cost more than parsing (see docs/performance.md).
+/// glibc's malloc in this one-file worker, with huge pages on its dense heap when the farm
+/// asks for them (`pmworker::memory` says why).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: pmworker::memory::ProcessAllocator = pmworker::memory::ProcessAllocator;
 
-/// Allocator options that must be set before mimalloc starts (no transparent huge pages):
-/// `.preinit_array` runs before every constructor, mimalloc's included.
+/// Before every constructor: the memory role and the coordinator's limits (`pmworker::start`).
 #[cfg(target_os = "linux")]
 #[used]
 #[link_section = ".preinit_array"]
-static ALLOCATOR_OPTIONS: pmworker::memory::PreInit = pmworker::memory::at_process_start;
+static PROCESS_START: pmworker::start::PreInit = pmworker::start::worker_binary;

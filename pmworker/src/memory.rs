@@ -1,176 +1,156 @@
-//! Allocator settings of the worker process. The worker ships mimalloc (freed pages are
-//! reused instead of a fresh `mmap` per multi-megabyte buffer), with two changes to its
-//! defaults, both measured in docs/performance.md:
+//! Memory of the two kinds of process the binaries run as, chosen before `main`
+//! ([`crate::start`]) and fixed for the process's life:
 //!
-//! - no transparent huge pages on the heap ([`at_process_start`]): mimalloc asks for them
-//!   on its arenas, whose partly used 2 MiB regions then each count whole towards the peak
-//!   RSS (14 real files over the memory bound), although they would halve the kernel's time;
-//!   huge pages go to the few large buffers instead ([`configure_for_input`],
-//!   `pmcore::pages`), and to the whole heap only from [`HUGE_PAGES_FROM_BYTES`] (off unless
-//!   [`HUGE_PAGES_FROM_VAR`] sets it);
-//! - freed memory kept (mimalloc's purge delay, 1 s in the bundled v3) rather than given
-//!   back at once, with one explicit release between the pipeline's phases
-//!   ([`between_phases`]) on large inputs, so the peak stays bounded without an
-//!   `madvise` per freed buffer.
+//! - A **one-file worker** (`pmworker`, `pmfarm worker`) starts with an empty heap and exits
+//!   after one file, so what it pays for memory is the kernel faulting in and zeroing every
+//!   page it touches (4 KiB each; docs/performance.md). It allocates from glibc's malloc:
+//!   one contiguous heap, dense from its start, so transparent huge pages on that heap
+//!   ([`WORKER_GLIBC_TUNABLES`], which the farm puts in each worker's environment: the
+//!   loader reads it before any code of ours runs) cost little beyond the bytes in use —
+//!   one fault per 2 MiB instead of 512. Buffers up to [`HEAP_BUFFERS_UP_TO`] stay in that
+//!   heap instead of a fresh `mmap` each. Measured: as fast as mimalloc with huge pages, and
+//!   every real file within the memory bound, where mimalloc's heap, spread over partly used
+//!   2 MiB regions, put 7 real files over it.
+//! - A **long-lived** process (the coordinator, `pmfarm run --in-process`) allocates from
+//!   mimalloc, which reuses freed pages from one file to the next, without transparent huge
+//!   pages on its heap (its partly used 2 MiB regions would each count whole).
 
-use std::os::raw::{c_char, c_int, c_long};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::os::raw::{c_int, c_long};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 extern "C" {
     fn mi_option_set(option: c_int, value: c_long);
     fn mi_option_get(option: c_int) -> c_long;
-    fn mi_collect(force: bool);
 }
 
-/// `mi_option_purge_delay` in the bundled mimalloc v3 (`mimalloc.h`, enum `mi_option_e`);
-/// the unit test below pins it by its default in `options.c` (1000 ms).
-const MI_OPTION_PURGE_DELAY: c_int = 15;
-/// `mi_option_allow_thp` in the bundled mimalloc v3 (default 1 off Android).
+/// `mi_option_allow_thp` in the bundled mimalloc v3 (`mimalloc.h`, enum `mi_option_e`;
+/// default 1 off Android); the unit test below pins it by that default.
 const MI_OPTION_ALLOW_THP: c_int = 43;
 
-/// Inputs at least this large (file or decoded bytes) release freed memory between phases.
-/// Below it what mimalloc retains fits in the memory target's fixed 32 MiB, and keeping it
-/// is what keeps a sweep of small files fast.
+/// glibc tunables of a one-file worker: transparent huge pages on malloc's heap. The farm
+/// adds them to each worker's environment (see [`worker_glibc_tunables`]); a worker run by
+/// hand without them works the same, with 4 KiB pages.
+pub const WORKER_GLIBC_TUNABLES: &str = "glibc.malloc.hugetlb=1";
+
+/// A one-file worker keeps allocations up to this size in malloc's heap (`M_MMAP_THRESHOLD`;
+/// glibc's largest accepted value): stream and inflate buffers are reused there instead of
+/// each being a fresh `mmap` faulted in page by page and unmapped when freed.
+pub const HEAP_BUFFERS_UP_TO: usize = 32 << 20;
+
+/// Inputs at least this large (file or decoded bytes) hand freed memory back between the
+/// pipeline's phases ([`between_phases`]); below it what is kept fits in the memory
+/// target's fixed 32 MiB.
 pub const RELEASE_BETWEEN_PHASES_FROM_BYTES: u64 = 8 << 20;
 
 /// Largest input size seen by [`configure_for_input`].
 static INPUT_BYTES: AtomicU64 = AtomicU64::new(0);
 
-/// A `.preinit_array` entry.
-pub type PreInit = extern "C" fn(c_int, *const *const c_char, *const *const c_char);
+/// Set once before `main` for a one-file worker ([`start_one_file_worker`]), never after.
+static ONE_FILE_WORKER: AtomicBool = AtomicBool::new(false);
 
-/// Inputs at least this large (the largest regular file named on the command line) run
-/// with transparent huge pages on the whole heap. Off by default (`u64::MAX`): measured in
-/// docs/performance.md, whole-heap huge pages halve the kernel's time but put 14 real
-/// files over the memory bound (mimalloc's small objects are spread over partly used
-/// 2 MiB regions, each counted whole). The worker instead asks for huge pages on its few
-/// large buffers only ([`configure_for_input`], `pmcore::pages`).
-pub const HUGE_PAGES_FROM_BYTES: u64 = u64::MAX;
+/// The binaries' global allocator: glibc's malloc in a one-file worker, mimalloc in a
+/// long-lived process. The role is set before `main` and never changes, so every block is
+/// freed by the allocator that gave it.
+pub struct ProcessAllocator;
 
-/// Environment variable overriding [`HUGE_PAGES_FROM_BYTES`] (a byte count; for
-/// benchmarks). `MIMALLOC_ALLOW_THP` in the environment overrides both.
-pub const HUGE_PAGES_FROM_VAR: &str = "PMWORKER_HUGE_PAGES_FROM";
-
-/// Runs before any constructor (`.preinit_array` of the binaries, which the loader calls
-/// with `argc, argv, envp`), so before mimalloc reads its options and maps its first arena:
-/// decides transparent huge pages from the input's size ([`HUGE_PAGES_FROM_BYTES`]) unless
-/// `MIMALLOC_ALLOW_THP` is in the environment. `envp` is read directly: in a dynamically
-/// linked binary libc's `environ` is not set yet. Nothing here allocates.
-pub extern "C" fn at_process_start(argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
-    if variable(envp, b"MIMALLOC_ALLOW_THP=").is_some() {
-        return;
-    }
-    let from = variable(envp, b"PMWORKER_HUGE_PAGES_FROM=")
-        .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u64>().ok())
-        .unwrap_or(HUGE_PAGES_FROM_BYTES);
-    if largest_file_argument(argc, argv) >= from {
-        // A parent that ran without huge pages (the farm's coordinator) passed its
-        // `PR_SET_THP_DISABLE` on through fork and exec: clear it, mimalloc's default
-        // (huge pages allowed) does the rest.
-        // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and touches no memory.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
-        // SAFETY: as below.
-        unsafe { mi_option_set(MI_OPTION_ALLOW_THP, 1) };
-    } else {
-        // SAFETY: mimalloc's option setter takes any option index and value at any time.
-        unsafe { mi_option_set(MI_OPTION_ALLOW_THP, 0) };
+impl ProcessAllocator {
+    #[inline]
+    fn one_file_worker() -> bool {
+        ONE_FILE_WORKER.load(Ordering::Relaxed)
     }
 }
 
-/// Size of the largest regular file among the command-line arguments that do not start
-/// with `-` (0 if none): the worker's input. Folders, option values and missing paths
-/// count 0, so the coordinator (`pmfarm run CORPUS`) runs without huge pages.
-fn largest_file_argument(argc: c_int, argv: *const *const c_char) -> u64 {
-    if argv.is_null() {
-        return 0;
-    }
-    let mut largest = 0;
-    for i in 1..usize::try_from(argc).unwrap_or(0) {
-        // SAFETY: the loader passes `argc` valid entries in `argv`.
-        let arg = unsafe { *argv.add(i) };
-        // SAFETY: each entry is NULL or a NUL-terminated string for the process's life.
-        if arg.is_null() || unsafe { *arg } == b'-' as c_char {
-            continue;
-        }
-        // SAFETY: an all-zero `stat` is a valid value for the call to overwrite.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: `arg` is a NUL-terminated path and `st` a writable stat buffer.
-        if unsafe { libc::stat(arg, &mut st) } == 0 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG {
-            largest = largest.max(st.st_size as u64);
+// SAFETY: forwards each call, unchanged, to one of two allocators that implement the
+// contract; which one is fixed before the first allocation (see `ONE_FILE_WORKER`).
+unsafe impl GlobalAlloc for ProcessAllocator {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if Self::one_file_worker() {
+            System.alloc(layout)
+        } else {
+            mimalloc::MiMalloc.alloc(layout)
         }
     }
-    largest
+
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if Self::one_file_worker() {
+            System.alloc_zeroed(layout)
+        } else {
+            mimalloc::MiMalloc.alloc_zeroed(layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if Self::one_file_worker() {
+            System.dealloc(ptr, layout)
+        } else {
+            mimalloc::MiMalloc.dealloc(ptr, layout)
+        }
+    }
+
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if Self::one_file_worker() {
+            System.realloc(ptr, layout, new_size)
+        } else {
+            mimalloc::MiMalloc.realloc(ptr, layout, new_size)
+        }
+    }
 }
 
-/// The value of the first entry of the NULL-terminated environment block `envp` that
-/// starts with `prefix` (`NAME=`), without the prefix.
-fn variable<'a>(envp: *const *const c_char, prefix: &[u8]) -> Option<&'a [u8]> {
-    if envp.is_null() {
-        return None;
-    }
-    let mut at = envp;
-    loop {
-        // SAFETY: `envp` is the loader's NULL-terminated array of NUL-terminated strings;
-        // we stop at its NULL entry.
-        let entry = unsafe { *at };
-        if entry.is_null() {
-            return None;
-        }
-        // SAFETY: each entry is a NUL-terminated string that outlives the process's start.
-        let bytes = unsafe { std::ffi::CStr::from_ptr(entry) }.to_bytes();
-        if let Some(value) = bytes.strip_prefix(prefix) {
-            return Some(value);
-        }
-        // SAFETY: not past the NULL entry yet, so the next slot exists.
-        at = unsafe { at.add(1) };
+/// Before `main` of a one-file worker: glibc's malloc from now on, its heap keeping buffers
+/// up to [`HEAP_BUFFERS_UP_TO`], and transparent huge pages allowed again where memory
+/// asks for them (the heap with [`WORKER_GLIBC_TUNABLES`], `pmcore::pages` buffers): the
+/// coordinator runs with them off (`PR_SET_THP_DISABLE`), which `fork` and `exec` pass on.
+pub(crate) fn start_one_file_worker() {
+    ONE_FILE_WORKER.store(true, Ordering::Relaxed);
+    // SAFETY: mallopt takes plain integers; glibc's malloc is initialised on demand.
+    unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, HEAP_BUFFERS_UP_TO as c_int) };
+    // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
+}
+
+/// Before `main` of a long-lived process: mimalloc without transparent huge pages on its
+/// heap (it then sets `PR_SET_THP_DISABLE` for the process when it starts).
+pub(crate) fn start_long_lived() {
+    // SAFETY: mimalloc's option setter takes any option index and value at any time.
+    unsafe { mi_option_set(MI_OPTION_ALLOW_THP, 0) };
+}
+
+/// The `GLIBC_TUNABLES` value for a worker of a coordinator whose own is `current`:
+/// [`WORKER_GLIBC_TUNABLES`] added, unless `current` already says how malloc's heap pages
+/// are to be (the user's setting wins).
+pub fn worker_glibc_tunables(current: Option<&str>) -> String {
+    match current {
+        Some(c) if c.contains("glibc.malloc.hugetlb") => c.to_string(),
+        Some(c) if !c.is_empty() => format!("{c}:{WORKER_GLIBC_TUNABLES}"),
+        _ => WORKER_GLIBC_TUNABLES.to_string(),
     }
 }
 
 /// Records the input size: called with the file size before it is read, and again with
-/// the decoded stream bytes once it is open (gzip streams inflate). The first call lets
-/// the buffers `pmcore::pages` advises get huge pages (`allow_advised_huge_pages`).
+/// the decoded stream bytes once it is open (gzip streams inflate).
 pub fn configure_for_input(bytes: u64) {
-    if INPUT_BYTES.fetch_max(bytes, Ordering::Relaxed) == 0 {
-        allow_advised_huge_pages();
-    }
+    INPUT_BYTES.fetch_max(bytes, Ordering::Relaxed);
 }
 
-/// `PR_THP_DISABLE_EXCEPT_ADVISED` (Linux 6.18, `include/uapi/linux/prctl.h`): with
-/// `PR_SET_THP_DISABLE`, huge pages stay off except where `madvise(MADV_HUGEPAGE)` asked.
-const PR_THP_DISABLE_EXCEPT_ADVISED: libc::c_ulong = 1 << 1;
-
-/// mimalloc (option `allow_thp` 0) turned transparent huge pages off for the whole process
-/// (`PR_SET_THP_DISABLE`, also inherited from the farm's coordinator). Turns them back on
-/// for advised memory only: the heap is not advised, the large buffers are. Kernels before
-/// 6.18 lack that mode; there the flag is cleared when the system mode is `madvise` (only
-/// advised memory gets huge pages anyway) and left set otherwise.
-fn allow_advised_huge_pages() {
-    // SAFETY: prctl with PR_SET_THP_DISABLE takes plain integers and touches no memory.
-    let except_advised = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0) } == 0;
-    if !except_advised && system_mode_is_madvise() {
-        // SAFETY: as above.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
-    }
-}
-
-fn system_mode_is_madvise() -> bool {
-    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").is_ok_and(|m| m.contains("[madvise]"))
-}
-
-/// Between the pipeline's phases (input read, T1, T2): on a large input, hands the memory
-/// the finished phase freed back to the system, so the next phase's buffers do not add to
-/// it at the peak.
+/// Between the pipeline's phases (input read, T1, T2): on a large input, a one-file worker
+/// hands the memory the finished phase freed back to the system (`malloc_trim`), so the
+/// next phase's buffers do not add to it at the peak.
 pub fn between_phases() {
-    if INPUT_BYTES.load(Ordering::Relaxed) >= RELEASE_BETWEEN_PHASES_FROM_BYTES {
-        // SAFETY: mi_collect has no preconditions.
-        unsafe { mi_collect(true) };
+    if ProcessAllocator::one_file_worker() && INPUT_BYTES.load(Ordering::Relaxed) >= RELEASE_BETWEEN_PHASES_FROM_BYTES {
+        // SAFETY: malloc_trim has no preconditions.
+        unsafe { libc::malloc_trim(0) };
     }
 }
 
-/// Ends the worker process with `code` without running exit handlers. mimalloc's handler
-/// collects its whole heap and hands every span back to the system (an `madvise` each,
-/// ≈ 4 % of an isolated sweep's CPU in `perf`) just before the kernel frees the address
-/// space anyway. stdout and stderr are flushed first: the events are the worker's output.
+/// Ends the worker process with `code` without running exit handlers (mimalloc's, when the
+/// `pmfarm` binary runs as a worker, would collect and purge a heap the kernel is about to
+/// free anyway: ≈ 4 % of an isolated sweep's CPU in `perf`). stdout and stderr are flushed
+/// first: the events are the worker's output.
 /// For the worker's `main` only (both binaries); everything else is dropped by then.
 pub fn exit_worker(code: i32) -> ! {
     use std::io::Write;
@@ -189,10 +169,9 @@ pub fn address_space_cap() -> Option<u64> {
     (ok && lim.rlim_cur != libc::RLIM_INFINITY).then_some(lim.rlim_cur)
 }
 
-/// Current purge delay in milliseconds (for tests and diagnostics).
-pub fn purge_delay_ms() -> c_long {
-    // SAFETY: reading an option has no preconditions.
-    unsafe { mi_option_get(MI_OPTION_PURGE_DELAY) }
+/// Whether this process is a one-file worker (glibc's malloc); for tests and diagnostics.
+pub fn is_one_file_worker() -> bool {
+    ProcessAllocator::one_file_worker()
 }
 
 /// Whether mimalloc may use transparent huge pages (for tests and diagnostics).
@@ -203,43 +182,27 @@ pub fn huge_pages_allowed() -> bool {
 
 #[cfg(test)]
 mod tests {
-    #[global_allocator]
-    static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
     #[test]
-    fn the_option_indices_are_the_purge_delay_and_huge_pages() {
-        // Defaults of the bundled mimalloc v3 (`options.c`): purge_delay 1000 ms (the
-        // header comment still says 10), allow_thp 1. A version that reorders its options
-        // fails here instead of silently setting another option.
-        assert_eq!(super::purge_delay_ms(), 1000);
+    fn a_long_lived_process_runs_mimalloc_without_huge_pages() {
+        // Default of the bundled mimalloc v3 (`options.c`): allow_thp 1. A version that
+        // reorders its options fails here instead of silently setting another option.
         if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
             assert!(super::huge_pages_allowed());
-            let null = std::ptr::null();
-            let env = [c"MIMALLOC_ALLOW_THP=1".as_ptr(), null];
-            super::at_process_start(0, std::ptr::null(), env.as_ptr());
-            assert!(super::huge_pages_allowed(), "the user's setting wins");
-            super::at_process_start(0, std::ptr::null(), [null].as_ptr());
-            assert!(!super::huge_pages_allowed(), "no input: no huge pages");
-
-            // By default no input turns them on for the whole heap; a threshold in the
-            // environment does for a file of that size named on the command line (after
-            // options and a folder, as `pmfarm worker --tiers t1 FILE` names it).
-            let dir = std::env::temp_dir().join(format!("pmworker-thp-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            let big = dir.join("big.max");
-            std::fs::File::create(&big).unwrap().set_len(4096).unwrap();
-            let dir_c = std::ffi::CString::new(dir.to_str().unwrap()).unwrap();
-            let big_c = std::ffi::CString::new(big.to_str().unwrap()).unwrap();
-            let argv = [c"pmworker".as_ptr(), c"--tiers".as_ptr(), dir_c.as_ptr(), big_c.as_ptr(), null];
-            super::at_process_start(4, argv.as_ptr(), [null].as_ptr());
-            assert!(!super::huge_pages_allowed(), "default: not on the whole heap");
-            let from_4k = [c"PMWORKER_HUGE_PAGES_FROM=4096".as_ptr(), null];
-            super::at_process_start(4, argv.as_ptr(), from_4k.as_ptr());
-            assert!(super::huge_pages_allowed(), "input at the threshold: on the whole heap");
-            let from_8k = [c"PMWORKER_HUGE_PAGES_FROM=8192".as_ptr(), null];
-            super::at_process_start(4, argv.as_ptr(), from_8k.as_ptr());
-            assert!(!super::huge_pages_allowed(), "input below the threshold: off");
-            std::fs::remove_dir_all(&dir).unwrap();
+            super::start_long_lived();
+            assert!(!super::huge_pages_allowed());
         }
+        assert!(!super::is_one_file_worker(), "the role is only set before main");
+    }
+
+    #[test]
+    fn the_users_tunables_are_kept() {
+        let ours = super::WORKER_GLIBC_TUNABLES;
+        assert_eq!(super::worker_glibc_tunables(None), ours);
+        assert_eq!(super::worker_glibc_tunables(Some("")), ours);
+        assert_eq!(
+            super::worker_glibc_tunables(Some("glibc.malloc.arena_max=1")),
+            format!("glibc.malloc.arena_max=1:{ours}")
+        );
+        assert_eq!(super::worker_glibc_tunables(Some("glibc.malloc.hugetlb=0")), "glibc.malloc.hugetlb=0");
     }
 }

@@ -1,0 +1,80 @@
+//! What the binaries do before `main`: `.preinit_array` entries (the loader calls them with
+//! `argc, argv, envp` before every constructor, the allocators' included) that pick the
+//! process's memory role ([`crate::memory`]) and, for a worker its coordinator started,
+//! apply the limits it asked for ([`crate::confine`]). Nothing here allocates.
+
+use std::os::raw::{c_char, c_int};
+
+/// A `.preinit_array` entry.
+pub type PreInit = extern "C" fn(c_int, *const *const c_char, *const *const c_char);
+
+/// `pmworker`: always a one-file worker.
+pub extern "C" fn worker_binary(_argc: c_int, _argv: *const *const c_char, envp: *const *const c_char) {
+    start_worker(envp);
+}
+
+/// `pmfarm`: a one-file worker when its first argument is `entry` (`pmfarm worker …`, how
+/// the coordinator re-executes itself), else a long-lived coordinator or in-process sweep.
+pub fn farm_binary(entry: &[u8], argc: c_int, argv: *const *const c_char, envp: *const *const c_char) {
+    if first_argument(argc, argv) == Some(entry) {
+        start_worker(envp);
+    } else {
+        crate::memory::start_long_lived();
+    }
+}
+
+fn start_worker(envp: *const *const c_char) {
+    crate::memory::start_one_file_worker();
+    crate::confine::apply(envp);
+}
+
+/// `argv[1]`, when there is one.
+fn first_argument<'a>(argc: c_int, argv: *const *const c_char) -> Option<&'a [u8]> {
+    if argc < 2 || argv.is_null() {
+        return None;
+    }
+    // SAFETY: the loader passes `argc` valid entries in `argv`.
+    let arg = unsafe { *argv.add(1) };
+    // SAFETY: each entry is NULL or a NUL-terminated string for the process's life.
+    (!arg.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(arg) }.to_bytes())
+}
+
+/// The value of the first entry of the NULL-terminated environment block `envp` that
+/// starts with `prefix` (`NAME=`), without the prefix. `envp` is read directly: before
+/// `main` of a dynamically linked binary, libc's `environ` is not set yet.
+pub(crate) fn variable<'a>(envp: *const *const c_char, prefix: &[u8]) -> Option<&'a [u8]> {
+    if envp.is_null() {
+        return None;
+    }
+    let mut at = envp;
+    loop {
+        // SAFETY: `envp` is the loader's NULL-terminated array of NUL-terminated strings;
+        // we stop at its NULL entry.
+        let entry = unsafe { *at };
+        if entry.is_null() {
+            return None;
+        }
+        // SAFETY: each entry is a NUL-terminated string that outlives the process's start.
+        let bytes = unsafe { std::ffi::CStr::from_ptr(entry) }.to_bytes();
+        if let Some(value) = bytes.strip_prefix(prefix) {
+            return Some(value);
+        }
+        // SAFETY: not past the NULL entry yet, so the next slot exists.
+        at = unsafe { at.add(1) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_environment_and_the_first_argument_are_read_without_libc() {
+        let null = std::ptr::null();
+        let env = [c"A=1".as_ptr(), c"PMWORKER_CONFINE=7:0".as_ptr(), null];
+        assert_eq!(super::variable(env.as_ptr(), b"PMWORKER_CONFINE="), Some(&b"7:0"[..]));
+        assert_eq!(super::variable(env.as_ptr(), b"B="), None);
+        assert_eq!(super::variable(std::ptr::null(), b"A="), None);
+        let argv = [c"pmfarm".as_ptr(), c"worker".as_ptr(), null];
+        assert_eq!(super::first_argument(2, argv.as_ptr()), Some(&b"worker"[..]));
+        assert_eq!(super::first_argument(1, argv.as_ptr()), None);
+    }
+}
