@@ -1085,7 +1085,6 @@ mod tests {
         assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
     }
 
-
     #[test]
     fn cylinder_bottom_fan_faces_down_top_fan_up() {
         // 4 sides, 1 height and 1 cap segment: vertex 0 the bottom centre, 1–4 the bottom

@@ -369,7 +369,15 @@ fn evaluate_over_shape(
             out.modifiers = 1;
             // The Lathe builds a new object: what sits above it sees the whole of it.
             let selection = super::selection::Selection::Object;
-            apply_modifiers(index, &modifiers[1..], Evaluated::Mesh(mesh), budget, (in_max_order, in_max_order), selection, out)
+            apply_modifiers(
+                index,
+                &modifiers[1..],
+                Evaluated::Mesh(mesh),
+                budget,
+                (in_max_order, in_max_order),
+                selection,
+                out,
+            )
         }
         Err(s) => {
             out.outcome = NodeOutcome::Stopped(s);
