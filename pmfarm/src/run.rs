@@ -239,7 +239,6 @@ fn execute(
     let started = Instant::now();
     let (blocked, pending): (Vec<Item>, Vec<Item>) =
         corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).cloned().partition(|i| i.blocked.is_some());
-    let pending = largest_first(pending);
     let progress = Arc::new(Mutex::new(Progress::new(corpus.items.len() as u64, done.len() as u64)));
     let journal = Arc::new(Mutex::new(journal));
     // Paths enumeration already judged (special files, dangling links, loops, unreadable
@@ -253,7 +252,7 @@ fn execute(
     let fresh = if cfg.work.in_process {
         run_in_process(&pending, cfg, &journal, &progress, notify)
     } else {
-        run_isolated(&pending, cfg, &journal, &progress, notify).map_err(FarmError::Scheduler)?
+        run_isolated(&largest_first(pending), cfg, &journal, &progress, notify).map_err(FarmError::Scheduler)?
     };
     progress.lock().map(|p| p.finish()).ok();
     for r in fresh {
@@ -329,10 +328,11 @@ fn record_result(
     Ok(r)
 }
 
-/// Files in the order they are handed to workers: largest first (longest processing time
-/// first), so a sweep does not end with one large file checked while the other workers sit
-/// idle; paths in their enumerated order among files of one size. Results are reported in
-/// path order whatever the order they finish in.
+/// Files in the order they are handed to worker processes: largest first (longest processing
+/// time first), so a sweep does not end with one large file checked while the other workers
+/// sit idle; paths in their enumerated order among files of one size. Results are reported in
+/// path order whatever the order they finish in. The in-process sweep (a benchmark
+/// reference) keeps the enumerated order and rayon's own balancing.
 fn largest_first(mut pending: Vec<Item>) -> Vec<Item> {
     pending.sort_by_cached_key(|i| std::cmp::Reverse(std::fs::metadata(&i.abs).map(|m| m.len()).unwrap_or(0)));
     pending
