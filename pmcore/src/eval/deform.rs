@@ -215,17 +215,9 @@ pub fn mirror(mut mesh: EvalMesh, p: &MirrorParams) -> EvalMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::mesh::{FaceRule, Polygon};
     use glam::Vec3;
 
-    fn line(points: &[[f32; 3]]) -> EvalMesh {
-        EvalMesh {
-            positions: points.iter().map(|p| Vec3::from_array(*p)).collect(),
-            polygons: vec![Polygon::new(vec![0, 1, 2])],
-            uv: None,
-            rule: FaceRule::Triangles,
-        }
-    }
+    use crate::eval::mesh::points_with_one_triangle as line;
 
     #[test]
     fn a_full_turn_about_z_rolls_the_axis_into_a_circle() {

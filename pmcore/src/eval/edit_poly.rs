@@ -1055,17 +1055,7 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    use crate::eval::primitives::{box_mesh, BoxParams};
-
-    /// A 1 × 1 × 1 box in Max's order as the poly object Edit Poly receives: vertices
-    /// 0–3 bottom (−x−y, +x−y, −x+y, +x+y at z 0), 4–7 the same at z 1; faces bottom
-    /// (0 2 3 1), top (4 5 7 6), front (0 1 5 4), right (1 3 7 5), back (3 2 6 7), left
-    /// (2 0 4 6).
-    fn poly_box() -> EvalMesh {
-        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
-            .unwrap()
-            .into_poly()
-    }
+    use crate::eval::primitives::unit_poly_box as poly_box;
 
     fn op_with(id: u32, faces: &[usize], n: usize, parameters: Vec<(u32, &'static [u8])>) -> Operation<'static> {
         Operation {

@@ -203,6 +203,17 @@ impl Welder {
     }
 }
 
+/// Test fixture of the deformers: `points` with one triangle (0 1 2) over them, a tri object.
+#[cfg(test)]
+pub(crate) fn points_with_one_triangle(points: &[[f32; 3]]) -> EvalMesh {
+    EvalMesh {
+        positions: points.iter().map(|p| Vec3::from_array(*p)).collect(),
+        polygons: vec![Polygon::new(vec![0, 1, 2])],
+        uv: None,
+        rule: FaceRule::Triangles,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -428,17 +428,9 @@ pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, BoxParams};
     use glam::Vec3;
 
-    /// The 1 × 1 × 1 box as a poly object: bottom (0 2 3 1), top (4 5 7 6), front (0 1 5 4),
-    /// right (1 3 7 5), back (3 2 6 7), left (2 0 4 6); vertices 0–3 at z 0 (−x−y, +x−y,
-    /// −x+y, +x+y), 4–7 the same at z 1.
-    fn poly_box() -> EvalMesh {
-        box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
-            .unwrap()
-            .into_poly()
-    }
+    use crate::eval::primitives::unit_poly_box as poly_box;
 
     fn ends(edges: &[Edge]) -> Vec<(u32, u32)> {
         edges.iter().map(|e| (e.v1, e.v2)).collect()

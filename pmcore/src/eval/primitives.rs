@@ -925,6 +925,17 @@ pub fn bone_mesh(p: &BoneParams) -> Result<EvalMesh, PrimitiveError> {
     Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
 }
 
+/// The 1 × 1 × 1 box in Max's order as the poly object an Edit Poly receives (test
+/// fixture of the poly operations): vertices 0–3 bottom (−x−y, +x−y, −x+y, +x+y at z 0),
+/// 4–7 the same at z 1; faces bottom (0 2 3 1), top (4 5 7 6), front (0 1 5 4), right
+/// (1 3 7 5), back (3 2 6 7), left (2 0 4 6).
+#[cfg(test)]
+pub(crate) fn unit_poly_box() -> EvalMesh {
+    box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })
+        .expect("a unit box")
+        .into_poly()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

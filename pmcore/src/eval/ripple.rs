@@ -89,17 +89,9 @@ pub fn ripple(mut mesh: EvalMesh, p: &RippleParams) -> EvalMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::mesh::{FaceRule, Polygon};
     use glam::Vec3;
 
-    fn points(ps: &[[f32; 3]]) -> EvalMesh {
-        EvalMesh {
-            positions: ps.iter().map(|p| Vec3::from_array(*p)).collect(),
-            polygons: vec![Polygon::new(vec![0, 1, 2])],
-            uv: None,
-            rule: FaceRule::Triangles,
-        }
-    }
+    use crate::eval::mesh::points_with_one_triangle as points;
 
     fn params() -> RippleParams {
         RippleParams {
