@@ -49,7 +49,9 @@ fn main() {
     let index = trees.index().unwrap();
     for node in index.objects.iter().filter(|o| o.is_node()) {
         let Some((base, mods)) = stack_with_data(&index, node) else { continue };
-        let Some(lathe) = mods.iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == [0xb0, 0])) else {
+        let Some(lathe) =
+            mods.iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == pmcore::eval::classes::LATHE))
+        else {
             continue;
         };
         println!("== node {:?} base {:?}", node.node_name(), base.class.as_ref().map(|c| c.name.clone()));
