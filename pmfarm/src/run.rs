@@ -319,13 +319,16 @@ fn record_result(
     progress: &Mutex<Progress>,
 ) -> Result<FileResult, std::io::Error> {
     r.buckets = crate::buckets::buckets_of(&r);
+    // The record is written from the result itself, which then comes back out of it.
+    let record = JournalRecord::Result(Box::new(r));
     if let Ok(mut j) = journal.lock() {
-        j.append(&JournalRecord::Result(Box::new(r.clone())))?;
+        j.append(&record)?;
     }
+    let JournalRecord::Result(r) = record else { unreachable!("built as a result above") };
     if let Ok(mut p) = progress.lock() {
         p.file_done(&r);
     }
-    Ok(r)
+    Ok(*r)
 }
 
 /// Files in the order they are handed to worker processes: largest first (longest processing

@@ -86,10 +86,12 @@ pub struct RawRun {
 }
 
 /// A one-page breadcrumb slot for one worker (`pmworker::slot`). The file never has a name:
-/// it is created unlinked (`O_TMPFILE`) and handed to the worker as an inherited descriptor
-/// (`/proc/self/fd/N`), so no `pmfarm-slot-*` file can be left in `$TMPDIR` whoever is
-/// killed when. Written out in full, not sparse, so a full temporary disk fails here (and
-/// the worker falls back to stdout breadcrumbs) instead of raising SIGBUS in the worker.
+/// it is an anonymous memory file (`memfd_create`; an unlinked `O_TMPFILE` in `$TMPDIR`
+/// where the kernel has none) handed to the worker as an inherited descriptor
+/// (`/proc/self/fd/N`), so no `pmfarm-slot-*` file can be left behind whoever is killed
+/// when, and no file system is touched per worker. Written out in full, not sparse, so a
+/// shortage fails here (and the worker falls back to stdout breadcrumbs) instead of raising
+/// SIGBUS in the worker.
 struct BreadcrumbSlot {
     file: std::fs::File,
 }
@@ -97,9 +99,8 @@ struct BreadcrumbSlot {
 impl BreadcrumbSlot {
     fn create() -> std::io::Result<Self> {
         use std::io::Write;
-        let mut file = tempfile::tempfile()?;
-        // Written out (not sparse) so the blocks exist; no sync: a shared mapping of the
-        // page cache needs none.
+        let mut file = anonymous_memory_file().or_else(|_| tempfile::tempfile())?;
+        // Written out (not sparse) so the pages exist; no sync: a shared mapping needs none.
         file.write_all(&[0u8; pmworker::slot::SLOT_BYTES])?;
         Ok(BreadcrumbSlot { file })
     }
@@ -109,23 +110,39 @@ impl BreadcrumbSlot {
         self.file.as_raw_fd()
     }
 
+    /// The slot's bytes (fewer when the read comes up short, none when it fails).
     fn read(&self) -> Vec<u8> {
         use std::os::unix::fs::FileExt;
-        let mut buf = vec![0u8; pmworker::slot::SLOT_BYTES];
+        let mut buf = [0u8; pmworker::slot::SLOT_BYTES];
         match self.file.read_at(&mut buf, 0) {
-            Ok(n) => {
-                buf.truncate(n);
-                buf
-            }
+            Ok(n) => buf[..n].to_vec(),
             Err(_) => Vec::new(),
         }
     }
+}
+
+/// A close-on-exec memory file with no name in any file system (`memfd_create`).
+fn anonymous_memory_file() -> std::io::Result<std::fs::File> {
+    use std::os::unix::io::FromRawFd;
+    // SAFETY: memfd_create reads the NUL-terminated name and returns a new descriptor or -1.
+    let fd = unsafe { libc::memfd_create(c"pmfarm-slot".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a descriptor we just opened and own.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
 /// Errors that say the coordinator ran short of a resource rather than anything about the file.
 pub fn is_exhaustion(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM))
 }
+
+/// After a short read of a running worker's stdout, how long its next lines are left to
+/// gather in the pipe before the next read: a worker flushes every event line as it goes,
+/// and waking for each would cost a context switch on a core another worker is using.
+const STDOUT_GATHER: std::time::Duration = std::time::Duration::from_millis(GATHER_MS);
+const GATHER_MS: u64 = 10;
 
 /// Runs the worker on `file` and watches it until it ends or is killed.
 pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> RawRun {
@@ -210,14 +227,17 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     let mut stdout = child.stdout.take().expect("piped");
     let mut stderr = child.stderr.take().expect("piped");
     let (mut out_open, mut err_open) = (true, true);
-    let mut out_buf = vec![0u8; 64 * 1024];
-    let mut err_buf = vec![0u8; 16 * 1024];
+    // Read into spare capacity (`read_buf`): no buffer zeroed per worker.
+    let mut out_buf = Vec::with_capacity(64 * 1024);
+    let mut err_buf = Vec::with_capacity(16 * 1024);
     let mut line = Vec::new();
     let mut total_out = 0u64;
     let mut stderr_tail: Vec<u8> = Vec::new();
     let mut exit = None;
     let hard_deadline = tokio::time::Instant::from_std(started + limits.timeout);
     let mut last_output = tokio::time::Instant::now();
+    // Set after a short read while the worker runs: stdout is left to gather until then.
+    let mut gather_until: Option<tokio::time::Instant> = None;
     loop {
         if exit.is_some() && !out_open && !err_open {
             break;
@@ -225,7 +245,10 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         let idle_deadline = last_output + limits.idle_timeout;
         let deadline = hard_deadline.min(idle_deadline);
         tokio::select! {
-            n = stdout.read(&mut out_buf), if out_open => match n {
+            _ = tokio::time::sleep_until(gather_until.unwrap_or(deadline)), if gather_until.is_some() => {
+                gather_until = None;
+            },
+            n = stdout.read_buf(&mut out_buf), if out_open && gather_until.is_none() => match n {
                 Ok(0) | Err(_) => out_open = false,
                 Ok(n) => {
                     last_output = tokio::time::Instant::now();
@@ -235,14 +258,11 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                             "stdout over {} bytes", limits.max_output_bytes)));
                         break;
                     }
-                    for &b in &out_buf[..n] {
-                        if b == b'\n' {
-                            take_line(&mut run, &line);
-                            line.clear();
-                        } else {
-                            line.push(b);
-                        }
+                    take_lines(&mut run, &mut line, &out_buf[..n]);
+                    if exit.is_none() && out_buf.len() < out_buf.capacity() / 2 {
+                        gather_until = Some(tokio::time::Instant::now() + STDOUT_GATHER);
                     }
+                    out_buf.clear();
                     if run.events.len() > limits.max_events {
                         run.killed = Some(KillReason::OutputBound(format!(
                             "more than {} events on stdout", limits.max_events)));
@@ -255,11 +275,12 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                     }
                 }
             },
-            n = stderr.read(&mut err_buf), if err_open => match n {
+            n = stderr.read_buf(&mut err_buf), if err_open => match n {
                 Ok(0) | Err(_) => err_open = false,
                 Ok(n) => {
                     last_output = tokio::time::Instant::now();
                     stderr_tail.extend_from_slice(&err_buf[..n]);
+                    err_buf.clear();
                     let keep = limits.stderr_tail_bytes;
                     if stderr_tail.len() > keep * 2 {
                         stderr_tail.drain(..stderr_tail.len() - keep);
@@ -268,6 +289,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
             },
             status = child.wait(), if exit.is_none() => {
                 exit = Some(status);
+                gather_until = None;
             },
             _ = tokio::time::sleep_until(deadline) => {
                 // Breadcrumbs written to the slot are progress too: the worker is busy, not idle.
@@ -310,6 +332,23 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     run.slot_breadcrumb = slot.as_ref().and_then(|s| pmworker::slot::read_slot(&s.read()));
     run.wall_ms = started.elapsed().as_millis() as u64;
     run
+}
+
+/// Takes every line `bytes` completes (the first one continuing `partial`) and leaves the
+/// unfinished rest in `partial`.
+fn take_lines(run: &mut RawRun, partial: &mut Vec<u8>, bytes: &[u8]) {
+    let mut rest = bytes;
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        if partial.is_empty() {
+            take_line(run, &rest[..end]);
+        } else {
+            partial.extend_from_slice(&rest[..end]);
+            take_line(run, partial);
+            partial.clear();
+        }
+        rest = &rest[end + 1..];
+    }
+    partial.extend_from_slice(rest);
 }
 
 fn take_line(run: &mut RawRun, line: &[u8]) {
