@@ -32,6 +32,7 @@ pub mod synth;
 pub mod tally;
 pub mod verify_ledger;
 pub mod workspace;
+pub mod zygote;
 
 /// Hidden first argument that turns the `pmfarm` process into a worker: the coordinator
 /// launches its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary

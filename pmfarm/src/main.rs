@@ -219,6 +219,11 @@ struct RunArgs {
     /// hidden `worker` entry, which runs the same code as `pmworker`).
     #[arg(long)]
     worker: Option<PathBuf>,
+    /// How the workers of this binary start: `zygote` (forked, one per file, by one process
+    /// the run starts: no program start per file) or `spawn` (each its own program). Either
+    /// way every file runs in its own process. A `--worker PATH` is always spawned.
+    #[arg(long, value_enum, default_value = "zygote")]
+    worker_start: pmfarm::zygote::WorkerStart,
     /// Run files inside this process (rayon; no isolation — for benchmarks).
     #[arg(long)]
     in_process: bool,
@@ -257,7 +262,7 @@ fn main() {
     if std::env::args_os().nth(1).is_some_and(|a| a == WORKER_ENTRY) {
         let program = args.next().unwrap_or_default();
         let rest = args.skip(1);
-        pmworker::memory::exit_worker(pmworker::cli::main_with_args(std::iter::once(program).chain(rest)));
+        pmworker::memory::exit_worker(pmworker::cli::worker_main(std::iter::once(program).chain(rest).collect()));
     }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -457,6 +462,7 @@ fn run(a: RunArgs) -> i32 {
         junit_per_file: a.junit.per_file(),
         retry_infra_errors: !a.keep_infra_errors,
         history: a.history.as_ref().map(|h| enumerate::absolute(h)),
+        worker_start: a.worker_start,
     };
     if let Some(h) = &cfg.history {
         // A damaged history is found before any file runs, not after the night's work.

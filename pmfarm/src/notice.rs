@@ -63,6 +63,12 @@ pub enum Notice {
         /// Workers at once from now on.
         now: usize,
     },
+    /// The worker zygote could not be started, or is gone: workers are started as programs
+    /// of their own from now on (the files its workers were checking run again).
+    ZygoteLost {
+        /// What happened to it.
+        why: String,
+    },
     /// A file's `started` record could not be journaled (its result still is, or the run
     /// stops when that fails).
     JournalStart(std::io::Error),
@@ -89,6 +95,9 @@ impl std::fmt::Display for Notice {
                 write!(f, "re-running {} alone ({status})", escape_controls(path))
             }
             Notice::FewerWorkers { why, now } => write!(f, "{why}: {now} worker(s) at once from now on"),
+            Notice::ZygoteLost { why } => {
+                write!(f, "worker zygote: {why}; each worker is started as a program of its own from now on")
+            }
             Notice::JournalStart(e) => write!(f, "journal: {e}"),
         }
     }

@@ -110,6 +110,9 @@ pub struct RunConfig {
     pub retry_infra_errors: bool,
     /// History file the finished run appends its headline numbers to (`--history`).
     pub history: Option<PathBuf>,
+    /// How the workers of the farm's own binary start (`--worker-start`); any other worker
+    /// executable is always started as a program of its own.
+    pub worker_start: crate::zygote::WorkerStart,
 }
 
 impl RunConfig {
@@ -361,24 +364,44 @@ fn run_isolated(
     progress: &Arc<Mutex<Progress>>,
     notify: &Notifier,
 ) -> std::io::Result<Vec<FileResult>> {
+    // Started from this thread, which outlives the run: the zygote's PR_SET_PDEATHSIG
+    // follows the thread that started it.
+    let zygote = start_zygote(cfg, notify);
     let rt = runtime(cfg.limits.jobs)?;
     let cmd = Arc::new(WorkerCommand {
         exe: cfg.worker.clone(),
         args: cfg.worker_args(),
         confinement: cfg.worker_confinement(),
+        zygote: zygote.clone(),
     });
+    let zygote_noticed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         for item in pending.iter().cloned() {
-            let (slots, cmd, limits, journal, progress, notify) =
-                (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone(), notify.clone());
+            let (slots, cmd, limits, journal, progress, notify, zygote_noticed) = (
+                slots.clone(),
+                cmd.clone(),
+                limits.clone(),
+                journal.clone(),
+                progress.clone(),
+                notify.clone(),
+                zygote_noticed.clone(),
+            );
             tasks.spawn(async move {
                 let mut permit = slots.acquire().await;
                 record_start(&item.rel, &journal, &notify);
                 let mut attempt = 1;
                 let mut raw = run_worker(&cmd, &item.abs, &limits).await;
+                if raw.zygote_lost {
+                    // Its worker died with the zygote: nothing about the file. Again, alone.
+                    if !zygote_noticed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                        let why = cmd.zygote.as_ref().and_then(|z| z.lost()).unwrap_or_default();
+                        notify.send(Notice::ZygoteLost { why });
+                    }
+                    raw = run_worker(&cmd, &item.abs, &limits).await;
+                }
                 // The coordinator ran short (descriptors, processes, memory): that says
                 // nothing about the file. Fewer workers at once, a pause, and again.
                 while raw.exhausted && attempt < SPAWN_ATTEMPTS {
@@ -409,6 +432,25 @@ fn run_isolated(
         }
         Ok(out)
     })
+}
+
+/// The run's worker zygote, when its workers are the farm's own binary and
+/// `--worker-start zygote` (the default); `None`, with a notice, when it cannot start.
+fn start_zygote(cfg: &RunConfig, notify: &Notifier) -> Option<Arc<crate::zygote::Zygote>> {
+    if cfg.worker_start != crate::zygote::WorkerStart::Zygote || cfg.worker_confinement() != Confinement::InWorker {
+        return None;
+    }
+    let confine = pmworker::confine::value(std::process::id(), cfg.limits.memory_bytes);
+    let env = [("GLIBC_TUNABLES", crate::supervise::worker_tunables()), (pmworker::confine::CONFINE_VAR, confine)];
+    let mut args = cfg.worker_args();
+    args.push(pmworker::zygote::command_line_room());
+    match crate::zygote::Zygote::start(&cfg.worker, &args, &env) {
+        Ok(z) => Some(Arc::new(z)),
+        Err(e) => {
+            notify.send(Notice::ZygoteLost { why: format!("cannot start it: {e}") });
+            None
+        }
+    }
 }
 
 /// Starts of one file tried before a shortage of coordinator resources becomes its
@@ -466,7 +508,12 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand { exe: cfg.worker.clone(), args: cfg.worker_args(), confinement: cfg.worker_confinement() };
+    let cmd = WorkerCommand {
+        exe: cfg.worker.clone(),
+        args: cfg.worker_args(),
+        confinement: cfg.worker_confinement(),
+        zygote: None,
+    };
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }

@@ -4,12 +4,14 @@
 //! stderr kept. Produces a [`RawRun`]; deciding the status is [`crate::outcome`]'s job.
 
 use crate::limits::Limits;
+use crate::zygote::{Forked, LaunchError, Zygote};
 use pmworker::events::Event;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Instant;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
 /// Environment variable naming a path substring: when set, the worker fault hook
@@ -26,6 +28,9 @@ pub struct WorkerCommand {
     pub args: Vec<String>,
     /// How the limits reach the worker.
     pub confinement: Confinement,
+    /// The run's zygote, which forks the workers of the farm's own binary; `None` (or a
+    /// zygote that is gone) starts each worker as a program of its own.
+    pub zygote: Option<Arc<Zygote>>,
 }
 
 /// How a worker gets its address-space cap, its death with the coordinator and its
@@ -83,6 +88,9 @@ pub struct RawRun {
     /// Last breadcrumb from the worker's breadcrumb slot (exact, including the Scene
     /// object ones that do not go to stdout), when the slot holds a complete one.
     pub slot_breadcrumb: Option<pmworker::events::Breadcrumb>,
+    /// The worker was forked by the zygote, which is gone: the worker died with it, so the
+    /// file is run again without the zygote.
+    pub zygote_lost: bool,
 }
 
 /// A one-page breadcrumb slot for one worker (`pmworker::slot`). The file never has a name:
@@ -144,31 +152,152 @@ pub fn is_exhaustion(e: &std::io::Error) -> bool {
 const STDOUT_GATHER: std::time::Duration = std::time::Duration::from_millis(GATHER_MS);
 const GATHER_MS: u64 = 10;
 
-/// Runs the worker on `file` and watches it until it ends or is killed.
-pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> RawRun {
-    let started = Instant::now();
+/// A started worker and the read ends of its stdout and stderr.
+struct Launched {
+    process: Process,
+    stdout: Box<dyn AsyncRead + Unpin + Send>,
+    stderr: Box<dyn AsyncRead + Unpin + Send>,
+}
+
+/// Why a worker did not start.
+enum Unlaunched {
+    /// The zygote is gone: the file is started again without it.
+    Lost(String),
+    /// Starting it failed with this error.
+    Io(std::io::Error),
+}
+
+/// A worker process, however it was started.
+enum Process {
+    /// Its own program, a child of the coordinator.
+    Spawned(tokio::process::Child),
+    /// Forked by the zygote, which reports its wait status.
+    Forked { pid: i32, exit: tokio::sync::oneshot::Receiver<i32>, status: Option<std::process::ExitStatus> },
+}
+
+/// After SIGKILL, how long a forked worker's wait status may take to come from the zygote
+/// before the farm records the kill itself (a zygote stopped by hand must not hold the run).
+const KILLED_REPORT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+impl Process {
+    /// The process id, which is also its process group id.
+    fn id(&self) -> Option<i32> {
+        match self {
+            Process::Spawned(c) => c.id().map(|p| p as i32),
+            Process::Forked { pid, .. } => Some(*pid),
+        }
+    }
+
+    /// Waits for its end (cancel-safe: a later call picks up where this one stopped).
+    async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            Process::Spawned(c) => c.wait().await,
+            Process::Forked { status: Some(s), .. } => Ok(*s),
+            Process::Forked { exit, status, .. } => match exit.await {
+                Ok(raw) => Ok(*status.insert(std::process::ExitStatus::from_raw(raw))),
+                Err(_) => Err(std::io::Error::other("its zygote ended before reporting it")),
+            },
+        }
+    }
+
+    /// SIGKILL to the process (its group has been signalled already).
+    fn start_kill(&mut self) {
+        match self {
+            Process::Spawned(c) => {
+                let _ = c.start_kill();
+            }
+            // SAFETY: signalling the process the zygote forked for this file.
+            Process::Forked { pid, .. } => unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            },
+        }
+    }
+
+    /// Waits for the end of a process just sent SIGKILL; a forked one whose status does not
+    /// come within [`KILLED_REPORT_WAIT`] is recorded as killed by that signal.
+    async fn wait_killed(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        match self {
+            Process::Spawned(_) => self.wait().await,
+            Process::Forked { .. } => match tokio::time::timeout(KILLED_REPORT_WAIT, self.wait()).await {
+                Ok(status) => status,
+                Err(_) => Ok(std::process::ExitStatus::from_raw(libc::SIGKILL)),
+            },
+        }
+    }
+}
+
+/// Holds [`SPAWN`] while `fd` is inheritable (its close-on-exec flag cleared) around
+/// `spawn`, so no other process started at that moment inherits it too.
+pub(crate) fn spawn_inheriting<T>(fd: i32, spawn: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
+    let _only_this_one = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: fcntl on a descriptor the caller owns; the flag is restored below.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+    let spawned = spawn();
+    // SAFETY: as above.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    spawned
+}
+
+/// The fault hook a worker for `file` gets: `PMWORKER_FAULT`, unless [`FAULT_FILE_VAR`]
+/// names another file.
+fn fault_for(file: &Path) -> Option<std::ffi::OsString> {
+    let spec = std::env::var_os(pmworker::fault::FAULT_VAR)?;
+    match std::env::var(FAULT_FILE_VAR) {
+        Ok(target) if !file.to_string_lossy().contains(&target) => None,
+        _ => Some(spec),
+    }
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors, which we own from here on.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the two descriptors pipe2 just returned.
+    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Has the zygote fork a worker for `file`, its output into two fresh pipes.
+async fn fork_worker(zygote: &Zygote, file: &Path, slot: Option<i32>) -> Result<Launched, Unlaunched> {
+    let (out_read, out_write) = pipe().map_err(Unlaunched::Io)?;
+    let (err_read, err_write) = pipe().map_err(Unlaunched::Io)?;
+    let stdout = tokio::net::unix::pipe::Receiver::from_owned_fd(out_read).map_err(Unlaunched::Io)?;
+    let stderr = tokio::net::unix::pipe::Receiver::from_owned_fd(err_read).map_err(Unlaunched::Io)?;
+    match zygote.launch(file, fault_for(file), out_write, err_write, slot).await {
+        Ok(Forked { pid, exit }) => Ok(Launched {
+            process: Process::Forked { pid, exit, status: None },
+            stdout: Box::new(stdout),
+            stderr: Box::new(stderr),
+        }),
+        Err(LaunchError::Lost(why)) => Err(Unlaunched::Lost(why)),
+        Err(LaunchError::Io(e)) => Err(Unlaunched::Io(e)),
+    }
+}
+
+/// Starts `cmd` on `file` as a program of its own (`posix_spawn` for the farm's own binary,
+/// `fork` + limits + `exec` for any other).
+fn spawn_worker(
+    cmd: &WorkerCommand,
+    file: &Path,
+    limits: &Limits,
+    slot_fd: Option<i32>,
+) -> Result<Launched, Unlaunched> {
     let mut command = Command::new(&cmd.exe);
     command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     command.process_group(0).kill_on_drop(true);
     // Huge pages on a one-file worker's malloc heap (`pmworker::memory`); read by the loader.
-    let tunables = std::env::var("GLIBC_TUNABLES").ok();
-    command.env("GLIBC_TUNABLES", pmworker::memory::worker_glibc_tunables(tunables.as_deref()));
-    route_fault(&mut command, file);
-    let mut run = RawRun::default();
-    let slot = match BreadcrumbSlot::create() {
-        Ok(slot) => Some(slot),
-        Err(e) if is_exhaustion(&e) => {
-            run.spawn_error = Some(format!("cannot create the breadcrumb slot: {e}"));
-            run.exhausted = true;
-            return run;
-        }
-        Err(_) => None, // e.g. a full $TMPDIR: the worker falls back to stdout breadcrumbs
+    command.env("GLIBC_TUNABLES", worker_tunables());
+    match fault_for(file) {
+        Some(spec) => command.env(pmworker::fault::FAULT_VAR, spec),
+        None => command.env_remove(pmworker::fault::FAULT_VAR),
     };
-    let slot_fd = slot.as_ref().map(BreadcrumbSlot::fd);
+    command.env_remove(FAULT_FILE_VAR);
     if let Some(fd) = slot_fd {
         command.env(pmworker::slot::SLOT_VAR, format!("/proc/self/fd/{fd}"));
     }
-    let mut slot_seq = None;
     let memory = limits.memory_bytes;
     let coordinator = std::process::id();
     if cmd.confinement == Confinement::BeforeExec {
@@ -204,28 +333,54 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         command.env(pmworker::confine::CONFINE_VAR, pmworker::confine::value(coordinator, memory));
     }
     let spawned = match (cmd.confinement, slot_fd) {
-        (Confinement::InWorker, Some(fd)) => {
-            let _only_this_worker = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
-            // SAFETY: fcntl on a descriptor the slot owns; the flag is restored below.
-            unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
-            let spawned = command.spawn();
-            // SAFETY: as above.
-            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-            spawned
-        }
+        (Confinement::InWorker, Some(fd)) => spawn_inheriting(fd, || command.spawn()),
         _ => command.spawn(),
     };
-    let mut child = match spawned {
-        Ok(c) => c,
-        Err(e) => {
+    let mut child = spawned.map_err(Unlaunched::Io)?;
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    Ok(Launched { process: Process::Spawned(child), stdout: Box::new(stdout), stderr: Box::new(stderr) })
+}
+
+/// `GLIBC_TUNABLES` for a one-file worker (and the zygote), from this process's own.
+pub fn worker_tunables() -> String {
+    pmworker::memory::worker_glibc_tunables(std::env::var("GLIBC_TUNABLES").ok().as_deref())
+}
+
+/// Runs the worker on `file` and watches it until it ends or is killed.
+pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> RawRun {
+    let started = Instant::now();
+    let mut run = RawRun::default();
+    let slot = match BreadcrumbSlot::create() {
+        Ok(slot) => Some(slot),
+        Err(e) if is_exhaustion(&e) => {
+            run.spawn_error = Some(format!("cannot create the breadcrumb slot: {e}"));
+            run.exhausted = true;
+            return run;
+        }
+        Err(_) => None, // e.g. no memory file and a full $TMPDIR: stdout breadcrumbs then
+    };
+    let slot_fd = slot.as_ref().map(BreadcrumbSlot::fd);
+    let zygote = cmd.zygote.as_ref().filter(|z| z.usable());
+    let launched = match zygote {
+        Some(z) => fork_worker(z, file, slot_fd).await,
+        None => spawn_worker(cmd, file, limits, slot_fd),
+    };
+    let Launched { process: mut child, mut stdout, mut stderr } = match launched {
+        Ok(l) => l,
+        Err(Unlaunched::Lost(why)) => {
+            run.spawn_error = Some(format!("the worker zygote {why}"));
+            run.zygote_lost = true;
+            return run;
+        }
+        Err(Unlaunched::Io(e)) => {
             run.exhausted = is_exhaustion(&e);
             run.spawn_error = Some(format!("cannot start {}: {e}", cmd.exe.display()));
             return run;
         }
     };
-    let pid = child.id().map(|p| p as i32);
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
+    let mut slot_seq = None;
+    let pid = child.id();
     let (mut out_open, mut err_open) = (true, true);
     // Read into spare capacity (`read_buf`): no buffer zeroed per worker.
     let mut out_buf = Vec::with_capacity(64 * 1024);
@@ -321,7 +476,11 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
             run.exit_code = status.code();
             run.signal = status.signal();
         }
-        Some(Err(e)) => run.spawn_error = Some(format!("cannot wait for the worker: {e}")),
+        Some(Err(e)) => {
+            // A forked worker whose zygote is gone died with it: its file says nothing yet.
+            run.zygote_lost = matches!(child, Process::Forked { .. });
+            run.spawn_error = Some(format!("cannot wait for the worker: {e}"));
+        }
         None => {}
     }
     if stderr_tail.len() > limits.stderr_tail_bytes {
@@ -376,12 +535,12 @@ fn take_line(run: &mut RawRun, line: &[u8]) {
 
 /// SIGTERM to the group, up to `grace` for it to go, then SIGKILL.
 async fn terminate_group(
-    child: &mut tokio::process::Child,
+    child: &mut Process,
     pid: Option<i32>,
     limits: &Limits,
 ) -> std::io::Result<std::process::ExitStatus> {
     if let Some(pid) = pid {
-        // SAFETY: signalling our own child's process group.
+        // SAFETY: signalling our own worker's process group.
         unsafe { libc::kill(-pid, libc::SIGTERM) };
         if let Ok(status) = tokio::time::timeout(limits.grace, child.wait()).await {
             unsafe { libc::kill(-pid, libc::SIGKILL) };
@@ -389,18 +548,8 @@ async fn terminate_group(
         }
         unsafe { libc::kill(-pid, libc::SIGKILL) };
     }
-    let _ = child.start_kill();
-    child.wait().await
-}
-
-/// Passes `PMWORKER_FAULT` only to the file [`FAULT_FILE_VAR`] names (when it is set).
-fn route_fault(command: &mut Command, file: &Path) {
-    if let Ok(target) = std::env::var(FAULT_FILE_VAR) {
-        command.env_remove(FAULT_FILE_VAR);
-        if !file.to_string_lossy().contains(&target) {
-            command.env_remove(pmworker::fault::FAULT_VAR);
-        }
-    }
+    child.start_kill();
+    child.wait_killed().await
 }
 
 /// `SIGSEGV` for 11, `signal 64` for unnamed ones.
@@ -431,6 +580,7 @@ mod tests {
             exe: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
             confinement: Confinement::BeforeExec,
+            zygote: None,
         };
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(run_worker(&cmd, Path::new("victim.max"), limits))

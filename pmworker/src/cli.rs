@@ -63,6 +63,23 @@ fn install_panic_hook() {
 
 /// Runs the worker on `args` (program name first, as `std::env::args_os` gives them) and
 /// returns the process exit code (see `docs/events.md`). Installs the worker's panic hook.
+/// A worker's `main` (both binaries): one file, or, when the coordinator started this
+/// process as its zygote ([`crate::zygote::ZYGOTE_VAR`] names the socket), a zygote that
+/// forks one child per file it is sent (`args` are then the arguments before the file).
+pub fn worker_main(args: Vec<OsString>) -> i32 {
+    match std::env::var_os(crate::zygote::ZYGOTE_VAR) {
+        None => main_with_args(args),
+        Some(fd) => match fd.to_str().and_then(|s| s.parse::<std::os::fd::RawFd>().ok()) {
+            Some(fd) => crate::zygote::serve(args, fd),
+            None => {
+                eprintln!("pmworker: {} is not a descriptor number", crate::zygote::ZYGOTE_VAR);
+                exit::USAGE
+            }
+        },
+    }
+}
+
+/// Checks the one file `args` name (program name first) and returns the exit code.
 pub fn main_with_args<I, T>(args: I) -> i32
 where
     I: IntoIterator<Item = T>,

@@ -6,7 +6,8 @@
 //! sleep), `alloc` (allocate and touch memory without bound), `flood` (endless output on
 //! stdout without a newline), `flood-lines` (endless valid breadcrumb events, for the
 //! farm's total-bytes bound), `garbage` (non-JSON lines then exit 0), `close-stdout`
-//! (close fd 1 and go on), `exit=N` (exit with code N at once).
+//! (close fd 1 and go on), `exit=N` (exit with code N at once), `pause=MS` (sleep MS
+//! milliseconds, then go on as if nothing happened).
 //! Unset in production; nothing else reads it.
 
 use std::io::Write;
@@ -48,6 +49,10 @@ fn fire(action: &str) {
             loop {
                 x = std::hint::black_box(x.wrapping_add(1));
             }
+        }
+        pause if pause.starts_with("pause=") => {
+            let ms = pause["pause=".len()..].parse().unwrap_or(0);
+            std::thread::sleep(std::time::Duration::from_millis(ms));
         }
         "sleep" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));

@@ -28,3 +28,4 @@ pub mod summary;
 pub mod t2;
 pub mod timing;
 pub mod triage;
+pub mod zygote;

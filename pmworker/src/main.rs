@@ -5,7 +5,7 @@
 //! The command line lives in [`pmworker::cli`] so `pmfarm worker` runs the same thing.
 
 fn main() {
-    pmworker::memory::exit_worker(pmworker::cli::main_with_args(std::env::args_os()));
+    pmworker::memory::exit_worker(pmworker::cli::worker_main(std::env::args_os().collect()));
 }
 
 /// glibc's malloc in this one-file worker, with huge pages on its dense heap when the farm

@@ -6,17 +6,33 @@
 mod farm_support;
 use farm_support::*;
 
-/// Runs the demo corpus with `action` fired at the victim's first T1 breadcrumb and
-/// returns (victim result, clean statuses, faulty statuses).
 /// (path, status) of every file but the victim.
 type Statuses = Vec<(String, String)>;
 
-fn run_with_fault(action: &str) -> (serde_json::Value, Statuses, Statuses) {
+/// How the farm starts its own workers (`--worker-start`): every fault is checked both ways.
+const WORKER_STARTS: [&str; 2] = ["zygote", "spawn"];
+
+/// Runs the demo corpus with `action` fired at the victim's first T1 breadcrumb, workers
+/// started the `start` way, and returns (victim result, clean statuses, faulty statuses).
+fn run_with_fault(action: &str, start: &str) -> (serde_json::Value, Statuses, Statuses) {
     let t = tempfile::tempdir().unwrap();
     let corpus = demo_corpus(t.path());
     let gates = gates_dir(t.path(), "");
-    let limits =
-        ["--timeout", "30", "--idle-timeout", "3", "--grace", "1", "--memory", "512M", "-j", "2", "--no-report"];
+    let limits = [
+        "--timeout",
+        "30",
+        "--idle-timeout",
+        "3",
+        "--grace",
+        "1",
+        "--memory",
+        "512M",
+        "-j",
+        "2",
+        "--no-report",
+        "--worker-start",
+        start,
+    ];
     let clean_out = t.path().join("clean");
     let clean = Farm::new(&["run", s(&corpus), "--out", s(&clean_out), "--gates", s(&gates)]).args(limits).output();
     assert_exit(&clean, 0);
@@ -36,18 +52,30 @@ fn run_with_fault(action: &str) -> (serde_json::Value, Statuses, Statuses) {
     (victim, others(statuses(&clean_out)), others(statuses(&out)))
 }
 
+/// Checks `action` with workers started both ways; returns the victim of the default way.
 fn check(action: &str, status: &str, reason_part: &str) -> serde_json::Value {
-    let (victim, clean, faulty) = run_with_fault(action);
-    assert_eq!(victim["status"], status, "{action}: {victim:#}");
-    let reason = victim["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains(reason_part), "{action}: reason {reason:?} lacks {reason_part:?}");
-    assert_eq!(clean, faulty, "{action}: the other files are unaffected");
-    let sigs = victim["signatures"].as_array().unwrap();
-    assert!(
-        sigs.iter().any(|s| s.as_str().unwrap().ends_with(&format!("|{status}"))),
-        "{action}: signature names the status: {sigs:?}"
-    );
-    victim
+    let victims: Vec<_> = WORKER_STARTS
+        .iter()
+        .map(|start| {
+            let (victim, clean, faulty) = run_with_fault(action, start);
+            assert_eq!(victim["status"], status, "{action}, {start}: {victim:#}");
+            let reason = victim["reason"].as_str().unwrap_or_default();
+            assert!(reason.contains(reason_part), "{action}, {start}: reason {reason:?} lacks {reason_part:?}");
+            assert_eq!(clean, faulty, "{action}, {start}: the other files are unaffected");
+            let sigs = victim["signatures"].as_array().unwrap();
+            assert!(
+                sigs.iter().any(|s| s.as_str().unwrap().ends_with(&format!("|{status}"))),
+                "{action}, {start}: signature names the status: {sigs:?}"
+            );
+            victim
+        })
+        .collect();
+    for other in &victims[1..] {
+        for field in ["signal", "exit_code", "last_breadcrumb"] {
+            assert_eq!(victims[0][field], other[field], "{action}: {field} the same whichever way the worker started");
+        }
+    }
+    victims[0].clone()
 }
 
 #[test]
@@ -110,9 +138,11 @@ fn silent_worker_is_a_timeout_at_the_hard_limit() {
 
 #[test]
 fn worker_usage_exit_is_an_infra_error() {
-    let (victim, clean, faulty) = run_with_fault("exit=2");
-    assert_eq!(victim["status"], "infra-error", "{victim:#}");
-    assert_eq!(clean, faulty);
+    for start in WORKER_STARTS {
+        let (victim, clean, faulty) = run_with_fault("exit=2", start);
+        assert_eq!(victim["status"], "infra-error", "{start}: {victim:#}");
+        assert_eq!(clean, faulty, "{start}");
+    }
 }
 
 /// A hard crash inside one Scene object of T2: the farm reports that object as the last

@@ -1,0 +1,223 @@
+//! The coordinator's side of the worker zygote (`pmworker::zygote`): one process per run,
+//! started from the farm's own binary, that forks one child per file. Every file still runs
+//! in a process of its own, in its own process group, under the same limits and watch as a
+//! worker started with `posix_spawn` ([`crate::supervise`]); what a forked child skips is a
+//! program's start (≈ 1 ms of CPU per file, docs/performance.md).
+//!
+//! A reader thread turns the zygote's replies into each worker's pid and, later, its wait
+//! status. When the zygote is gone (killed, or it refused a message), every worker it had
+//! started dies with it (`PR_SET_PDEATHSIG`); their files are run again with `posix_spawn`,
+//! as is every file after them ([`Zygote::usable`]).
+
+use pmworker::zygote::{receive, send, Reply, Request, ZYGOTE_VAR};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// How the farm starts the workers of its own binary (`--worker-start`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum WorkerStart {
+    /// Forked, one per file, by a zygote the run starts once (the default).
+    #[default]
+    Zygote,
+    /// Each its own program, started with `posix_spawn`.
+    Spawn,
+}
+
+/// How long a request waits for the zygote's `started` before the zygote counts as gone.
+const START_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A running zygote.
+pub struct Zygote {
+    socket: OwnedFd,
+    process: Mutex<std::process::Child>,
+    state: Arc<Mutex<State>>,
+    next_id: AtomicU64,
+}
+
+#[derive(Default)]
+struct State {
+    /// Why the zygote cannot be used any more; `None` while it can.
+    lost: Option<String>,
+    starts: HashMap<u64, oneshot::Sender<Result<Forked, i32>>>,
+    exits: HashMap<i32, oneshot::Sender<i32>>,
+}
+
+/// A worker the zygote forked.
+#[derive(Debug)]
+pub struct Forked {
+    /// Its process id (and process group id).
+    pub pid: i32,
+    /// Its wait status, once the zygote has reaped it; closed when the zygote is gone.
+    pub exit: oneshot::Receiver<i32>,
+}
+
+/// Why a worker could not be forked.
+#[derive(Debug)]
+pub enum LaunchError {
+    /// The zygote is gone or stopped answering; the reason.
+    Lost(String),
+    /// `fork` (in the zygote) or sending the request failed with this error.
+    Io(std::io::Error),
+}
+
+impl Zygote {
+    /// Starts the zygote: `exe` with `args` (the worker's arguments before the file), and
+    /// `env` added to this process's environment.
+    pub fn start(exe: &Path, args: &[String], env: &[(&str, String)]) -> std::io::Result<Zygote> {
+        let mut pair = [0; 2];
+        // SAFETY: socketpair writes two descriptors, which we own from here on.
+        if unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, pair.as_mut_ptr()) }
+            != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: the two descriptors socketpair just returned.
+        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) };
+        let mut command = std::process::Command::new(exe);
+        command.args(args).envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+        command.env(ZYGOTE_VAR, theirs.as_raw_fd().to_string());
+        command.env_remove(pmworker::fault::FAULT_VAR); // each child gets its own, or none
+        command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
+        command.stderr(std::process::Stdio::null());
+        let process = crate::supervise::spawn_inheriting(theirs.as_raw_fd(), || command.spawn())?;
+        drop(theirs);
+        let state = Arc::new(Mutex::new(State::default()));
+        let reader = state.clone();
+        let fd = ours.as_raw_fd();
+        std::thread::Builder::new().name("pmfarm-zygote".into()).spawn(move || read_replies(fd, &reader))?;
+        Ok(Zygote { socket: ours, process: Mutex::new(process), state, next_id: AtomicU64::new(1) })
+    }
+
+    /// Why the zygote can no longer start workers, `None` while it can.
+    pub fn lost(&self) -> Option<String> {
+        self.state.lock().map(|s| s.lost.clone()).unwrap_or_else(|_| Some("state poisoned".into()))
+    }
+
+    /// Whether workers can still be forked.
+    pub fn usable(&self) -> bool {
+        self.lost().is_none()
+    }
+
+    /// Forks a worker for `path` with `stdout` and `stderr` (write ends, closed here once
+    /// handed over), the breadcrumb slot `slot` and the fault hook `fault`.
+    pub async fn launch(
+        &self,
+        path: &Path,
+        fault: Option<OsString>,
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        slot: Option<RawFd>,
+    ) -> Result<Forked, LaunchError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut state = self.state.lock().map_err(|_| LaunchError::Lost("state poisoned".into()))?;
+            if let Some(why) = &state.lost {
+                return Err(LaunchError::Lost(why.clone()));
+            }
+            state.starts.insert(id, tx);
+        }
+        let request = Request { id, path: path.as_os_str().to_owned(), fault, with_slot: slot.is_some() };
+        let mut fds = vec![stdout.as_raw_fd(), stderr.as_raw_fd()];
+        fds.extend(slot);
+        let sent = send(self.socket.as_raw_fd(), &request.encode(), &fds);
+        drop((stdout, stderr)); // the zygote holds its own copies now (or nobody does)
+        if let Err(e) = sent {
+            self.forget(id);
+            return Err(match e.raw_os_error() {
+                Some(libc::EAGAIN) => self.give_up("stopped taking requests"),
+                _ => self.give_up(&format!("cannot send it a request: {e}")),
+            });
+        }
+        match tokio::time::timeout(START_WAIT, rx).await {
+            Ok(Ok(Ok(forked))) => Ok(forked),
+            Ok(Ok(Err(errno))) => Err(LaunchError::Io(std::io::Error::from_raw_os_error(errno))),
+            Ok(Err(_)) => Err(LaunchError::Lost(self.lost().unwrap_or_else(|| "ended".into()))),
+            Err(_) => {
+                self.forget(id);
+                Err(self.give_up(&format!("no answer in {} s", START_WAIT.as_secs())))
+            }
+        }
+    }
+
+    fn forget(&self, id: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.starts.remove(&id);
+        }
+    }
+
+    /// Marks the zygote lost (its children keep running and are still watched).
+    fn give_up(&self, why: &str) -> LaunchError {
+        if let Ok(mut s) = self.state.lock() {
+            s.lost.get_or_insert_with(|| why.to_string());
+        }
+        LaunchError::Lost(why.to_string())
+    }
+}
+
+impl std::fmt::Debug for Zygote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Zygote").field("socket", &self.socket).field("lost", &self.lost()).finish()
+    }
+}
+
+impl Drop for Zygote {
+    /// Ends the zygote and waits for it: the socket closes (it leaves when it reads the end)
+    /// and SIGKILL makes sure, so a stopped zygote cannot hold the run up. Its children, if
+    /// any are left, die with it.
+    fn drop(&mut self) {
+        // SAFETY: shutdown on a socket we own.
+        unsafe { libc::shutdown(self.socket.as_raw_fd(), libc::SHUT_RDWR) };
+        if let Ok(mut p) = self.process.lock() {
+            let _ = p.kill();
+            let _ = p.wait();
+        }
+    }
+}
+
+/// The reader thread: hands each reply to whoever waits for it, until the socket ends.
+fn read_replies(socket: RawFd, state: &Mutex<State>) {
+    let why = loop {
+        let bytes = match receive(socket) {
+            Ok((bytes, _)) if bytes.is_empty() => break "ended".to_string(),
+            Ok((bytes, _)) => bytes,
+            Err(e) => break format!("cannot read its replies: {e}"),
+        };
+        let Some(reply) = Reply::decode(&bytes) else { break "sent a reply that does not parse".to_string() };
+        let Ok(mut s) = state.lock() else { return };
+        match reply {
+            Reply::Started { id, pid } => {
+                let (tx, exit) = oneshot::channel();
+                s.exits.insert(pid, tx);
+                let delivered = s.starts.remove(&id).is_some_and(|w| w.send(Ok(Forked { pid, exit })).is_ok());
+                if !delivered {
+                    // Nobody watches it (its request gave up waiting): it must not run on.
+                    s.exits.remove(&pid);
+                    // SAFETY: signalling the process group the zygote created for it.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+            }
+            Reply::NotStarted { id, errno } => {
+                if let Some(w) = s.starts.remove(&id) {
+                    let _ = w.send(Err(errno));
+                }
+            }
+            Reply::Exited { pid, status } => {
+                if let Some(w) = s.exits.remove(&pid) {
+                    let _ = w.send(status);
+                }
+            }
+        }
+    };
+    if let Ok(mut s) = state.lock() {
+        s.lost.get_or_insert(why);
+        // Every waiter hears "gone": its worker died with the zygote (PR_SET_PDEATHSIG).
+        s.starts.clear();
+        s.exits.clear();
+    }
+}
