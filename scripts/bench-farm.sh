@@ -17,6 +17,7 @@
 # Env: BIN (default target/release), TIERS (default t1,t2,t3, the farm's default), EXPORTS (comma
 #      list; default summary when TIERS has t3, as `pmfarm run` does, else none),
 #      WORKER (isolated mode's worker, default: pmfarm re-executing itself, the farm's default),
+#      START (how the isolated mode starts the farm's own workers: zygote, the default, or spawn),
 #      KEEP=1 keeps the run folders.
 # No gates: the benchmark measures checking, not policy.
 # Prints one line per run and a summary: median wall and CPU s, files/s, MB/s, paired ratios
@@ -32,8 +33,9 @@ tiers=${TIERS:-t1,t2,t3}
     echo "build first: cargo build --release -p pmfarm -p pmworker" >&2
     exit 2
 }
-worker_args=()
-[ -n "${WORKER:-}" ] && worker_args=(--worker "$WORKER")
+start=${START:-zygote}
+worker_args=(--worker-start "$start")
+[ -n "${WORKER:-}" ] && worker_args+=(--worker "$WORKER")
 exports=${EXPORTS-}
 [ -z "$exports" ] && [[ $tiers == *t3* ]] && exports=summary
 export_args=()
@@ -45,7 +47,7 @@ work=$(mktemp -d /tmp/pmfarm-bench.XXXXXX)
 files=$(find "$corpus" -iname '*.max' -type f | wc -l)
 bytes=$(find "$corpus" -iname '*.max' -type f -printf '%s\n' | awk '{s+=$1} END {print s+0}')
 echo "corpus: $corpus — $files files, $((bytes / 1000000)) MB; jobs $jobs; tiers $tiers;" \
-    "exports ${exports:-none}; worker ${WORKER:-pmfarm (re-exec)}; $runs paired rounds"
+    "exports ${exports:-none}; worker ${WORKER:-pmfarm (re-exec)}, started: $start; $runs paired rounds"
 
 run_mode() { # mode round → prints "wall cpu" seconds
     local mode=$1 round=$2 out="$work/$1-$2"
