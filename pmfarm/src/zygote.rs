@@ -84,6 +84,9 @@ impl Zygote {
         command.env_remove(pmworker::fault::FAULT_VAR); // each child gets its own, or none
         command.stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null());
         command.stderr(std::process::Stdio::null());
+        // Its own process group, as every worker has: a terminal's Ctrl-C reaches the
+        // coordinator alone, and the zygote goes when the coordinator goes.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let process = crate::supervise::spawn_inheriting(theirs.as_raw_fd(), || command.spawn())?;
         drop(theirs);
         let state = Arc::new(Mutex::new(State::default()));
