@@ -384,23 +384,15 @@ fn run_isolated(
         exe: cfg.worker.clone(),
         args: cfg.worker_args(),
         confinement: cfg.worker_confinement(),
-        zygote: zygote.clone(),
+        zygote,
     });
-    let zygote_noticed = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
         for item in pending.iter().cloned() {
-            let (slots, cmd, limits, journal, progress, notify, zygote_noticed) = (
-                slots.clone(),
-                cmd.clone(),
-                limits.clone(),
-                journal.clone(),
-                progress.clone(),
-                notify.clone(),
-                zygote_noticed.clone(),
-            );
+            let (slots, cmd, limits, journal, progress, notify) =
+                (slots.clone(), cmd.clone(), limits.clone(), journal.clone(), progress.clone(), notify.clone());
             tasks.spawn(async move {
                 let mut permit = slots.acquire().await;
                 record_start(&item.rel, &journal, &notify);
@@ -408,8 +400,7 @@ fn run_isolated(
                 let mut raw = run_worker(&cmd, &item.abs, &limits).await;
                 if raw.zygote_lost {
                     // Its worker died with the zygote: nothing about the file. Again, alone.
-                    if !zygote_noticed.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                        let why = cmd.zygote.as_ref().and_then(|z| z.lost()).unwrap_or_default();
+                    if let Some(why) = cmd.zygote.as_ref().and_then(|z| z.loss_to_report()) {
                         notify.send(Notice::ZygoteLost { why });
                     }
                     raw = run_worker(&cmd, &item.abs, &limits).await;

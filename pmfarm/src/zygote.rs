@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -37,6 +37,8 @@ pub struct Zygote {
     process: Mutex<std::process::Child>,
     state: Arc<Mutex<State>>,
     next_id: AtomicU64,
+    /// Set once the loss has been handed out for the run to report ([`Zygote::loss_to_report`]).
+    loss_reported: AtomicBool,
 }
 
 #[derive(Default)]
@@ -93,12 +95,25 @@ impl Zygote {
         let reader = state.clone();
         let fd = ours.as_raw_fd();
         std::thread::Builder::new().name("pmfarm-zygote".into()).spawn(move || read_replies(fd, &reader))?;
-        Ok(Zygote { socket: ours, process: Mutex::new(process), state, next_id: AtomicU64::new(1) })
+        Ok(Zygote {
+            socket: ours,
+            process: Mutex::new(process),
+            state,
+            next_id: AtomicU64::new(1),
+            loss_reported: AtomicBool::new(false),
+        })
     }
 
     /// Why the zygote can no longer start workers, `None` while it can.
     pub fn lost(&self) -> Option<String> {
         self.state.lock().map(|s| s.lost.clone()).unwrap_or_else(|_| Some("state poisoned".into()))
+    }
+
+    /// Why the zygote is gone, the first time this is asked after it went (so a run says
+    /// it once); `None` while it works, and on every later call.
+    pub fn loss_to_report(&self) -> Option<String> {
+        let why = self.lost()?;
+        (!self.loss_reported.swap(true, Ordering::SeqCst)).then_some(why)
     }
 
     /// Whether workers can still be forked.
