@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use std::os::fd::{AsRawFd, OwnedFd};
 use tokio::process::Command;
 
 /// Environment variable naming a path substring: when set, the worker fault hook
@@ -146,17 +146,87 @@ pub fn is_exhaustion(e: &std::io::Error) -> bool {
     matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE | libc::EAGAIN | libc::ENOMEM))
 }
 
-/// After a short read of a running worker's stdout, how long its next lines are left to
-/// gather in the pipe before the next read: a worker flushes every event line as it goes,
-/// and waking for each would cost a context switch on a core another worker is using.
-const STDOUT_GATHER: std::time::Duration = std::time::Duration::from_millis(GATHER_MS);
-const GATHER_MS: u64 = 10;
+/// How often a running worker's stdout and stderr are read. They are never registered with
+/// the event loop: a pipe there wakes the coordinator for every line the worker flushes
+/// (edge-triggered readiness), ≈ 20 wake-ups per file, each a context switch on a core a
+/// worker is using. Instead the watch loop wakes when the worker ends (its wait status), at
+/// a deadline, or at the next read, which comes [`READ_FIRST`] after the start, then at
+/// intervals doubling up to [`READ_MAX`] while little comes, or [`READ_BUSY`] after a read of
+/// [`BUSY_BYTES`] or more (a full pipe holds a worker's next write until it is read).
+const READ_FIRST: std::time::Duration = std::time::Duration::from_millis(10);
+const READ_MAX: std::time::Duration = std::time::Duration::from_millis(40);
+const READ_BUSY: std::time::Duration = std::time::Duration::from_millis(1);
+const BUSY_BYTES: u64 = 16 * 1024;
+/// At most this many reads of each pipe per wake-up, so a worker that floods a pipe as fast
+/// as it is read cannot keep the watch loop from its deadlines (or from other workers).
+const READS_PER_WAKE: u32 = 16;
 
 /// A started worker and the read ends of its stdout and stderr.
 struct Launched {
     process: Process,
-    stdout: Box<dyn AsyncRead + Unpin + Send>,
-    stderr: Box<dyn AsyncRead + Unpin + Send>,
+    stdout: OutputPipe,
+    stderr: OutputPipe,
+}
+
+/// The read end of a worker's stdout or stderr, read without blocking; `None` once it ended.
+struct OutputPipe(Option<OwnedFd>);
+
+/// What one read of an [`OutputPipe`] found.
+enum Read {
+    /// This many bytes, now in the buffer.
+    Bytes(usize),
+    /// Nothing yet.
+    Empty,
+    /// The end (every write end closed), or an error that ends it.
+    Ended,
+}
+
+impl OutputPipe {
+    /// A close-on-exec pipe for a worker's output: (its read end, non-blocking; the write
+    /// end for the worker, blocking, so a full pipe holds the worker instead of failing it).
+    fn create() -> std::io::Result<(OutputPipe, OwnedFd)> {
+        use std::os::fd::FromRawFd;
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors, which we own from here on.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: the two descriptors pipe2 just returned.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: fcntl on the read end, which we own.
+        if unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((OutputPipe(Some(read)), write))
+    }
+
+    fn is_open(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// One read into `buf` (cleared first, filled up to its capacity).
+    fn read(&mut self, buf: &mut Vec<u8>) -> Read {
+        let Some(fd) = &self.0 else { return Read::Ended };
+        buf.clear();
+        loop {
+            // SAFETY: reads at most `capacity` bytes into the vector's own allocation.
+            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.capacity()) };
+            if n > 0 {
+                // SAFETY: the kernel wrote `n` ≤ capacity bytes.
+                unsafe { buf.set_len(n as usize) };
+                return Read::Bytes(n as usize);
+            }
+            if n < 0 {
+                match std::io::Error::last_os_error().raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(libc::EAGAIN) => return Read::Empty,
+                    _ => {}
+                }
+            }
+            self.0 = None;
+            return Read::Ended;
+        }
+    }
 }
 
 /// Why a worker did not start.
@@ -248,30 +318,12 @@ fn fault_for(file: &Path) -> Option<std::ffi::OsString> {
     }
 }
 
-/// A close-on-exec pipe: (read end, write end).
-fn pipe() -> std::io::Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors, which we own from here on.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: the two descriptors pipe2 just returned.
-    Ok(unsafe { (std::os::fd::OwnedFd::from_raw_fd(fds[0]), std::os::fd::OwnedFd::from_raw_fd(fds[1])) })
-}
-
 /// Has the zygote fork a worker for `file`, its output into two fresh pipes.
 async fn fork_worker(zygote: &Zygote, file: &Path, slot: Option<i32>) -> Result<Launched, Unlaunched> {
-    let (out_read, out_write) = pipe().map_err(Unlaunched::Io)?;
-    let (err_read, err_write) = pipe().map_err(Unlaunched::Io)?;
-    let stdout = tokio::net::unix::pipe::Receiver::from_owned_fd(out_read).map_err(Unlaunched::Io)?;
-    let stderr = tokio::net::unix::pipe::Receiver::from_owned_fd(err_read).map_err(Unlaunched::Io)?;
+    let (stdout, out_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
+    let (stderr, err_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
     match zygote.launch(file, fault_for(file), out_write, err_write, slot).await {
-        Ok(Forked { pid, exit }) => Ok(Launched {
-            process: Process::Forked { pid, exit, status: None },
-            stdout: Box::new(stdout),
-            stderr: Box::new(stderr),
-        }),
+        Ok(Forked { pid, exit }) => Ok(Launched { process: Process::Forked { pid, exit, status: None }, stdout, stderr }),
         Err(LaunchError::Lost(why)) => Err(Unlaunched::Lost(why)),
         Err(LaunchError::Io(e)) => Err(Unlaunched::Io(e)),
     }
@@ -285,8 +337,10 @@ fn spawn_worker(
     limits: &Limits,
     slot_fd: Option<i32>,
 ) -> Result<Launched, Unlaunched> {
+    let (stdout, out_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
+    let (stderr, err_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
     let mut command = Command::new(&cmd.exe);
-    command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(out_write).stderr(err_write);
     command.process_group(0).kill_on_drop(true);
     // Huge pages on a one-file worker's malloc heap (`pmworker::memory`); read by the loader.
     command.env("GLIBC_TUNABLES", worker_tunables());
@@ -336,10 +390,11 @@ fn spawn_worker(
         (Confinement::InWorker, Some(fd)) => spawn_inheriting(fd, || command.spawn()),
         _ => command.spawn(),
     };
-    let mut child = spawned.map_err(Unlaunched::Io)?;
-    let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take().expect("piped");
-    Ok(Launched { process: Process::Spawned(child), stdout: Box::new(stdout), stderr: Box::new(stderr) })
+    // The write ends go with the command: only the worker holds them now, so its end
+    // (or its group's) ends the pipes.
+    drop(command);
+    let child = spawned.map_err(Unlaunched::Io)?;
+    Ok(Launched { process: Process::Spawned(child), stdout, stderr })
 }
 
 /// `GLIBC_TUNABLES` for a one-file worker (and the zygote), from this process's own.
@@ -366,7 +421,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         Some(z) => fork_worker(z, file, slot_fd).await,
         None => spawn_worker(cmd, file, limits, slot_fd),
     };
-    let Launched { process: mut child, mut stdout, mut stderr } = match launched {
+    let Launched { process: mut child, stdout, stderr } = match launched {
         Ok(l) => l,
         Err(Unlaunched::Lost(why)) => {
             run.spawn_error = Some(format!("the worker zygote {why}"));
@@ -379,10 +434,10 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
             return run;
         }
     };
-    let mut slot_seq = None;
     let pid = child.id();
-    let (mut out_open, mut err_open) = (true, true);
-    // Read into spare capacity (`read_buf`): no buffer zeroed per worker.
+    let (mut stdout, mut stderr) = (stdout, stderr);
+    let mut slot_seq = None;
+    // Read into spare capacity: no buffer zeroed per worker.
     let mut out_buf = Vec::with_capacity(64 * 1024);
     let mut err_buf = Vec::with_capacity(16 * 1024);
     let mut line = Vec::new();
@@ -391,78 +446,74 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     let mut exit = None;
     let hard_deadline = tokio::time::Instant::from_std(started + limits.timeout);
     let mut last_output = tokio::time::Instant::now();
-    // Set after a short read while the worker runs: stdout is left to gather until then.
-    let mut gather_until: Option<tokio::time::Instant> = None;
-    loop {
-        if exit.is_some() && !out_open && !err_open {
-            break;
-        }
-        let idle_deadline = last_output + limits.idle_timeout;
-        let deadline = hard_deadline.min(idle_deadline);
-        tokio::select! {
-            _ = tokio::time::sleep_until(gather_until.unwrap_or(deadline)), if gather_until.is_some() => {
-                gather_until = None;
-            },
-            n = stdout.read_buf(&mut out_buf), if out_open && gather_until.is_none() => match n {
-                Ok(0) | Err(_) => out_open = false,
-                Ok(n) => {
-                    last_output = tokio::time::Instant::now();
-                    total_out += n as u64;
-                    if total_out > limits.max_output_bytes {
-                        run.killed = Some(KillReason::OutputBound(format!(
-                            "stdout over {} bytes", limits.max_output_bytes)));
-                        break;
-                    }
-                    take_lines(&mut run, &mut line, &out_buf[..n]);
-                    if exit.is_none() && out_buf.len() < out_buf.capacity() / 2 {
-                        gather_until = Some(tokio::time::Instant::now() + STDOUT_GATHER);
-                    }
-                    out_buf.clear();
-                    if run.events.len() > limits.max_events {
-                        run.killed = Some(KillReason::OutputBound(format!(
-                            "more than {} events on stdout", limits.max_events)));
-                        break;
-                    }
-                    if line.len() > limits.max_line_bytes {
-                        run.killed = Some(KillReason::OutputBound(format!(
-                            "stdout line over {} bytes", limits.max_line_bytes)));
-                        break;
-                    }
-                }
-            },
-            n = stderr.read_buf(&mut err_buf), if err_open => match n {
-                Ok(0) | Err(_) => err_open = false,
-                Ok(n) => {
-                    last_output = tokio::time::Instant::now();
-                    stderr_tail.extend_from_slice(&err_buf[..n]);
-                    err_buf.clear();
-                    let keep = limits.stderr_tail_bytes;
-                    if stderr_tail.len() > keep * 2 {
-                        stderr_tail.drain(..stderr_tail.len() - keep);
-                    }
-                }
-            },
-            status = child.wait(), if exit.is_none() => {
-                exit = Some(status);
-                gather_until = None;
-            },
-            _ = tokio::time::sleep_until(deadline) => {
-                // Breadcrumbs written to the slot are progress too: the worker is busy, not idle.
-                if tokio::time::Instant::now() < hard_deadline {
-                    let seq = slot.as_ref().and_then(|s| pmworker::slot::read_seq(&s.read()));
-                    if seq.is_some() && seq != slot_seq {
-                        slot_seq = seq;
-                        last_output = tokio::time::Instant::now();
-                        continue;
-                    }
-                }
-                run.killed = Some(if tokio::time::Instant::now() >= hard_deadline {
-                    KillReason::HardTimeout
-                } else {
-                    KillReason::IdleTimeout
-                });
+    let mut interval = READ_FIRST;
+    while run.killed.is_none() {
+        // Everything the pipes hold now (after the worker's end: up to their end).
+        let mut fresh = 0u64;
+        let mut budget = READS_PER_WAKE;
+        while budget > 0 {
+            let Read::Bytes(n) = stdout.read(&mut out_buf) else { break };
+            budget -= 1;
+            fresh += n as u64;
+            total_out += n as u64;
+            if total_out > limits.max_output_bytes {
+                run.killed = Some(KillReason::OutputBound(format!("stdout over {} bytes", limits.max_output_bytes)));
                 break;
             }
+            take_lines(&mut run, &mut line, &out_buf);
+            if run.events.len() > limits.max_events {
+                run.killed =
+                    Some(KillReason::OutputBound(format!("more than {} events on stdout", limits.max_events)));
+                break;
+            }
+            if line.len() > limits.max_line_bytes {
+                run.killed =
+                    Some(KillReason::OutputBound(format!("stdout line over {} bytes", limits.max_line_bytes)));
+                break;
+            }
+        }
+        let mut budget = READS_PER_WAKE;
+        while budget > 0 {
+            let Read::Bytes(n) = stderr.read(&mut err_buf) else { break };
+            budget -= 1;
+            fresh += n as u64;
+            stderr_tail.extend_from_slice(&err_buf);
+            let keep = limits.stderr_tail_bytes;
+            if stderr_tail.len() > keep * 2 {
+                stderr_tail.drain(..stderr_tail.len() - keep);
+            }
+        }
+        let now = tokio::time::Instant::now();
+        if fresh > 0 {
+            last_output = now;
+        }
+        if run.killed.is_some() || (exit.is_some() && !stdout.is_open() && !stderr.is_open()) {
+            break;
+        }
+        let deadline = hard_deadline.min(last_output + limits.idle_timeout);
+        if now >= deadline {
+            // Breadcrumbs written to the slot are progress too: the worker is busy, not idle.
+            let seq = slot.as_ref().and_then(|s| pmworker::slot::read_seq(&s.read()));
+            if now < hard_deadline && seq.is_some() && seq != slot_seq {
+                slot_seq = seq;
+                last_output = now;
+                continue;
+            }
+            run.killed =
+                Some(if now >= hard_deadline { KillReason::HardTimeout } else { KillReason::IdleTimeout });
+            break;
+        }
+        let wait = if fresh >= BUSY_BYTES {
+            interval = READ_FIRST;
+            READ_BUSY
+        } else {
+            let this = interval;
+            interval = (interval * 2).min(READ_MAX);
+            this
+        };
+        tokio::select! {
+            status = child.wait(), if exit.is_none() => exit = Some(status),
+            _ = tokio::time::sleep_until((now + wait).min(deadline)) => {}
         }
     }
     if !line.is_empty() && run.killed.is_none() {
