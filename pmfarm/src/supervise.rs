@@ -562,7 +562,12 @@ fn take_lines(run: &mut RawRun, partial: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 fn take_line(run: &mut RawRun, line: &[u8]) {
-    let text = String::from_utf8_lossy(line);
+    // Valid UTF-8 (every line a worker writes) is borrowed as it is; only a line that is
+    // not goes through the lossy copy.
+    let text = match std::str::from_utf8(line) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(line),
+    };
     if text.trim().is_empty() {
         return;
     }
