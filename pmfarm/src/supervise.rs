@@ -1,7 +1,7 @@
 //! Runs one `pmworker` under the limits: its own process group, an address-space cap,
 //! a hard and a no-output timeout, SIGTERM → grace → SIGKILL of the whole group, stdout
-//! parsed line by line as it streams (bounded line length and total bytes), the tail of
-//! stderr kept. Produces a [`RawRun`]; deciding the status is [`crate::outcome`]'s job.
+//! parsed line by line as it streams (read on the watch loop's wake-ups, bounded line
+//! length and total bytes), the tail of stderr kept. Produces a [`RawRun`]; deciding the status is [`crate::outcome`]'s job.
 
 use crate::limits::Limits;
 use crate::zygote::{Forked, LaunchError, Zygote};

@@ -4,8 +4,9 @@
 //! worker started with `posix_spawn` ([`crate::supervise`]); what a forked child skips is a
 //! program's start (≈ 1 ms of CPU per file, docs/performance.md).
 //!
-//! A reader thread turns the zygote's replies into each worker's pid and, later, its wait
-//! status. When the zygote is gone (killed, or it refused a message), every worker it had
+//! A task on the run's own event loop turns the zygote's replies into each worker's pid
+//! and, later, its wait status (no thread of its own: a reply then wakes the one thread that
+//! waits for it, not a reader thread that would wake it in turn). When the zygote is gone (killed, or it refused a message), every worker it had
 //! started dies with it (`PR_SET_PDEATHSIG`); their files are run again with `posix_spawn`,
 //! as is every file after them ([`Zygote::usable`]).
 
@@ -39,6 +40,9 @@ pub struct Zygote {
     next_id: AtomicU64,
     /// Set once the loss has been handed out for the run to report ([`Zygote::loss_to_report`]).
     loss_reported: AtomicBool,
+    /// Set once the task that reads the replies runs (started by the first launch, on the
+    /// run's event loop).
+    reading: AtomicBool,
 }
 
 #[derive(Default)]
@@ -91,16 +95,19 @@ impl Zygote {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let process = crate::supervise::spawn_inheriting(theirs.as_raw_fd(), || command.spawn())?;
         drop(theirs);
-        let state = Arc::new(Mutex::new(State::default()));
-        let reader = state.clone();
-        let fd = ours.as_raw_fd();
-        std::thread::Builder::new().name("pmfarm-zygote".into()).spawn(move || read_replies(fd, &reader))?;
+        // Replies are read when the event loop says they are there (requests are sent with
+        // MSG_DONTWAIT whatever this flag says).
+        // SAFETY: fcntl on the descriptor we own.
+        if unsafe { libc::fcntl(ours.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
         Ok(Zygote {
             socket: ours,
             process: Mutex::new(process),
-            state,
+            state: Arc::new(Mutex::new(State::default())),
             next_id: AtomicU64::new(1),
             loss_reported: AtomicBool::new(false),
+            reading: AtomicBool::new(false),
         })
     }
 
@@ -131,6 +138,9 @@ impl Zygote {
         stderr: OwnedFd,
         slot: Option<RawFd>,
     ) -> Result<Forked, LaunchError> {
+        if !self.reading.swap(true, Ordering::SeqCst) {
+            self.start_reading()?;
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
         {
@@ -160,6 +170,22 @@ impl Zygote {
                 self.forget(id);
                 Err(self.give_up(&format!("no answer in {} s", START_WAIT.as_secs())))
             }
+        }
+    }
+
+    /// Starts the task that reads the replies, on the event loop this is called from.
+    fn start_reading(&self) -> Result<(), LaunchError> {
+        let socket = self.socket.try_clone().and_then(|fd| {
+            // SAFETY: an OwnedFd (a copy of our socket) stays open, the same descriptor,
+            // for as long as the AsyncFd that owns it.
+            unsafe { tokio::io::unix::AsyncFd::register(fd) }.map_err(std::io::Error::from)
+        });
+        match socket {
+            Ok(socket) => {
+                tokio::spawn(read_replies(socket, self.state.clone()));
+                Ok(())
+            }
+            Err(e) => Err(self.give_up(&format!("cannot watch its replies: {e}"))),
         }
     }
 
@@ -198,12 +224,20 @@ impl Drop for Zygote {
     }
 }
 
-/// The reader thread: hands each reply to whoever waits for it, until the socket ends.
-fn read_replies(socket: RawFd, state: &Mutex<State>) {
+/// The reader task: hands each reply to whoever waits for it, until the socket ends.
+async fn read_replies(socket: tokio::io::unix::AsyncFd<OwnedFd>, state: Arc<Mutex<State>>) {
     let why = loop {
-        let bytes = match receive(socket) {
+        let mut ready = match socket.readable().await {
+            Ok(ready) => ready,
+            Err(e) => break format!("cannot watch its replies: {e}"),
+        };
+        let bytes = match receive(socket.get_ref().as_raw_fd()) {
             Ok((bytes, _)) if bytes.is_empty() => break "ended".to_string(),
             Ok((bytes, _)) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                ready.clear_ready();
+                continue;
+            }
             Err(e) => break format!("cannot read its replies: {e}"),
         };
         let Some(reply) = Reply::decode(&bytes) else { break "sent a reply that does not parse".to_string() };

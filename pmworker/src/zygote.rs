@@ -169,8 +169,9 @@ pub fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Receives one message from `socket` (blocking): its bytes (empty at end of stream) and
-/// the descriptors that came with it, each close-on-exec.
+/// Receives one message from `socket` (blocking, or `WouldBlock` when none waits on a
+/// non-blocking socket): its bytes (empty at end of stream) and the descriptors that came
+/// with it, each close-on-exec.
 pub fn receive(socket: RawFd) -> std::io::Result<(Vec<u8>, Vec<std::os::fd::OwnedFd>)> {
     use std::os::fd::FromRawFd;
     let mut buf = vec![0u8; MAX_MESSAGE];
