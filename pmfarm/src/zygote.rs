@@ -6,9 +6,10 @@
 //!
 //! A task on the run's own event loop turns the zygote's replies into each worker's pid
 //! and, later, its wait status (no thread of its own: a reply then wakes the one thread that
-//! waits for it, not a reader thread that would wake it in turn). When the zygote is gone (killed, or it refused a message), every worker it had
-//! started dies with it (`PR_SET_PDEATHSIG`); their files are run again with `posix_spawn`,
-//! as is every file after them ([`Zygote::usable`]).
+//! waits for it, not a reader thread that would wake it in turn). When the zygote is gone
+//! (killed, or it refused a message), every worker it had started dies with it
+//! (`PR_SET_PDEATHSIG`); their files are run again with `posix_spawn`, as is every file
+//! after them ([`Zygote::usable`]).
 
 use pmworker::zygote::{receive, send, Reply, Request, ZYGOTE_VAR};
 use std::collections::HashMap;
