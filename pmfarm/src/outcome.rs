@@ -12,8 +12,8 @@ use pmworker::events::{exit, EndStatus, Event};
 const ALLOC_FAILURE: &str = "memory allocation of";
 
 /// Builds the result of one file from a supervised worker run.
-pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> FileResult {
-    let mut r = collect_events(path, &run.events);
+pub fn from_run(path: &str, mut run: RawRun, limits: &crate::limits::Limits) -> FileResult {
+    let (mut r, end) = collect_events(path, std::mem::take(&mut run.events));
     // The slot holds every breadcrumb, the Scene object ones included: the exact location.
     if let Some(b) = &run.slot_breadcrumb {
         r.last_breadcrumb = Some(b.clone());
@@ -24,10 +24,6 @@ pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> File
     if !run.stderr_tail.is_empty() {
         r.stderr_tail = Some(run.stderr_tail.clone());
     }
-    let end = run.events.iter().rev().find_map(|e| match e {
-        Event::End(end) => Some(end),
-        _ => None,
-    });
     let (status, reason) = if let Some(e) = &run.spawn_error {
         (Status::InfraError, e.clone())
     } else if let Some(kill) = &run.killed {
@@ -51,7 +47,7 @@ pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> File
             (Status::Crash, format!("killed by {}", signal_name(sig)))
         }
     } else {
-        match (run.exit_code, end) {
+        match (run.exit_code, end.as_ref()) {
             (Some(exit::OK), Some(e)) if e.status == EndStatus::Pass => (Status::Pass, String::new()),
             (Some(exit::OK), Some(e)) if e.status == EndStatus::Skip => {
                 (Status::Skip, e.reason.clone().unwrap_or_else(|| "skip".into()))
@@ -82,14 +78,10 @@ pub fn from_run(path: &str, run: RawRun, limits: &crate::limits::Limits) -> File
 }
 
 /// Builds the result of one file run in-process (no isolation: a crash takes the farm down).
-pub fn from_events(path: &str, events: &[Event], status: Option<EndStatus>, wall_ms: u64) -> FileResult {
-    let mut r = collect_events(path, events);
+pub fn from_events(path: &str, events: Vec<Event>, status: Option<EndStatus>, wall_ms: u64) -> FileResult {
+    let (mut r, end) = collect_events(path, events);
     r.timing.wall_ms = wall_ms;
-    let end = events.iter().rev().find_map(|e| match e {
-        Event::End(end) => Some(end),
-        _ => None,
-    });
-    let reason = end.and_then(|e| e.reason.clone()).unwrap_or_default();
+    let reason = end.and_then(|e| e.reason).unwrap_or_default();
     let (status, reason) = match status {
         Some(EndStatus::Pass) => (Status::Pass, reason),
         Some(EndStatus::Fail) => (Status::Fail, reason),
@@ -125,43 +117,46 @@ fn finish(r: &mut FileResult, status: Status, reason: String) {
     r.signatures = signatures(r);
 }
 
-/// Copies the worker's events into a result (status decided by the caller).
-fn collect_events(path: &str, events: &[Event]) -> FileResult {
+/// Moves the worker's events into a result (status decided by the caller); the last `end`
+/// comes back beside it.
+fn collect_events(path: &str, events: Vec<Event>) -> (FileResult, Option<pmworker::events::End>) {
     let mut r = FileResult { path: path.to_string(), ..Default::default() };
+    let mut last_end = None;
     for e in events {
         match e {
             Event::Start(s) => {
-                r.sha256 = Some(s.sha256.clone());
+                r.sha256 = Some(s.sha256);
                 r.bytes = s.bytes;
             }
             Event::Facts(f) => {
-                r.input = Some(f.input.clone());
-                r.max_version = f.max_version.clone();
-                r.root_id = f.root_id.clone();
-                r.saving_release = f.saving_release.clone();
+                r.input = Some(f.input);
+                r.max_version = f.max_version;
+                r.root_id = f.root_id;
+                r.saving_release = f.saving_release;
             }
-            Event::Breadcrumb(b) => r.last_breadcrumb = Some(b.clone()),
-            Event::Result(t) => r.results.push(t.clone()),
-            Event::Inventory(i) => r.inventory = Some(i.clone()),
-            Event::Triage(t) => r.triage = Some(t.clone()),
-            Event::Export(x) => r.exports.push(x.clone()),
-            Event::End(end) => {
-                r.fail_kinds = end.fail_kinds.clone();
-                r.timing = FileTiming {
-                    wall_ms: 0,
-                    durations_ms: end.timing.durations_ms.clone(),
-                    peak_rss_bytes: end.timing.peak_rss_bytes,
-                };
-            }
+            Event::Breadcrumb(b) => r.last_breadcrumb = Some(b),
+            Event::Result(t) => r.results.push(t),
+            Event::Inventory(i) => r.inventory = Some(i),
+            Event::Triage(t) => r.triage = Some(t),
+            Event::Export(x) => r.exports.push(x),
+            Event::End(end) => last_end = Some(end),
             Event::Panic(p) => {
                 if r.last_breadcrumb.is_none() {
                     r.last_breadcrumb = p.last_breadcrumb.clone();
                 }
-                r.panic = Some(p.clone());
+                r.panic = Some(p);
             }
         }
     }
-    r
+    if let Some(end) = &last_end {
+        r.fail_kinds = end.fail_kinds.clone();
+        r.timing = FileTiming {
+            wall_ms: 0,
+            durations_ms: end.timing.durations_ms.clone(),
+            peak_rss_bytes: end.timing.peak_rss_bytes,
+        };
+    }
+    (r, last_end)
 }
 
 /// Failure signatures from the input structure: one per failed verdict

@@ -265,8 +265,7 @@ fn execute(
     // Completeness invariant: every enumerated file has exactly one terminal result.
     let missing: Vec<String> =
         corpus.items.iter().filter(|i| !done.contains_key(&i.rel)).map(|i| i.rel.clone()).collect();
-    let mut results: Vec<FileResult> =
-        corpus.items.iter().filter_map(|i| done.get(&i.rel).cloned()).collect::<Vec<_>>();
+    let mut results: Vec<FileResult> = corpus.items.iter().filter_map(|i| done.remove(&i.rel)).collect::<Vec<_>>();
     results.sort_by(|a, b| a.path.cmp(&b.path));
 
     let mut diff = None;
@@ -525,7 +524,7 @@ fn in_process_one(item: &Item, work: &WorkOptions) -> FileResult {
     let clock = Instant::now();
     let mut sink = pmworker::emit::VecSink::default();
     let status = pmworker::pipeline::run_path(&item.abs, &work.pipeline_options(), &mut sink).ok();
-    crate::outcome::from_events(&item.rel, &sink.events, status, clock.elapsed().as_millis() as u64)
+    crate::outcome::from_events(&item.rel, sink.events, status, clock.elapsed().as_millis() as u64)
 }
 
 /// Runs every pending file in this process on rayon's pool: the same pipeline code,

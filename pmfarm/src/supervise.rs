@@ -6,12 +6,12 @@
 use crate::limits::Limits;
 use crate::zygote::{Forked, LaunchError, Zygote};
 use pmworker::events::Event;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Instant;
-use std::os::fd::{AsRawFd, OwnedFd};
 use tokio::process::Command;
 
 /// Environment variable naming a path substring: when set, the worker fault hook
@@ -323,7 +323,9 @@ async fn fork_worker(zygote: &Zygote, file: &Path, slot: Option<i32>) -> Result<
     let (stdout, out_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
     let (stderr, err_write) = OutputPipe::create().map_err(Unlaunched::Io)?;
     match zygote.launch(file, fault_for(file), out_write, err_write, slot).await {
-        Ok(Forked { pid, exit }) => Ok(Launched { process: Process::Forked { pid, exit, status: None }, stdout, stderr }),
+        Ok(Forked { pid, exit }) => {
+            Ok(Launched { process: Process::Forked { pid, exit, status: None }, stdout, stderr })
+        }
         Err(LaunchError::Lost(why)) => Err(Unlaunched::Lost(why)),
         Err(LaunchError::Io(e)) => Err(Unlaunched::Io(e)),
     }
@@ -462,13 +464,11 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
             }
             take_lines(&mut run, &mut line, &out_buf);
             if run.events.len() > limits.max_events {
-                run.killed =
-                    Some(KillReason::OutputBound(format!("more than {} events on stdout", limits.max_events)));
+                run.killed = Some(KillReason::OutputBound(format!("more than {} events on stdout", limits.max_events)));
                 break;
             }
             if line.len() > limits.max_line_bytes {
-                run.killed =
-                    Some(KillReason::OutputBound(format!("stdout line over {} bytes", limits.max_line_bytes)));
+                run.killed = Some(KillReason::OutputBound(format!("stdout line over {} bytes", limits.max_line_bytes)));
                 break;
             }
         }
@@ -499,8 +499,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
                 last_output = now;
                 continue;
             }
-            run.killed =
-                Some(if now >= hard_deadline { KillReason::HardTimeout } else { KillReason::IdleTimeout });
+            run.killed = Some(if now >= hard_deadline { KillReason::HardTimeout } else { KillReason::IdleTimeout });
             break;
         }
         let wait = if fresh >= BUSY_BYTES {
