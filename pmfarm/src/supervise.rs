@@ -656,4 +656,34 @@ mod tests {
         assert_eq!(run.killed, Some(KillReason::OutputBound("more than 1000 events on stdout".into())));
         assert!(run.events.len() <= 1000 + 64 * 1024 / 30, "stopped within one read: {}", run.events.len());
     }
+
+    /// Stderr has no byte bound (only its tail is kept) and a flood of it is output, so the
+    /// idle limit never comes: the hard limit still ends it, and memory holds only the tail.
+    #[test]
+    fn a_flood_of_stderr_ends_at_the_hard_limit_with_its_tail_kept() {
+        let limits = Limits {
+            timeout: std::time::Duration::from_millis(800),
+            grace: std::time::Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let started = Instant::now();
+        let run = shell("yes 'stderr noise' >&2", &limits);
+        assert_eq!(run.killed, Some(KillReason::HardTimeout));
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "took {:?}", started.elapsed());
+        assert!(run.stderr_tail.len() <= limits.stderr_tail_bytes, "tail of {} bytes", run.stderr_tail.len());
+        assert!(run.stderr_tail.contains("stderr noise\n"), "the tail is kept");
+    }
+
+    /// A worker that writes a little and ends: everything it wrote is read, up to the end of
+    /// both pipes, whether it ended before the first read or after it.
+    #[test]
+    fn output_written_before_the_end_is_read_to_the_end() {
+        let quick = shell(r#"printf '{"event":"triage","classes":[]}\n'; printf 'why' >&2"#, &Limits::default());
+        assert_eq!((quick.events.len(), quick.stderr_tail.as_str(), quick.killed), (1, "why", None));
+        let slow = shell(
+            r#"printf '{"event":"triage","classes":[]}\n'; sleep 0.1; printf '{"event":"triage","classes":[]}'"#,
+            &Limits::default(),
+        );
+        assert_eq!((slow.events.len(), slow.exit_code, slow.garbage_lines), (2, Some(0), 0), "the unended last line too");
+    }
 }
