@@ -684,6 +684,10 @@ mod tests {
             r#"printf '{"event":"triage","classes":[]}\n'; sleep 0.1; printf '{"event":"triage","classes":[]}'"#,
             &Limits::default(),
         );
-        assert_eq!((slow.events.len(), slow.exit_code, slow.garbage_lines), (2, Some(0), 0), "the unended last line too");
+        assert_eq!(
+            (slow.events.len(), slow.exit_code, slow.garbage_lines),
+            (2, Some(0), 0),
+            "the unended last line too"
+        );
     }
 }
