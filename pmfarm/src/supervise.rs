@@ -1,7 +1,8 @@
 //! Runs one `pmworker` under the limits: its own process group, an address-space cap,
 //! a hard and a no-output timeout, SIGTERM → grace → SIGKILL of the whole group, stdout
 //! parsed line by line as it streams (read on the watch loop's wake-ups, bounded line
-//! length and total bytes), the tail of stderr kept. Produces a [`RawRun`]; deciding the status is [`crate::outcome`]'s job.
+//! length and total bytes), the tail of stderr kept. Produces a [`RawRun`]; deciding the
+//! status is [`crate::outcome`]'s job.
 
 use crate::limits::Limits;
 use crate::zygote::{Forked, LaunchError, Zygote};
@@ -171,16 +172,6 @@ struct Launched {
 /// The read end of a worker's stdout or stderr, read without blocking; `None` once it ended.
 struct OutputPipe(Option<OwnedFd>);
 
-/// What one read of an [`OutputPipe`] found.
-enum Read {
-    /// This many bytes, now in the buffer.
-    Bytes(usize),
-    /// Nothing yet.
-    Empty,
-    /// The end (every write end closed), or an error that ends it.
-    Ended,
-}
-
 impl OutputPipe {
     /// A close-on-exec pipe for a worker's output: (its read end, non-blocking; the write
     /// end for the worker, blocking, so a full pipe holds the worker instead of failing it).
@@ -204,9 +195,11 @@ impl OutputPipe {
         self.0.is_some()
     }
 
-    /// One read into `buf` (cleared first, filled up to its capacity).
-    fn read(&mut self, buf: &mut Vec<u8>) -> Read {
-        let Some(fd) = &self.0 else { return Read::Ended };
+    /// One read into `buf` (cleared first, filled up to its capacity): the bytes read, or
+    /// `None` when the pipe holds nothing now or has ended (every write end closed, or an
+    /// error that ends it; [`OutputPipe::is_open`] then says `false`).
+    fn read(&mut self, buf: &mut Vec<u8>) -> Option<usize> {
+        let fd = self.0.as_ref()?;
         buf.clear();
         loop {
             // SAFETY: reads at most `capacity` bytes into the vector's own allocation.
@@ -214,17 +207,17 @@ impl OutputPipe {
             if n > 0 {
                 // SAFETY: the kernel wrote `n` ≤ capacity bytes.
                 unsafe { buf.set_len(n as usize) };
-                return Read::Bytes(n as usize);
+                return Some(n as usize);
             }
             if n < 0 {
                 match std::io::Error::last_os_error().raw_os_error() {
                     Some(libc::EINTR) => continue,
-                    Some(libc::EAGAIN) => return Read::Empty,
+                    Some(libc::EAGAIN) => return None,
                     _ => {}
                 }
             }
             self.0 = None;
-            return Read::Ended;
+            return None;
         }
     }
 }
@@ -423,7 +416,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         Some(z) => fork_worker(z, file, slot_fd).await,
         None => spawn_worker(cmd, file, limits, slot_fd),
     };
-    let Launched { process: mut child, stdout, stderr } = match launched {
+    let Launched { process: mut child, mut stdout, mut stderr } = match launched {
         Ok(l) => l,
         Err(Unlaunched::Lost(why)) => {
             run.spawn_error = Some(format!("the worker zygote {why}"));
@@ -437,7 +430,6 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         }
     };
     let pid = child.id();
-    let (mut stdout, mut stderr) = (stdout, stderr);
     let mut slot_seq = None;
     // Read into spare capacity: no buffer zeroed per worker.
     let mut out_buf = Vec::with_capacity(64 * 1024);
@@ -454,7 +446,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         let mut fresh = 0u64;
         let mut budget = READS_PER_WAKE;
         while budget > 0 {
-            let Read::Bytes(n) = stdout.read(&mut out_buf) else { break };
+            let Some(n) = stdout.read(&mut out_buf) else { break };
             budget -= 1;
             fresh += n as u64;
             total_out += n as u64;
@@ -474,7 +466,7 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         }
         let mut budget = READS_PER_WAKE;
         while budget > 0 {
-            let Read::Bytes(n) = stderr.read(&mut err_buf) else { break };
+            let Some(n) = stderr.read(&mut err_buf) else { break };
             budget -= 1;
             fresh += n as u64;
             stderr_tail.extend_from_slice(&err_buf);
