@@ -26,10 +26,19 @@ pub fn public_corpus() -> Option<PathBuf> {
     shared_corpus("public")
 }
 
-/// `../shared/corpus/<name>` (`public`, `wild`, `pairs`), or `None` after telling why the
+/// The shared data folder: `PMFARM_SHARED` when set (a copy with more real files, to check
+/// that the tests follow the data), else `../shared` beside the workspace root.
+pub fn shared_root() -> PathBuf {
+    match std::env::var_os("PMFARM_SHARED") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => workspace_root().join("../shared"),
+    }
+}
+
+/// `<shared>/corpus/<name>` (`public`, `wild`, `pairs`, …), or `None` after telling why the
 /// caller skips. Panics (fails the test) when `PMFARM_REQUIRE_SHARED=1` and it is missing.
 pub fn shared_corpus(name: &str) -> Option<PathBuf> {
-    let dir = workspace_root().join("../shared/corpus").join(name);
+    let dir = shared_root().join("corpus").join(name);
     if dir.is_dir() {
         return Some(dir);
     }
@@ -71,31 +80,65 @@ pub fn system_tool(name: &str) -> Option<PathBuf> {
     found
 }
 
-/// One row of the corpus `manifest.tsv`, by column name.
+/// One row of a corpus `manifest.tsv`, by column name.
 pub type ManifestRow = BTreeMap<String, String>;
 
-/// The public corpus manifest, keyed by file name.
-pub fn manifest(corpus: &Path) -> BTreeMap<String, ManifestRow> {
-    let text = std::fs::read_to_string(corpus.join("manifest.tsv")).expect("manifest.tsv is readable");
+/// Every row of a tab-separated manifest with a header line, in file order.
+pub fn read_tsv(path: &Path) -> Vec<ManifestRow> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} is not readable: {e}", path.display()));
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
     lines
         .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let row: ManifestRow =
-                header.iter().zip(l.split('\t')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-            (row["file"].clone(), row)
-        })
+        .map(|l| header.iter().zip(l.split('\t')).map(|(k, v)| (k.to_string(), v.to_string())).collect())
         .collect()
 }
 
-/// Every `.max` file of the corpus, sorted by name.
+/// The column naming the file a row describes: `file` (public, wild, nel) or `max` (pairs,
+/// biped, anim).
+fn file_column(row: &ManifestRow) -> &str {
+    ["file", "max"]
+        .into_iter()
+        .find(|c| row.contains_key(*c))
+        .unwrap_or_else(|| panic!("a manifest row without a `file` or `max` column: {row:?}"))
+}
+
+/// A corpus manifest keyed by the file each row describes (its path relative to the corpus
+/// folder; the first row of a file wins, as pairs repeats a `.max` once per export).
+pub fn manifest(corpus: &Path) -> BTreeMap<String, ManifestRow> {
+    let mut out = BTreeMap::new();
+    for row in read_tsv(&corpus.join("manifest.tsv")) {
+        out.entry(row[file_column(&row)].clone()).or_insert(row);
+    }
+    out
+}
+
+/// The `.max` files a corpus manifest lists, sorted, each checked to exist: the list comes
+/// from the manifest (the corpora grow; no test pins a count), and a row without its file
+/// fails naming it. Rows naming a file of another corpus (`../wild/…`) are left to that
+/// corpus. Files on disk that no row lists are named in a notice, not checked.
 pub fn corpus_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus)
-        .expect("corpus is readable")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("max")))
+    manifest_files(corpus, |name| name.to_ascii_lowercase().ends_with(".max"))
+}
+
+/// The files a corpus manifest lists whose relative name `keep` accepts, sorted, each
+/// checked to exist (see [`corpus_files`]).
+pub fn manifest_files(corpus: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let listed: Vec<String> = manifest(corpus).into_keys().filter(|n| !n.starts_with("../") && keep(n)).collect();
+    let missing: Vec<&String> = listed.iter().filter(|n| !corpus.join(n).is_file()).collect();
+    assert!(missing.is_empty(), "{}: manifest rows without their file: {missing:?}", corpus.display());
+    let unlisted: Vec<String> = std::fs::read_dir(corpus)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| keep(n) && !listed.contains(n))
         .collect();
+    if !unlisted.is_empty() {
+        notice(&format!("NOTE: {} holds files its manifest does not list (not checked): {unlisted:?}", corpus.display()));
+    }
+    let mut files: Vec<PathBuf> = listed.iter().map(|n| corpus.join(n)).collect();
     files.sort();
     files
 }

@@ -12,18 +12,10 @@ use std::ffi::OsStr;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+/// The shared `corpus/` folder, when public, wild and pairs are all there.
 fn shared() -> Option<PathBuf> {
-    let dir = pmtests::workspace_root().join("../shared/corpus");
-    if dir.join("wild").is_dir() && dir.join("pairs").is_dir() && dir.join("public").is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("PMFARM_REQUIRE_SHARED").as_deref() != Ok("1"),
-        "PMFARM_REQUIRE_SHARED=1 but {} is incomplete",
-        dir.display()
-    );
-    let _ = writeln!(std::io::stderr(), "SKIP: {} is missing (export_summary)", dir.display());
-    None
+    let found: Option<Vec<PathBuf>> = ["public", "wild", "pairs"].into_iter().map(pmtests::shared_corpus).collect();
+    Some(found?.first()?.parent()?.to_path_buf())
 }
 
 fn open(path: &Path) -> Option<MaxFile> {
@@ -78,21 +70,17 @@ fn reference_values_of_three_files_checked_by_hand() {
     assert!(chair.unrecognised.is_empty() && chair.malformed.is_empty());
 }
 
-/// Every `.max` of the three real corpora.
+/// Every `.max` the manifests of the real corpora list (public, wild, pairs, biped, anim:
+/// every folder whose files carry Max's own summary), each once.
 fn real_files(corpus: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![corpus.join("public"), corpus.join("wild"), corpus.join("pairs")];
-    while let Some(dir) = todo.pop() {
-        for entry in std::fs::read_dir(&dir).expect("readable") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("max")) {
-                out.push(path);
-            }
-        }
-    }
+    let mut out: Vec<PathBuf> = ["public", "wild", "pairs", "biped", "anim"]
+        .into_iter()
+        .map(|c| corpus.join(c))
+        .filter(|dir| dir.join("manifest.tsv").is_file())
+        .flat_map(|dir| pmtests::corpus_files(&dir))
+        .collect();
     out.sort();
+    out.dedup();
     out
 }
 
@@ -114,13 +102,16 @@ const EXPLAINED_FAILS: &[(&str, &str)] = &[
     ("arm.max", "dependencies"),
     ("nekidaem__08-extended_header_length_alysson_claret.max", "dependencies"),
     ("erbolvov1989__1.max", "dependencies"),
+    // Single-frame output (time type 1): Max's Render Data names the frame it would render,
+    // the time slider's, which pmcore does not locate yet; every other single-frame file
+    // was saved at frame 0 (docs/exporters.md, summary: render).
+    ("AnimatedSpotlights.max", "render"),
 ];
 
 #[test]
 fn per_section_verdicts_on_every_real_file() {
     let Some(corpus) = shared() else { return };
     let files = real_files(&corpus);
-    assert_eq!(files.len(), 244, "public 35 + wild 147 + pairs 62");
     let mut table: BTreeMap<&str, [usize; 4]> = BTreeMap::new(); // pass, fail, unsupported, absent
     let mut fails: Vec<String> = Vec::new();
     let mut ole = 0;
@@ -169,12 +160,16 @@ fn per_section_verdicts_on_every_real_file() {
             writeln!(out, "  {section:14} {p:4} {f:4} {u:4} {a:4}  rate {:.1} %", 100.0 * *p as f64 / carrying as f64);
     }
     let _ = writeln!(out, "fails:\n  {}", fails.join("\n  "));
-    assert_eq!(ole, 241);
+    // Every real file the manifests list opens (the public corpus's LFS pointer, empty and
+    // non-OLE inputs are the only ones that do not, and they carry no summary).
+    let not_ole = files.len() - ole;
+    let expected_not_ole = pmtests::manifest(&corpus.join("public")).values().filter(|r| r["root_id"] == "n/a").count();
+    assert_eq!(not_ole, expected_not_ole, "only the public corpus's non-OLE inputs do not open");
     let row = |s: &str| table[s];
     // Floors measured on this branch; raising them is the point of pmcore fixes.
     assert!(row("objects")[0] >= 237 && row("scene-totals")[0] >= 237, "{table:?}");
-    assert!(row("plugins")[0] == 238 && row("plugins")[1] == 0, "{table:?}");
-    assert!(row("render")[0] >= 236 && row("render")[1] == 0, "{table:?}");
+    assert!(row("plugins")[1] == 0 && row("plugins")[2] == 0, "every plugin list is derived and equal: {table:?}");
+    assert!(row("render")[0] >= 236, "{table:?}");
     // Materials and dependencies: issue #24's target is 90 % of the files carrying them.
     assert!(row("materials")[0] >= 237 && row("dependencies")[0] >= 214 && row("mesh-totals")[0] >= 133, "{table:?}");
     for section in ["materials", "dependencies"] {
@@ -183,7 +178,7 @@ fn per_section_verdicts_on_every_real_file() {
     }
     // Materials are never skipped on the real files (every name chunk is read).
     assert_eq!(row("materials")[2], 0, "{table:?}");
-    for section in ["objects", "scene-totals", "materials", "dependencies"] {
+    for section in ["objects", "scene-totals", "materials", "dependencies", "render"] {
         for f in fails.iter().filter(|f| f.split(' ').nth(1).is_some_and(|s| s.trim_end_matches(':') == section)) {
             assert!(
                 EXPLAINED_FAILS.iter().any(|(file, s)| f.starts_with(file) && *s == section),

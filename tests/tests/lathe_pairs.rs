@@ -9,18 +9,7 @@ use pmref::compare::compare_all;
 use std::path::{Path, PathBuf};
 
 fn corpus(name: &str) -> Option<PathBuf> {
-    let dir = pmtests::workspace_root().join("../shared/corpus").join(name);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("PMFARM_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
-    }
-    pmtests::notice(&format!(
-        "SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)",
-        dir.display()
-    ));
-    None
+    pmtests::shared_corpus(name)
 }
 
 fn with_index<T>(max: &Path, f: impl FnOnce(&pmcore::model::scene_index::SceneIndex<'_>, &pmcore::MaxFile) -> T) -> T {

@@ -7,14 +7,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The NeL files (`.skel`, `.anim`, `.shape`, `.ig`) the corpus manifest lists.
 fn nel_files(root: &std::path::Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for sub in ["skel", "anim", "shape", "ig"] {
-        let Ok(entries) = std::fs::read_dir(root.join(sub)) else { continue };
-        out.extend(entries.flatten().map(|e| e.path()).filter(|p| pmcore::nel::is_nel_name(&p.to_string_lossy())));
-    }
-    out.sort();
-    out
+    pmtests::manifest_files(root, pmcore::nel::is_nel_name)
 }
 
 #[derive(Default)]
@@ -29,7 +24,7 @@ struct Tally {
 fn every_real_nel_file_round_trips_byte_exactly() {
     let Some(root) = pmtests::nel_corpus() else { return };
     let files = nel_files(&root);
-    assert_eq!(files.len(), 133, "the NeL corpus holds 32 skel + 20 anim + 80 shape + 1 ig");
+    assert!(!files.is_empty(), "{}: the manifest lists no NeL file", root.display());
     let mut by_class: BTreeMap<(String, String), Tally> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut opaque_reasons: BTreeMap<String, usize> = BTreeMap::new();
@@ -77,7 +72,8 @@ fn every_real_nel_file_round_trips_byte_exactly() {
         failures.join("\n")
     );
     let skel = &by_class[&("skel".to_string(), "CSkeletonShape".to_string())];
-    assert_eq!((skel.files, skel.fully_typed), (32, 32), "every real .skel is fully typed (T3 reads them)");
+    let skels = files.iter().filter(|p| p.extension().is_some_and(|e| e == "skel")).count();
+    assert_eq!((skel.files, skel.fully_typed), (skels, skels), "every real .skel is fully typed (T3 reads them)");
 }
 
 #[test]

@@ -12,14 +12,7 @@ fn model_names_agree_with_fbxcel_dom_on_every_fbx7_export() {
         eprintln!("SKIP: set PMFARM_LONG_TESTS=1 to cross-check the FBX reader with fbxcel-dom");
         return;
     }
-    let dir = pmtests::workspace_root().join("../shared/corpus/pairs");
-    if !dir.join("manifest.tsv").is_file() {
-        if std::env::var("PMFARM_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-            panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
-        }
-        eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
-        return;
-    }
+    let Some(dir) = pmtests::shared_corpus("pairs") else { return };
     let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
     let (mut files, mut models, mut refused) = (0, 0, 0);
     for row in manifest.lines().skip(1).filter(|l| !l.trim().is_empty()) {

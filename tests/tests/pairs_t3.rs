@@ -12,15 +12,7 @@ use std::path::{Path, PathBuf};
 /// `../shared/corpus/pairs`, or `None` after saying why the caller skips (a failure under
 /// `PMFARM_REQUIRE_SHARED=1`).
 fn pairs() -> Option<PathBuf> {
-    let dir = pmtests::workspace_root().join("../shared/corpus/pairs");
-    if dir.join("manifest.tsv").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("PMFARM_REQUIRE_SHARED").is_ok_and(|v| v == "1") {
-        panic!("PMFARM_REQUIRE_SHARED=1 but {} is missing", dir.display());
-    }
-    eprintln!("SKIP: {} is missing (set PMFARM_REQUIRE_SHARED=1 to make this a failure)", dir.display());
-    None
+    pmtests::shared_corpus("pairs")
 }
 
 /// Runs every comparison of `reference` bytes (named `name`, read as `extension`) against
