@@ -8,6 +8,7 @@ use crate::emit::Sink;
 use crate::events::*;
 use crate::options::Options;
 use crate::timing::finish_timing;
+use crate::wire::ToWire;
 use pmcore::verify::Verdict;
 use std::time::Instant;
 
@@ -51,7 +52,7 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
         sink.emit(Event::Result(TierResult {
             tier: Tier::T1,
             stream: verdict.stream,
-            verdict: verdict.verdict,
+            verdict: verdict.verdict.to_wire(),
             detail: None,
         }));
     }

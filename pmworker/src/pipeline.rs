@@ -7,7 +7,8 @@ pub use pmschema::hex;
 
 use crate::emit::Sink;
 use crate::events::*;
-use pmcore::verify::{StreamVerdict, Verdict};
+use crate::wire::ToWire;
+use pmcore::verify::StreamVerdict;
 use pmcore::{classify, facts::FileFacts, Input, MaxFile};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -114,7 +115,7 @@ fn run_input(
     let file = match input {
         Input::Ole(ole) => MaxFile::with_budget(ole, pmcore::compression::Budget::new(budget)),
         Input::LfsPointer(p) => {
-            facts.lfs = Some(p);
+            facts.lfs = Some(p.to_wire());
             return finish_skip(sink, facts, "lfs-pointer", timing);
         }
         Input::Empty => return finish_skip(sink, facts, "empty", timing),
@@ -176,13 +177,9 @@ fn run_input(
     if opts.runs_t3() {
         let clock = Instant::now();
         for v in crate::export::run(display_path, &file, opts, sink) {
-            tally.add(&v.verdict, &v.stream);
-            sink.emit(Event::Result(TierResult {
-                tier: Tier::T3,
-                stream: v.stream,
-                verdict: v.verdict,
-                detail: v.detail,
-            }));
+            let verdict = v.verdict.to_wire();
+            tally.add(&verdict, &v.stream);
+            sink.emit(Event::Result(TierResult { tier: Tier::T3, stream: v.stream, verdict, detail: v.detail }));
         }
         timing.durations_ms.insert("export".into(), clock.elapsed().as_millis() as u64);
     }
@@ -200,8 +197,9 @@ fn run_input(
 
 fn emit_results(sink: &mut dyn Sink, tier: Tier, verdicts: Vec<StreamVerdict>, tally: &mut Tally) {
     for v in verdicts {
-        tally.add(&v.verdict, &v.stream);
-        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict: v.verdict, detail: None }));
+        let verdict = v.verdict.to_wire();
+        tally.add(&verdict, &v.stream);
+        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict, detail: None }));
     }
 }
 
@@ -211,7 +209,7 @@ fn fill_facts(facts: &mut Facts, f: &FileFacts) {
     facts.saving_release = f.saving_release.clone();
     facts.saved_as = f.saved_as.clone();
     facts.build = f.build.clone();
-    facts.streams = f.streams.clone();
+    facts.streams = f.streams.iter().cloned().map(ToWire::to_wire).collect();
     facts.clsid = Some(f.clsid.clone());
     facts.headers_6 = Some(f.headers_6);
     facts.headers_14 = Some(f.headers_14);

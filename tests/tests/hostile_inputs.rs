@@ -86,7 +86,7 @@ fn hostile_inputs_never_panic_and_fail_with_a_locator() {
                     // Every failure names where: a locator in some result, or the corrupt container.
                     let located = sink.events.iter().any(|e| match e {
                         Event::Result(r) => match &r.verdict {
-                            pmcore::verify::Verdict::Fail(m) => !m.chunk_path.is_empty() && !m.kind.is_empty(),
+                            pmschema::events::Verdict::Fail(m) => !m.chunk_path.is_empty() && !m.kind.is_empty(),
                             _ => false,
                         },
                         Event::Facts(f) => f.error.is_some(),
