@@ -1,7 +1,7 @@
 //! The per-file pipeline: read → classify → facts → T1 → T2 → triage → exports/T3 → end.
 //! The binary runs it once per process; the farm's in-process mode runs the same code.
 
-pub use crate::options::{effective_tiers, Options};
+pub use crate::options::Options;
 pub use crate::timing::{durations, finish_timing, peak_rss_bytes};
 pub use pmschema::hex;
 
@@ -149,7 +149,7 @@ fn run_input(
     // in process: only the worker's command line records the input size).
     crate::memory::between_phases();
 
-    if opts.tiers.contains(&Tier::T1) {
+    if opts.checks.runs(Tier::T1) {
         let clock = Instant::now();
         let verdicts = {
             let mut crumb = |stream: &str| {
@@ -161,7 +161,7 @@ fn run_input(
         timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
         crate::memory::between_phases();
     }
-    if opts.tiers.contains(&Tier::T2) {
+    if opts.checks.runs(Tier::T2) {
         let clock = Instant::now();
         let verdicts = crate::t2::run(&file, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
@@ -174,7 +174,7 @@ fn run_input(
     sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
 
-    if opts.runs_t3() {
+    if opts.checks.runs(Tier::T3) {
         let clock = Instant::now();
         for v in crate::export::run(display_path, &file, opts, sink) {
             let verdict = v.verdict.to_wire();
