@@ -589,3 +589,32 @@ fn render_report(cfg: &RunConfig) -> Result<PathBuf, String> {
     };
     crate::report::render(&cfg.out, &opts).map(|index| index.index_html()).map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WorkOptions;
+    use pmschema::{Checks, ExportKind, Invocation, Tier};
+    use serde_json::json;
+
+    /// `options.work` keeps its recorded form (`tiers`, `exports` beside `reference` and
+    /// `in_process`), and journals from before `reference` was a list still read.
+    #[test]
+    fn work_options_keep_their_recorded_form() {
+        let work = WorkOptions {
+            checks: Checks::asked(&[Tier::T1, Tier::T2, Tier::T3], &[], Invocation::Farm),
+            reference: vec!["refs".into()],
+            in_process: false,
+        };
+        let recorded =
+            json!({ "tiers": ["t1", "t2", "t3"], "exports": ["summary"], "reference": ["refs"], "in_process": false });
+        assert_eq!(serde_json::to_value(&work).unwrap(), recorded);
+        assert_eq!(serde_json::from_value::<WorkOptions>(recorded).unwrap(), work);
+        assert_eq!(work.worker_args(), ["--tiers", "t1,t2,t3", "--export", "summary", "--reference", "refs"]);
+        for (reference, read) in [(json!(null), vec![]), (json!("one"), vec![std::path::PathBuf::from("one")])] {
+            let old = json!({ "tiers": ["t1"], "exports": ["obj"], "reference": reference, "in_process": true });
+            let work: WorkOptions = serde_json::from_value(old).unwrap();
+            assert_eq!((work.checks.tiers(), work.checks.exports()), (&[Tier::T1][..], &[ExportKind::Obj][..]));
+            assert_eq!(work.reference, read);
+        }
+    }
+}
