@@ -42,11 +42,11 @@ pub fn load(path: &Path) -> Result<Vec<BaselineEntry>, String> {
             if !tier_ok {
                 return Err(at(format!("verdict key `{key}` of {} is not `t1|t2|t3:stream`", e.path)));
             }
-            if !pmcore::verify::Verdict::NAMES.contains(&verdict.as_str()) {
+            if !pmschema::verdict::Verdict::NAMES.contains(&verdict.as_str()) {
                 return Err(at(format!(
                     "unknown verdict `{verdict}` for {key} of {} (known: {})",
                     e.path,
-                    pmcore::verify::Verdict::NAMES.join(", ")
+                    pmschema::verdict::Verdict::NAMES.join(", ")
                 )));
             }
         }
@@ -250,7 +250,7 @@ pub fn compare(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pmcore::verify::{Mismatch, Verdict};
+    use pmschema::verdict::{Mismatch, Verdict};
     use pmworker::events::{Tier, TierResult};
 
     fn result(path: &str, status: Status, t1: Verdict) -> FileResult {
@@ -297,7 +297,7 @@ mod tests {
 
     #[test]
     fn regression_kinds() {
-        use pmcore::verify::DegradedClass;
+        use pmschema::verdict::DegradedClass;
         let pass = result("a", Status::Pass, Verdict::pass());
         let degraded = |n: u32| {
             let classes = (0..n)

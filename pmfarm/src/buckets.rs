@@ -5,7 +5,7 @@
 use crate::results::{FileResult, Status};
 use pmcore::export::t3::SkelComparison;
 use pmcore::slug;
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::Tier;
 use std::collections::BTreeSet;
 
@@ -121,7 +121,7 @@ mod tests {
             results: vec![TierResult {
                 tier: Tier::T2,
                 stream: "Scene".into(),
-                verdict: pmcore::verify::Verdict::pass(),
+                verdict: pmschema::verdict::Verdict::pass(),
                 detail: None,
             }],
             ..Default::default()
@@ -133,7 +133,7 @@ mod tests {
         assert!(b.iter().all(|s| s.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')));
     }
 
-    fn skel_t3(verdict: pmcore::verify::Verdict, offset_scale: Option<f64>) -> TierResult {
+    fn skel_t3(verdict: pmschema::verdict::Verdict, offset_scale: Option<f64>) -> TierResult {
         let detail = SkelComparison { bones_paired: 2, offset_scale, ..Default::default() };
         TierResult {
             tier: Tier::T3,
@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn era_mismatch_follows_the_design_and_a_skip_is_never_one() {
-        use pmcore::verify::{Mismatch, Verdict};
+        use pmschema::verdict::{Mismatch, Verdict};
         use pmworker::events::BipedInfo;
         let fail = Verdict::Fail(Mismatch { kind: "t3-skel".into(), ..Default::default() });
         let with = |t: TierResult, era: Option<i64>| FileResult {

@@ -26,7 +26,7 @@
 
 use crate::buckets::glob_match;
 use crate::results::{FileDiff, FileResult, GateOutcome, Status};
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::Tier;
 
 /// The `tier` of a rule about file statuses rather than one tier's verdicts.

@@ -13,7 +13,7 @@ use pmfarm::notice::{Notice, Notifier};
 use pmfarm::run::{code, RunConfig, WorkOptions};
 use pmfarm::run_dir::IN_PROGRESS;
 use pmfarm::WORKER_ENTRY;
-use pmworker::events::{ExportKind, Tier};
+use pmschema::{Checks, ExportKind, Invocation, Tier};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -405,7 +405,6 @@ fn run(a: RunArgs) -> i32 {
         Ok(m) => limits.memory_bytes = m,
         Err(e) => return usage(format!("--memory: {e}")),
     }
-    let tiers = a.tiers.clone();
     if let Some(name) = &a.baseline {
         if !pmfarm::baseline::valid_name(name) {
             return usage(format!("--baseline: `{name}` is not a slug ([a-z0-9-])"));
@@ -445,12 +444,7 @@ fn run(a: RunArgs) -> i32 {
         worker_prefix,
         limits,
         work: WorkOptions {
-            exports: if a.exports.is_empty() && tiers.contains(&Tier::T3) {
-                vec![ExportKind::Summary]
-            } else {
-                a.exports.clone()
-            },
-            tiers: pmworker::pipeline::effective_tiers(&tiers, &a.exports),
+            checks: Checks::asked(&a.tiers, &a.exports, Invocation::Farm),
             reference: a.reference.clone(),
             in_process: a.in_process,
         },

@@ -5,7 +5,7 @@
 use crate::results::{FileResult, FileTiming, Status};
 use crate::supervise::{signal_name, KillReason, RawRun};
 use pmcore::chunk::mask_positions;
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::{exit, EndStatus, Event};
 
 /// Rust's message on stderr when an allocation fails (what RLIMIT_AS produces).

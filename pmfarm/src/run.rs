@@ -13,7 +13,6 @@ use crate::progress::Progress;
 use crate::results::*;
 use crate::supervise::{run_worker, Confinement, WorkerCommand};
 use crate::tally::{skip_reasons, tally, Tally};
-use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -26,10 +25,10 @@ pub use pmschema::exit::farm as code;
 /// resumption runs the same thing.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WorkOptions {
-    /// Tiers.
-    pub tiers: Vec<Tier>,
-    /// Exporters.
-    pub exports: Vec<pmworker::events::ExportKind>,
+    /// Tiers and exporters (recorded as `tiers` and `exports`), decided once by
+    /// `Checks::asked` for a farm run.
+    #[serde(flatten)]
+    pub checks: pmschema::Checks,
     /// Reference folders for T3, in search order (`--reference`, repeatable). Journals
     /// written when this was a single optional folder still read (`null` or one path).
     #[serde(default, deserialize_with = "one_or_many_paths")]
@@ -41,11 +40,7 @@ pub struct WorkOptions {
 impl WorkOptions {
     /// Worker command-line arguments before the file.
     pub fn worker_args(&self) -> Vec<String> {
-        let mut args = vec!["--tiers".to_string(), self.tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")];
-        if !self.exports.is_empty() {
-            args.push("--export".into());
-            args.push(self.exports.iter().map(|e| e.name()).collect::<Vec<_>>().join(","));
-        }
+        let mut args = self.checks.worker_args();
         for r in &self.reference {
             args.push("--reference".into());
             args.push(r.display().to_string());
@@ -53,15 +48,9 @@ impl WorkOptions {
         args
     }
 
+    /// What a worker given [`WorkOptions::worker_args`] would run.
     fn pipeline_options(&self) -> pmworker::pipeline::Options {
-        pmworker::pipeline::Options {
-            tiers: self.tiers.clone(),
-            exports: self.exports.clone(),
-            reference: self.reference.clone(),
-            out: None,
-            on_decoded: None,
-            abort_on_oom: false,
-        }
+        pmworker::pipeline::Options::asked(self.checks.tiers(), self.checks.exports(), self.reference.clone())
     }
 }
 
@@ -284,7 +273,7 @@ fn execute(
 
     let ctx = crate::gates::Context {
         diff: diff.as_ref().map(|d| d.files.as_slice()),
-        tiers: &cfg.work.tiers,
+        tiers: cfg.work.checks.tiers(),
         complete: cfg.complete(),
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
@@ -599,4 +588,33 @@ fn render_report(cfg: &RunConfig) -> Result<PathBuf, String> {
         history: cfg.history.clone(),
     };
     crate::report::render(&cfg.out, &opts).map(|index| index.index_html()).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WorkOptions;
+    use pmschema::{Checks, ExportKind, Invocation, Tier};
+    use serde_json::json;
+
+    /// `options.work` keeps its recorded form (`tiers`, `exports` beside `reference` and
+    /// `in_process`), and journals from before `reference` was a list still read.
+    #[test]
+    fn work_options_keep_their_recorded_form() {
+        let work = WorkOptions {
+            checks: Checks::asked(&[Tier::T1, Tier::T2, Tier::T3], &[], Invocation::Farm),
+            reference: vec!["refs".into()],
+            in_process: false,
+        };
+        let recorded =
+            json!({ "tiers": ["t1", "t2", "t3"], "exports": ["summary"], "reference": ["refs"], "in_process": false });
+        assert_eq!(serde_json::to_value(&work).unwrap(), recorded);
+        assert_eq!(serde_json::from_value::<WorkOptions>(recorded).unwrap(), work);
+        assert_eq!(work.worker_args(), ["--tiers", "t1,t2,t3", "--export", "summary", "--reference", "refs"]);
+        for (reference, read) in [(json!(null), vec![]), (json!("one"), vec![std::path::PathBuf::from("one")])] {
+            let old = json!({ "tiers": ["t1"], "exports": ["obj"], "reference": reference, "in_process": true });
+            let work: WorkOptions = serde_json::from_value(old).unwrap();
+            assert_eq!((work.checks.tiers(), work.checks.exports()), (&[Tier::T1][..], &[ExportKind::Obj][..]));
+            assert_eq!(work.reference, read);
+        }
+    }
 }

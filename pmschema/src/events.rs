@@ -8,7 +8,7 @@
 
 pub use crate::exit::worker as exit;
 pub use crate::names::{EndStatus, ExportKind, ExportStatus, Tier};
-use pmcore::verify::Verdict;
+pub use crate::verdict::{DegradedClass, Mismatch, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -76,7 +76,7 @@ pub struct Facts {
     pub build: Option<String>,
     /// Stream inventory in directory order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub streams: Vec<pmcore::facts::StreamFacts>,
+    pub streams: Vec<StreamFacts>,
     /// Root CLSID.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clsid: Option<String>,
@@ -91,13 +91,58 @@ pub struct Facts {
     pub compression: Vec<String>,
     /// For `lfs-pointer`: the pointer's oid and size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lfs: Option<pmcore::input::LfsPointer>,
+    pub lfs: Option<LfsPointer>,
     /// For `corrupt-ole`: what is broken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// For `nel`: format, class and how many bytes were typed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nel: Option<NelFacts>,
+}
+
+/// `facts.streams[]`: one stream of the container.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamFacts {
+    /// Stream name.
+    pub name: String,
+    /// Stored bytes.
+    pub bytes: u64,
+    /// Bytes after decompression.
+    pub decoded_bytes: u64,
+    /// Compression scheme name (`none`, `gzip`, `zstd`).
+    pub compression: String,
+    /// `chunks`, `opaque` or `empty`.
+    pub kind: StreamKind,
+    /// 6-byte headers in the tree.
+    pub headers_6: u64,
+    /// 14-byte headers in the tree.
+    pub headers_14: u64,
+    /// Deepest level of the tree.
+    pub max_depth: u64,
+    /// Why the stream is not a chunk tree (or could not be inflated), if it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// `facts.streams[].kind`: how a stream's content is understood.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StreamKind {
+    /// Parses completely as a chunk tree.
+    Chunks,
+    /// Compared byte for byte through the container.
+    Opaque,
+    /// Zero bytes after decoding: valid, passes trivially.
+    Empty,
+}
+
+/// `facts.lfs`: the fields of a Git-LFS pointer file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LfsPointer {
+    /// `oid` line value, e.g. `sha256:826c…`.
+    pub oid: Option<String>,
+    /// Size of the real object in bytes.
+    pub size: Option<u64>,
 }
 
 /// `facts.nel`: what a NeL file is and how much of it the reader typed.

@@ -115,7 +115,8 @@ named_enum! {
 }
 
 named_enum! {
-    /// A worker exporter (`--export`), and the `stream` of its T3 verdicts.
+    /// A worker exporter (`--export`), and the `stream` of its T3 verdicts. Which run when
+    /// none is named: [`crate::work::Invocation::default_exports`].
     pub enum ExportKind ("exporter") {
         /// Evaluated meshes as Wavefront OBJ.
         Obj = "obj",
@@ -130,13 +131,6 @@ named_enum! {
         /// Evaluated meshes as NeL `CMesh` shapes, against the NeL exporter's own (`nel-shape`).
         Shape = "shape",
     }
-}
-
-impl ExportKind {
-    /// The exporters that write an output file and run when T3 is asked for without
-    /// `--export` (in this order); `obj-base`, `pairs` and `shape` run only when named
-    /// (`shape` also beside a NeL corpus reference).
-    pub const DEFAULT_SET: [ExportKind; 3] = [ExportKind::Obj, ExportKind::Skel, ExportKind::Summary];
 }
 
 named_enum! {

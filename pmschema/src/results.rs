@@ -292,7 +292,7 @@ impl BaselineEntry {
                 .results
                 .iter()
                 .filter_map(|t| match &t.verdict {
-                    pmcore::verify::Verdict::Degraded { classes } => {
+                    crate::verdict::Verdict::Degraded { classes } => {
                         let distinct: std::collections::BTreeSet<_> =
                             classes.iter().map(|c| (c.class_id, c.superclass)).collect();
                         Some((verdict_key(t.tier, &t.stream), distinct.len() as u64))

@@ -106,12 +106,10 @@ where
     }
     crate::memory::configure_for_input(std::fs::metadata(&cli.file).map(|m| m.len()).unwrap_or(0));
     let opts = Options {
-        tiers: crate::pipeline::effective_tiers(&cli.tiers, &cli.exports),
-        exports: cli.exports,
-        reference: cli.reference,
         out: cli.out,
         on_decoded: Some(crate::memory::configure_for_input),
         abort_on_oom: true,
+        ..Options::asked(&cli.tiers, &cli.exports, cli.reference)
     };
     match run_path(&cli.file, &opts, &mut StdoutSink) {
         Ok(EndStatus::Pass | EndStatus::Skip) => exit::OK,
@@ -119,6 +117,32 @@ where
         Err(e) => {
             eprintln!("pmworker: cannot read {}: {e}", cli.file.display());
             exit::USAGE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pmschema::work::{Checks, Invocation};
+
+    /// The checks a farm decides, written as the worker's command line, come back from this
+    /// command line as the same value: the flags of both sides agree.
+    #[test]
+    fn the_worker_reads_back_the_checks_the_farm_writes() {
+        let cases: [(&[Tier], &[ExportKind]); 4] = [
+            (&[Tier::T1, Tier::T2, Tier::T3], &[]),
+            (&[Tier::T1, Tier::T2], &[]),
+            (&[Tier::T1], &[ExportKind::Skel, ExportKind::Pairs]),
+            (&[Tier::T3], &[ExportKind::Obj]),
+        ];
+        for (tiers, exports) in cases {
+            let farm = Checks::asked(tiers, exports, Invocation::Farm);
+            let args = farm.worker_args();
+            let cli =
+                Cli::try_parse_from(["pmworker".to_string()].into_iter().chain(args.clone()).chain(["x.max".into()]))
+                    .unwrap_or_else(|e| panic!("{args:?}: {e}"));
+            assert_eq!(Options::asked(&cli.tiers, &cli.exports, cli.reference).checks, farm, "{args:?}");
         }
     }
 }

@@ -25,9 +25,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-// The exporters `--export` accepts are `pmschema::ExportKind`; the ones that run when T3
-// asks for all are `ExportKind::DEFAULT_SET`. `pairs` compares the file with 3ds Max's own
-// exports (also run with T3 when a `--reference` folder holds a pairs `manifest.tsv`).
+// The exporters `--export` accepts are `pmschema::ExportKind`; which run when none is named
+// is decided with the rest of the checks (`pmschema::work`, through `Options::asked`).
 
 /// What an exporter produced, kept in memory for T3.
 enum Produced {
@@ -49,22 +48,14 @@ enum Outcome {
     Error(String, (String, u64)),
 }
 
-/// Runs the requested exporters (all of them when only tier T3 was asked for) on the file
-/// read from `source` and returns one T3 verdict per exporter.
+/// Runs the exporters the checks name on the file read from `source` and returns one T3
+/// verdict per comparison.
 pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    let mut kinds: Vec<ExportKind> =
-        if opts.exports.is_empty() { ExportKind::DEFAULT_SET.to_vec() } else { opts.exports.clone() };
-    // The shape exporter joins the defaults when a reference folder is a NeL corpus.
-    if opts.exports.is_empty()
-        && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file() && r.join("shape").is_dir())
-    {
-        kinds.push(ExportKind::Shape);
-    }
+    let mut kinds = opts.checks.exports().to_vec();
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
-    // The pairs comparisons run last, once: when named, or with T3 beside a pairs manifest.
-    let pairs_asked = kinds.contains(&ExportKind::Pairs)
-        || (opts.exports.is_empty() && opts.reference.iter().any(|r| r.join("manifest.tsv").is_file()));
+    // The pairs comparisons run last, once.
+    let pairs_asked = kinds.contains(&ExportKind::Pairs);
     kinds.retain(|k| *k != ExportKind::Pairs);
     if pairs_asked {
         kinds.push(ExportKind::Pairs);

@@ -28,4 +28,5 @@ pub mod summary;
 pub mod t2;
 pub mod timing;
 pub mod triage;
+pub mod wire;
 pub mod zygote;

@@ -8,6 +8,7 @@ use crate::emit::Sink;
 use crate::events::*;
 use crate::options::Options;
 use crate::timing::finish_timing;
+use crate::wire::ToWire;
 use pmcore::verify::Verdict;
 use std::time::Instant;
 
@@ -36,7 +37,7 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
     let mut counts = EndCounts::default();
     let mut reason = None;
     let mut fail_kinds = Vec::new();
-    if opts.tiers.contains(&Tier::T1) {
+    if opts.checks.runs(Tier::T1) {
         match &verdict.verdict {
             Verdict::Pass { .. } => counts.pass += 1,
             Verdict::Degraded { .. } => counts.degraded += 1,
@@ -51,14 +52,14 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
         sink.emit(Event::Result(TierResult {
             tier: Tier::T1,
             stream: verdict.stream,
-            verdict: verdict.verdict,
+            verdict: verdict.verdict.to_wire(),
             detail: None,
         }));
     }
     timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
     let status = if counts.fail > 0 {
         EndStatus::Fail
-    } else if !opts.tiers.contains(&Tier::T1) {
+    } else if !opts.checks.runs(Tier::T1) {
         // Nothing that applies to a NeL file was asked for: a skip, never a silent pass.
         reason = Some("nel: only t1 applies to NeL files".into());
         EndStatus::Skip
@@ -101,7 +102,7 @@ mod tests {
     fn without_t1_a_nel_file_is_skipped_not_passed() {
         let bytes = write(&Skeleton::build(vec![Bone::new("Bip01")]));
         let mut sink = VecSink::default();
-        let opts = Options { tiers: vec![Tier::T2], ..Options::default() };
+        let opts = Options::asked(&[Tier::T2], &[], Vec::new());
         assert_eq!(run_bytes("rig.skel", &bytes, &opts, &mut sink, Timing::default()), EndStatus::Skip);
         assert!(!sink.events.iter().any(|e| matches!(e, Event::Result(_))));
     }

@@ -2,15 +2,15 @@
 //! and the farm's in-process mode both build.
 
 use crate::events::{ExportKind, Tier};
-use std::path::PathBuf;
+use pmschema::work::{Checks, Invocation, ReferenceFolders};
+use std::path::{Path, PathBuf};
 
 /// What to run on a file.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Tiers to run.
-    pub tiers: Vec<Tier>,
-    /// Exporters to run (none: with T3, [`ExportKind::DEFAULT_SET`]).
-    pub exports: Vec<ExportKind>,
+    /// Tiers and exporters, decided once by [`Checks::asked`] (an exporter implies `t3`; T3
+    /// without one runs the default set).
+    pub checks: Checks,
     /// Folders of reference outputs for T3, searched in order (same names as the exports;
     /// pairs folders for `pairs`).
     pub reference: Vec<PathBuf>,
@@ -27,32 +27,57 @@ pub struct Options {
 }
 
 impl Options {
-    /// True when T3 runs: asked for with `t3`, or implied by any `--export` (an exporter's
-    /// output is only worth writing with its T3 verdict, so naming one turns T3 on).
-    pub fn runs_t3(&self) -> bool {
-        self.tiers.contains(&Tier::T3) || !self.exports.is_empty()
+    /// What the worker's command line asks for: `tiers` and `exports` as given (`--tiers`,
+    /// `--export`) and the `reference` folders, with the worker's default exporters for
+    /// what those folders hold. The farm's in-process mode builds its options here too, so
+    /// it runs what the worker would on the same command line.
+    pub fn asked(tiers: &[Tier], exports: &[ExportKind], reference: Vec<PathBuf>) -> Options {
+        let invocation = Invocation::Worker(reference_folders(&reference));
+        Options { checks: Checks::asked(tiers, exports, invocation), reference, ..Options::default() }
     }
 }
 
-/// The tiers that run for `tiers` and `exports`: `--export` implies `t3` (added at the
-/// end when absent), so what is recorded and gated matches the results the worker emits.
-pub fn effective_tiers(tiers: &[Tier], exports: &[ExportKind]) -> Vec<Tier> {
-    let mut out = tiers.to_vec();
-    if !exports.is_empty() && !out.contains(&Tier::T3) {
-        out.push(Tier::T3);
+/// What `folders` hold for the worker's default exporters: a `manifest.tsv` (pairs, or a
+/// NeL corpus when a `shape/` folder is beside it).
+fn reference_folders(folders: &[PathBuf]) -> ReferenceFolders {
+    let manifest = |r: &Path| r.join("manifest.tsv").is_file();
+    ReferenceFolders {
+        manifest: folders.iter().any(|r| manifest(r)),
+        nel_corpus: folders.iter().any(|r| manifest(r) && r.join("shape").is_dir()),
     }
-    out
 }
 
 impl Default for Options {
+    /// T1 and T2, nothing exported, no reference: the worker's command line without flags.
     fn default() -> Self {
         Options {
-            tiers: vec![Tier::T1, Tier::T2],
-            exports: Vec::new(),
+            checks: Checks::asked(&[Tier::T1, Tier::T2], &[], Invocation::Worker(ReferenceFolders::default())),
             reference: Vec::new(),
             out: None,
             on_decoded: None,
             abort_on_oom: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_exporters_follow_what_the_reference_folders_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let (pairs, nel) = (dir.path().join("pairs"), dir.path().join("nel"));
+        for folder in [&pairs, &nel] {
+            std::fs::create_dir_all(folder).unwrap();
+            std::fs::write(folder.join("manifest.tsv"), "").unwrap();
+        }
+        std::fs::create_dir(nel.join("shape")).unwrap();
+        let exports = |reference: Vec<PathBuf>| Options::asked(&[Tier::T3], &[], reference).checks.exports().to_vec();
+        use ExportKind::*;
+        assert_eq!(exports(vec![]), [Obj, Skel, Summary]);
+        assert_eq!(exports(vec![dir.path().into()]), [Obj, Skel, Summary], "no manifest");
+        assert_eq!(exports(vec![pairs.clone()]), [Obj, Skel, Summary, Pairs]);
+        assert_eq!(exports(vec![pairs, nel]), [Obj, Skel, Summary, Shape, Pairs]);
     }
 }

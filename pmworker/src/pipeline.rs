@@ -1,13 +1,14 @@
 //! The per-file pipeline: read → classify → facts → T1 → T2 → triage → exports/T3 → end.
 //! The binary runs it once per process; the farm's in-process mode runs the same code.
 
-pub use crate::options::{effective_tiers, Options};
+pub use crate::options::Options;
 pub use crate::timing::{durations, finish_timing, peak_rss_bytes};
 pub use pmschema::hex;
 
 use crate::emit::Sink;
 use crate::events::*;
-use pmcore::verify::{StreamVerdict, Verdict};
+use crate::wire::ToWire;
+use pmcore::verify::StreamVerdict;
 use pmcore::{classify, facts::FileFacts, Input, MaxFile};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -114,7 +115,7 @@ fn run_input(
     let file = match input {
         Input::Ole(ole) => MaxFile::with_budget(ole, pmcore::compression::Budget::new(budget)),
         Input::LfsPointer(p) => {
-            facts.lfs = Some(p);
+            facts.lfs = Some(p.to_wire());
             return finish_skip(sink, facts, "lfs-pointer", timing);
         }
         Input::Empty => return finish_skip(sink, facts, "empty", timing),
@@ -148,7 +149,7 @@ fn run_input(
     // in process: only the worker's command line records the input size).
     crate::memory::between_phases();
 
-    if opts.tiers.contains(&Tier::T1) {
+    if opts.checks.runs(Tier::T1) {
         let clock = Instant::now();
         let verdicts = {
             let mut crumb = |stream: &str| {
@@ -160,7 +161,7 @@ fn run_input(
         timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
         crate::memory::between_phases();
     }
-    if opts.tiers.contains(&Tier::T2) {
+    if opts.checks.runs(Tier::T2) {
         let clock = Instant::now();
         let verdicts = crate::t2::run(&file, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
@@ -173,16 +174,12 @@ fn run_input(
     sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
 
-    if opts.runs_t3() {
+    if opts.checks.runs(Tier::T3) {
         let clock = Instant::now();
         for v in crate::export::run(display_path, &file, opts, sink) {
-            tally.add(&v.verdict, &v.stream);
-            sink.emit(Event::Result(TierResult {
-                tier: Tier::T3,
-                stream: v.stream,
-                verdict: v.verdict,
-                detail: v.detail,
-            }));
+            let verdict = v.verdict.to_wire();
+            tally.add(&verdict, &v.stream);
+            sink.emit(Event::Result(TierResult { tier: Tier::T3, stream: v.stream, verdict, detail: v.detail }));
         }
         timing.durations_ms.insert("export".into(), clock.elapsed().as_millis() as u64);
     }
@@ -200,8 +197,9 @@ fn run_input(
 
 fn emit_results(sink: &mut dyn Sink, tier: Tier, verdicts: Vec<StreamVerdict>, tally: &mut Tally) {
     for v in verdicts {
-        tally.add(&v.verdict, &v.stream);
-        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict: v.verdict, detail: None }));
+        let verdict = v.verdict.to_wire();
+        tally.add(&verdict, &v.stream);
+        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict, detail: None }));
     }
 }
 
@@ -211,7 +209,7 @@ fn fill_facts(facts: &mut Facts, f: &FileFacts) {
     facts.saving_release = f.saving_release.clone();
     facts.saved_as = f.saved_as.clone();
     facts.build = f.build.clone();
-    facts.streams = f.streams.clone();
+    facts.streams = f.streams.iter().cloned().map(ToWire::to_wire).collect();
     facts.clsid = Some(f.clsid.clone());
     facts.headers_6 = Some(f.headers_6);
     facts.headers_14 = Some(f.headers_14);

@@ -64,11 +64,8 @@ pub fn ole_open(data: &[u8]) {
 /// The whole worker pipeline in process (T1, T2, triage, exports): never panics and
 /// always ends with an `end` event.
 pub fn typed_pipeline(data: &[u8]) {
-    let opts = Options {
-        tiers: vec![Tier::T1, Tier::T2],
-        exports: vec![ExportKind::Obj, ExportKind::Skel, ExportKind::Summary],
-        ..Options::default()
-    };
+    let opts =
+        Options::asked(&[Tier::T1, Tier::T2], &[ExportKind::Obj, ExportKind::Skel, ExportKind::Summary], Vec::new());
     let mut sink = VecSink::default();
     run_bytes("fuzz.max", data, &opts, &mut sink, Timing::default());
     assert!(matches!(sink.events.last(), Some(Event::End(_))), "no end event");

@@ -42,11 +42,7 @@ const SEEDS: &[&str] = &["dakahler__room.max", "nekidaem__01-teapot_no_cams_vray
 #[test]
 fn hostile_inputs_never_panic_and_fail_with_a_locator() {
     let Some(corpus) = pmtests::public_corpus() else { return };
-    let opts = Options {
-        tiers: vec![Tier::T1, Tier::T2, Tier::T3],
-        exports: vec![ExportKind::Obj, ExportKind::Skel],
-        ..Options::default()
-    };
+    let opts = Options::asked(&[Tier::T1, Tier::T2, Tier::T3], &[ExportKind::Obj, ExportKind::Skel], Vec::new());
     let mut rng = Rng::new(0x5EED);
     let (mut total, mut failed, mut passed) = (0, 0, 0);
     let mut problems = Vec::new();
@@ -86,7 +82,7 @@ fn hostile_inputs_never_panic_and_fail_with_a_locator() {
                     // Every failure names where: a locator in some result, or the corrupt container.
                     let located = sink.events.iter().any(|e| match e {
                         Event::Result(r) => match &r.verdict {
-                            pmcore::verify::Verdict::Fail(m) => !m.chunk_path.is_empty() && !m.kind.is_empty(),
+                            pmschema::events::Verdict::Fail(m) => !m.chunk_path.is_empty() && !m.kind.is_empty(),
                             _ => false,
                         },
                         Event::Facts(f) => f.error.is_some(),

@@ -145,10 +145,10 @@ fn a_scene_that_does_not_parse_fails_t1_with_exit_1() {
     // T1 names the broken chunk; T2 then has no typed Scene to prove (missing-scene).
     assert_eq!(failed.len(), 2, "{events:?}");
     assert_eq!((failed[0].tier, failed[0].stream.as_str()), (pmworker::events::Tier::T1, "Scene"));
-    let pmcore::verify::Verdict::Fail(m) = &failed[0].verdict else { unreachable!() };
+    let pmschema::events::Verdict::Fail(m) = &failed[0].verdict else { unreachable!() };
     assert_eq!(m.kind, "chunk-parse");
     assert_eq!((failed[1].tier, failed[1].stream.as_str()), (pmworker::events::Tier::T2, "Scene"));
-    let pmcore::verify::Verdict::Fail(m2) = &failed[1].verdict else { unreachable!() };
+    let pmschema::events::Verdict::Fail(m2) = &failed[1].verdict else { unreachable!() };
     assert_eq!(m2.kind, "missing-scene");
     let Some(Event::End(end)) = events.last() else { panic!("no end") };
     assert_eq!(end.status, EndStatus::Fail);

@@ -161,7 +161,7 @@ fn facts_agree_with_the_corpus_manifest_and_readme() {
         assert_eq!(cells[5], row["compression"], "{name}: README compression");
         assert_eq!(facts.headers_6.unwrap().to_string(), row["headers_6"], "{name}: 6-byte headers");
         assert_eq!(facts.headers_14.unwrap().to_string(), row["headers_14"], "{name}: 14-byte headers");
-        let chunk_streams = facts.streams.iter().filter(|s| s.kind == pmcore::StreamKind::Chunks).count();
+        let chunk_streams = facts.streams.iter().filter(|s| s.kind == pmschema::events::StreamKind::Chunks).count();
         assert_eq!(chunk_streams.to_string(), row["chunk_streams"], "{name}: chunk streams");
         let scene_14 = facts.streams.iter().find(|s| s.name == "Scene").map(|s| s.headers_14).unwrap_or(0);
         let has_64 = if scene_14 > 0 { "yes" } else { "no" };

@@ -6,7 +6,7 @@ use super::model::*;
 use crate::results::{
     empty_status_counts, BaselineDiff, BaselineEntry, DiffClass, FileResult, Status, StatusCounts, Summary,
 };
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 

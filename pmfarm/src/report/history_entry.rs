@@ -4,7 +4,7 @@
 use crate::history::{append, tool_stamp, utc_now, HistoryEntry, TierRate, HISTORY_SCHEMA, SUMMARY_STREAM_PREFIX};
 use crate::report::model::Report;
 use crate::results::{FileResult, Status};
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::Tier;
 use std::collections::BTreeMap;
 use std::path::Path;

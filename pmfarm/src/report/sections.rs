@@ -7,7 +7,7 @@
 
 use super::model::{SectionClass, SectionRow};
 use crate::results::FileResult;
-use pmcore::verify::Verdict;
+use pmschema::verdict::Verdict;
 use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -122,7 +122,7 @@ pub fn section_rows<'a>(files: impl IntoIterator<Item = &'a FileResult>, max_cla
 mod tests {
     use super::*;
     use crate::results::Status;
-    use pmcore::verify::Mismatch;
+    use pmschema::verdict::Mismatch;
     use pmworker::events::TierResult;
     use serde_json::json;
 

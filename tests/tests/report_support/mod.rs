@@ -7,7 +7,6 @@
 
 #![allow(dead_code)]
 
-use pmcore::verify::{DegradedClass, Mismatch, Verdict};
 use pmfarm::results::*;
 use pmworker::events::*;
 use serde_json::json;
