@@ -11,6 +11,7 @@ pub mod engine;
 pub mod enumerate;
 pub mod gates;
 pub mod history;
+mod inherit;
 pub mod journal;
 pub mod limits;
 pub mod locate;

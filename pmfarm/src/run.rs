@@ -11,8 +11,9 @@ use crate::limits::Limits;
 use crate::notice::{Notice, Notifier};
 use crate::progress::Progress;
 use crate::results::*;
-use crate::supervise::{run_worker, Confinement, WorkerCommand};
+use crate::supervise::{run_worker, WorkerCommand};
 use crate::tally::{skip_reasons, tally, Tally};
+use pmworker::confine::Confinement;
 use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -442,8 +443,7 @@ fn start_zygote(cfg: &RunConfig, notify: &Notifier) -> Option<Arc<crate::zygote:
     if cfg.worker_start != crate::zygote::WorkerStart::Zygote || cfg.worker_confinement() != Confinement::InWorker {
         return None;
     }
-    let confine = pmworker::confine::value(std::process::id(), cfg.limits.memory_bytes);
-    let env = [("GLIBC_TUNABLES", crate::supervise::worker_tunables()), (pmworker::confine::CONFINE_VAR, confine)];
+    let env = pmworker::confine::worker_environment(std::process::id(), Confinement::InWorker, cfg.limits.memory_bytes);
     let mut args = cfg.worker_args();
     args.push(pmworker::zygote::command_line_room());
     match crate::zygote::Zygote::start(&cfg.worker, &args, &env) {
