@@ -27,6 +27,7 @@ pub use pmschema::results;
 pub mod run;
 pub mod run_dir;
 pub mod run_folder;
+pub mod run_summary;
 pub mod shard;
 pub mod supervise;
 pub mod synth;

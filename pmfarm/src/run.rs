@@ -12,7 +12,7 @@ use crate::notice::{Notice, Notifier};
 use crate::progress::Progress;
 use crate::results::*;
 use crate::supervise::{run_worker, WorkerCommand};
-use crate::tally::{skip_reasons, tally, Tally};
+use crate::tally::skip_reasons;
 use pmworker::confine::Confinement;
 use pmworker::events::Tier;
 use std::collections::{BTreeMap, BTreeSet};
@@ -549,6 +549,7 @@ fn run_in_process(
     }
 }
 
+/// The run's summary ([`crate::run_summary`], shared with `pmfarm merge`).
 fn summarize(
     corpus: &Corpus,
     cfg: &RunConfig,
@@ -557,8 +558,7 @@ fn summarize(
     diff: Option<&BaselineDiff>,
     wall_ms: u128,
 ) -> Summary {
-    let Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = tally(results);
-    Summary {
+    let header = crate::run_summary::RunHeader {
         tool: format!("pmfarm {}", env!("CARGO_PKG_VERSION")),
         schema: RESULTS_SCHEMA,
         options: serde_json::json!({
@@ -572,20 +572,10 @@ fn summarize(
         }),
         limits: serde_json::to_value(&cfg.limits).unwrap_or_default(),
         corpus_root: corpus.root.display().to_string(),
-        corpus_manifest_sha256,
-        files: results.len() as u64,
-        status_counts,
-        buckets,
-        gates,
-        baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
         shard: cfg.shard.map(|s| s.label()),
-        timing: serde_json::json!({
-            "wall_ms": wall_ms,
-            "bytes": bytes,
-            "run_id": crate::run_folder::new_run_id(),
-            "finished": crate::history::utc_now(),
-        }),
-    }
+    };
+    let timing = crate::run_summary::RunTiming { wall_ms: u64::try_from(wall_ms).unwrap_or(u64::MAX), shards: None };
+    crate::run_summary::summarize(header, results, gates, diff, timing)
 }
 
 /// Renders the report (the reports module owns its content): its `index.html`, or why it
