@@ -153,7 +153,7 @@ pub fn run(corpus: Corpus, cfg: &RunConfig, notify: &Notifier) -> Result<Outcome
     // Outputs of an earlier run in this folder must never pass for this run's if it is
     // interrupted: the folder is marked in progress, then they (the report included) are
     // removed before the first worker starts.
-    crate::run_folder::begin(&cfg.out, "run")
+    crate::output_set::begin(&cfg.out, "run")
         .map_err(|source| FarmError::ClearEarlierOutputs { out: cfg.out.clone(), source })?;
     let mut journal =
         Journal::create(&cfg.out).map_err(|source| FarmError::CreateJournal { out: cfg.out.clone(), source })?;
@@ -201,7 +201,7 @@ pub fn resume(cfg: &RunConfig, notify: &Notifier) -> Result<Outcome, FarmError> 
             .collect(),
         root,
     };
-    crate::run_folder::begin(&cfg.out, "resume").map_err(FarmError::ResumeClear)?;
+    crate::output_set::begin(&cfg.out, "resume").map_err(FarmError::ResumeClear)?;
     let mut journal = Journal::reopen(&cfg.out).map_err(FarmError::ResumeReopen)?;
     let enumerated: BTreeSet<&String> = files.iter().collect();
     // An infra error says nothing about the file (the farm could not run it): a resumption
@@ -290,7 +290,7 @@ fn execute(
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
-    let run_dir = crate::run_dir::RunDir::new(&cfg.out);
+    let run_dir = crate::run_files::RunDir::new(&cfg.out);
     run_dir
         .write_outputs(&results, &summary, diff.as_ref())
         .map_err(|source| FarmError::WriteOutputs { out: cfg.out.clone(), source })?;
@@ -301,7 +301,7 @@ fn execute(
     let history = cfg.history.as_ref().map(|h| crate::report::record_history(&cfg.out, h).map(|_| h.clone()));
     let report = cfg.report.then(|| render_report(cfg));
     // The results are complete (and stay, whatever happened to the report).
-    let unfinished = crate::run_folder::finish(&cfg.out).err();
+    let unfinished = crate::output_set::finish(&cfg.out).err();
     let gate_failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
     Ok(Outcome {
         out: cfg.out.clone(),

@@ -44,7 +44,7 @@ pub fn summarize(
     let mut time = serde_json::json!({
         "wall_ms": timing.wall_ms,
         "bytes": bytes,
-        "run_id": crate::run_folder::new_run_id(),
+        "run_id": crate::output_set::new_run_id(),
         "finished": crate::history::utc_now(),
     });
     if let Some(shards) = timing.shards {

@@ -13,7 +13,7 @@
 
 use crate::gates::GateSource;
 use crate::results::{BaselineDiff, DiffClass, FileDiff, FileResult, Summary};
-use crate::run_dir::{RunDir, RunDirError};
+use crate::run_files::{RunDir, RunDirError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
