@@ -138,6 +138,17 @@ impl RunConfig {
         args.extend(self.work.worker_args());
         args
     }
+
+    /// How this run starts a worker: forked by `zygote`, or (with `None`, or once it is
+    /// gone) started as a program of its own.
+    fn worker_command(&self, zygote: Option<Arc<crate::zygote::Zygote>>) -> WorkerCommand {
+        WorkerCommand {
+            exe: self.worker.clone(),
+            args: self.worker_args(),
+            confinement: self.worker_confinement(),
+            zygote,
+        }
+    }
 }
 
 /// Runs a fresh corpus.
@@ -380,12 +391,7 @@ fn run_isolated(
     // follows the thread that started it.
     let zygote = start_zygote(cfg, notify);
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand {
-        exe: cfg.worker.clone(),
-        args: cfg.worker_args(),
-        confinement: cfg.worker_confinement(),
-        zygote,
-    });
+    let cmd = Arc::new(cfg.worker_command(zygote));
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
@@ -510,12 +516,7 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand {
-        exe: cfg.worker.clone(),
-        args: cfg.worker_args(),
-        confinement: cfg.worker_confinement(),
-        zygote: None,
-    };
+    let cmd = cfg.worker_command(None);
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }

@@ -319,7 +319,7 @@ fn spawn_worker(
     };
     command.env_remove(FAULT_FILE_VAR);
     if let Some(fd) = slot_fd {
-        command.env(pmworker::slot::SLOT_VAR, format!("/proc/self/fd/{fd}"));
+        command.env(pmworker::slot::SLOT_VAR, pmworker::slot::inherited(fd));
     }
     if cmd.confinement == Confinement::BeforeExec {
         // SAFETY: only async-signal-safe libc calls between fork and exec.

@@ -343,7 +343,7 @@ fn child(
         }
         std::env::remove_var(ZYGOTE_VAR);
         match slot {
-            Some(fd) => std::env::set_var(crate::slot::SLOT_VAR, format!("/proc/self/fd/{fd}")),
+            Some(fd) => std::env::set_var(crate::slot::SLOT_VAR, crate::slot::inherited(fd)),
             None => std::env::remove_var(crate::slot::SLOT_VAR),
         }
         match &request.fault {
