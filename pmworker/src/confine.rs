@@ -11,7 +11,7 @@
 //! confined by the coordinator between `fork` and `exec` ([`before_exec`]); a child of the
 //! zygote ties itself to the zygote the same way.
 //!
-//! [`apply`] runs in `.preinit_array` (`crate::start`), before `main` and before any code
+//! `apply` runs in `.preinit_array` (`crate::start`), before `main` and before any code
 //! of ours allocates, so the cap holds before the first input byte is read, as with `fork`.
 
 use std::os::raw::c_char;
@@ -24,7 +24,7 @@ pub const CONFINE_VAR: &str = "PMWORKER_CONFINE";
 pub const NOT_CONFINED_EXIT: i32 = 125;
 
 /// The variable's value for a worker of coordinator `pid`, capped at `address_space` bytes.
-pub fn value(coordinator: u32, address_space: Option<u64>) -> String {
+fn value(coordinator: u32, address_space: Option<u64>) -> String {
     format!("{coordinator}:{}", address_space.unwrap_or(0))
 }
 
@@ -48,7 +48,7 @@ fn number(digits: &[u8]) -> Option<u64> {
 /// How a worker gets its address-space cap and its death with the coordinator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Confinement {
-    /// The worker sets them itself before `main` ([`apply`], the farm's own binary), so it
+    /// The worker sets them itself before `main` (`apply`, the farm's own binary), so it
     /// is started with `posix_spawn`: no `fork` of the coordinator, whose page tables and
     /// copy-on-write faults cost ≈ 1.3 ms of system time per file.
     InWorker,
