@@ -60,7 +60,7 @@ pub enum FarmError {
         /// The output folder.
         out: PathBuf,
         /// Which file and why.
-        source: crate::run_dir::RunDirError,
+        source: crate::run_files::RunDirError,
     },
     /// `--resume`: the journal could not be read.
     #[error("--resume: cannot read {}: {}", path(.journal), escape_controls(&.source.to_string()))]
@@ -87,7 +87,7 @@ pub enum FarmError {
     ResumeReopen(std::io::Error),
     /// `merge`: the shard folders could not be read or merged, or the merge not written.
     #[error(transparent)]
-    Merge(#[from] crate::merge::MergeError),
+    Merge(#[from] crate::shard_merge::MergeError),
 }
 
 impl FarmError {

@@ -8,8 +8,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-/// File name inside the output directory (spelled in [`crate::run_dir`]).
-pub use crate::run_dir::JOURNAL;
+/// File name inside the output directory (spelled in [`crate::run_files`]).
+pub use crate::run_files::JOURNAL;
 
 /// Longest time a written record may wait for `fdatasync`. A `write` already survives a
 /// SIGKILL of the coordinator (the kernel has the bytes); the sync only guards against a

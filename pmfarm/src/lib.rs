@@ -11,28 +11,34 @@ pub mod engine;
 pub mod enumerate;
 pub mod gates;
 pub mod history;
+mod inherit;
 pub mod journal;
 pub mod limits;
 pub mod locate;
 pub mod lock;
-pub mod merge;
-pub mod merge_run;
+pub mod merge_command;
 pub mod notice;
 pub mod outcome;
+pub mod output_set;
 pub mod progress;
 pub mod report;
 /// The output data model, defined in `pmschema` (re-exported so `pmfarm::results` keeps working).
 pub use pmschema::results;
 pub mod run;
-pub mod run_dir;
-pub mod run_folder;
+pub mod run_files;
+pub mod run_summary;
 pub mod shard;
+pub mod shard_merge;
 pub mod supervise;
 pub mod synth;
 pub mod tally;
 pub mod verify_ledger;
 pub mod workspace;
 pub mod zygote;
+/// The modules' names before issue 38 renamed them by their job, still spelled so by
+/// `report/`, which another change of that issue owns: remove once it says `run_files`
+/// and `output_set`.
+pub(crate) use {output_set as run_folder, run_files as run_dir};
 
 /// Hidden first argument that turns the `pmfarm` process into a worker: the coordinator
 /// launches its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary
@@ -41,9 +47,9 @@ pub const WORKER_ENTRY: &str = "worker";
 
 use std::path::Path;
 
-/// Reads `OUT/results.jsonl` ([`run_dir::RunDir::read_results`], the error as text).
+/// Reads `OUT/results.jsonl` ([`run_files::RunDir::read_results`], the error as text).
 pub fn read_results(out: &Path) -> Result<Vec<results::FileResult>, String> {
-    run_dir::RunDir::new(out).read_results().map_err(|e| e.to_string())
+    run_files::RunDir::new(out).read_results().map_err(|e| e.to_string())
 }
 
 /// `pmfarm report OUT`: renders the report of a finished run under the run folder's lock
@@ -61,11 +67,11 @@ pub fn lock_finished_run(out: &Path) -> Result<lock::RunLock, String> {
         return Err(format!("{} is not a run folder", display::path(out)));
     }
     let held = lock::RunLock::acquire(out).map_err(|e| e.to_string())?;
-    if run_folder::in_progress(out) {
+    if output_set::in_progress(out) {
         return Err(format!(
             "{} holds an unfinished run (`{}` is present): complete it with `pmfarm run --resume` first",
             display::path(out),
-            run_folder::IN_PROGRESS
+            output_set::IN_PROGRESS
         ));
     }
     Ok(held)
@@ -78,12 +84,12 @@ pub fn lock_finished_run(out: &Path) -> Result<lock::RunLock, String> {
 pub fn lock_consistent_run(out: &Path) -> Result<lock::RunLock, String> {
     let held = lock_finished_run(out)?;
     let rep = verify_ledger::verify(out, verify_ledger::VerifyOptions::default()).map_err(|e| e.to_string())?;
-    let dir = run_dir::RunDir::new(out);
+    let dir = run_files::RunDir::new(out);
     let merged = !dir.journal().exists() && dir.summary().is_file();
     let journal_missing = |p: &String| p.starts_with(journal::JOURNAL) && p.contains("No such file");
     let problems: Vec<&String> = rep.problems.iter().filter(|p| !(merged && journal_missing(p))).collect();
     if merged {
-        if let Err(e) = merge::ShardOutput::read(out) {
+        if let Err(e) = shard_merge::ShardOutput::read(out) {
             return Err(format!("{} is not a consistent run folder: {e}", display::path(out)));
         }
     }

@@ -11,7 +11,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// File name of the lock inside the run folder.
-pub const LOCK_FILE: &str = crate::run_dir::LOCK;
+pub const LOCK_FILE: &str = crate::run_files::LOCK;
 
 /// Why the folder could not be locked.
 #[derive(Debug, thiserror::Error)]

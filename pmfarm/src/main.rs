@@ -11,7 +11,7 @@ use pmfarm::enumerate::{self, EnumerateError};
 use pmfarm::limits::{parse_secs, parse_size, Limits};
 use pmfarm::notice::{Notice, Notifier};
 use pmfarm::run::{code, RunConfig, WorkOptions};
-use pmfarm::run_dir::IN_PROGRESS;
+use pmfarm::run_files::IN_PROGRESS;
 use pmfarm::WORKER_ENTRY;
 use pmschema::{Checks, ExportKind, Invocation, Tier};
 use std::collections::BTreeMap;
@@ -295,8 +295,14 @@ fn main() {
                 (None, true) => Some(pmfarm::gates::GateSource::Disabled),
                 (None, false) => None,
             };
-            let merged =
-                pmfarm::merge_run::merge_into(&outs, &out, gates.as_ref(), &baselines, !no_report, history.as_deref());
+            let merged = pmfarm::merge_command::merge_into(
+                &outs,
+                &out,
+                gates.as_ref(),
+                &baselines,
+                !no_report,
+                history.as_deref(),
+            );
             match merged {
                 Ok(outcome) => print_merge_outcome(&outcome, outs.len()),
                 Err(e) => farm_error("pmfarm merge", &e),

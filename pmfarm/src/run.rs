@@ -11,8 +11,9 @@ use crate::limits::Limits;
 use crate::notice::{Notice, Notifier};
 use crate::progress::Progress;
 use crate::results::*;
-use crate::supervise::{run_worker, Confinement, WorkerCommand};
-use crate::tally::{skip_reasons, tally, Tally};
+use crate::supervise::{run_worker, WorkerCommand};
+use crate::tally::skip_reasons;
+use pmworker::confine::Confinement;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -126,6 +127,17 @@ impl RunConfig {
         args.extend(self.work.worker_args());
         args
     }
+
+    /// How this run starts a worker: forked by `zygote`, or (with `None`, or once it is
+    /// gone) started as a program of its own.
+    fn worker_command(&self, zygote: Option<Arc<crate::zygote::Zygote>>) -> WorkerCommand {
+        WorkerCommand {
+            exe: self.worker.clone(),
+            args: self.worker_args(),
+            confinement: self.worker_confinement(),
+            zygote,
+        }
+    }
 }
 
 /// Runs a fresh corpus.
@@ -141,7 +153,7 @@ pub fn run(corpus: Corpus, cfg: &RunConfig, notify: &Notifier) -> Result<Outcome
     // Outputs of an earlier run in this folder must never pass for this run's if it is
     // interrupted: the folder is marked in progress, then they (the report included) are
     // removed before the first worker starts.
-    crate::run_folder::begin(&cfg.out, "run")
+    crate::output_set::begin(&cfg.out, "run")
         .map_err(|source| FarmError::ClearEarlierOutputs { out: cfg.out.clone(), source })?;
     let mut journal =
         Journal::create(&cfg.out).map_err(|source| FarmError::CreateJournal { out: cfg.out.clone(), source })?;
@@ -189,7 +201,7 @@ pub fn resume(cfg: &RunConfig, notify: &Notifier) -> Result<Outcome, FarmError> 
             .collect(),
         root,
     };
-    crate::run_folder::begin(&cfg.out, "resume").map_err(FarmError::ResumeClear)?;
+    crate::output_set::begin(&cfg.out, "resume").map_err(FarmError::ResumeClear)?;
     let mut journal = Journal::reopen(&cfg.out).map_err(FarmError::ResumeReopen)?;
     let enumerated: BTreeSet<&String> = files.iter().collect();
     // An infra error says nothing about the file (the farm could not run it): a resumption
@@ -278,7 +290,7 @@ fn execute(
     };
     let gate_outcomes = crate::gates::evaluate(gates, &results, ctx);
     let summary = summarize(&corpus, cfg, &results, gate_outcomes, diff.as_ref(), started.elapsed().as_millis());
-    let run_dir = crate::run_dir::RunDir::new(&cfg.out);
+    let run_dir = crate::run_files::RunDir::new(&cfg.out);
     run_dir
         .write_outputs(&results, &summary, diff.as_ref())
         .map_err(|source| FarmError::WriteOutputs { out: cfg.out.clone(), source })?;
@@ -289,7 +301,7 @@ fn execute(
     let history = cfg.history.as_ref().map(|h| crate::report::record_history(&cfg.out, h).map(|_| h.clone()));
     let report = cfg.report.then(|| render_report(cfg));
     // The results are complete (and stay, whatever happened to the report).
-    let unfinished = crate::run_folder::finish(&cfg.out).err();
+    let unfinished = crate::output_set::finish(&cfg.out).err();
     let gate_failures = crate::gates::failures(&summary.gates, !gates.is_empty() && cfg.complete());
     Ok(Outcome {
         out: cfg.out.clone(),
@@ -368,12 +380,7 @@ fn run_isolated(
     // follows the thread that started it.
     let zygote = start_zygote(cfg, notify);
     let rt = runtime(cfg.limits.jobs)?;
-    let cmd = Arc::new(WorkerCommand {
-        exe: cfg.worker.clone(),
-        args: cfg.worker_args(),
-        confinement: cfg.worker_confinement(),
-        zygote,
-    });
+    let cmd = Arc::new(cfg.worker_command(zygote));
     let limits = Arc::new(cfg.limits.clone());
     rt.block_on(async {
         let slots = Arc::new(Concurrency::new(cfg.limits.jobs.max(1)));
@@ -431,8 +438,7 @@ fn start_zygote(cfg: &RunConfig, notify: &Notifier) -> Option<Arc<crate::zygote:
     if cfg.worker_start != crate::zygote::WorkerStart::Zygote || cfg.worker_confinement() != Confinement::InWorker {
         return None;
     }
-    let confine = pmworker::confine::value(std::process::id(), cfg.limits.memory_bytes);
-    let env = [("GLIBC_TUNABLES", crate::supervise::worker_tunables()), (pmworker::confine::CONFINE_VAR, confine)];
+    let env = pmworker::confine::worker_environment(std::process::id(), Confinement::InWorker, cfg.limits.memory_bytes);
     let mut args = cfg.worker_args();
     args.push(pmworker::zygote::command_line_room());
     match crate::zygote::Zygote::start(&cfg.worker, &args, &env) {
@@ -499,12 +505,7 @@ fn run_one_blocking(item: &Item, cfg: &RunConfig) -> Option<FileResult> {
         return Some(in_process_one(item, &cfg.work));
     }
     let rt = runtime(1).ok()?;
-    let cmd = WorkerCommand {
-        exe: cfg.worker.clone(),
-        args: cfg.worker_args(),
-        confinement: cfg.worker_confinement(),
-        zygote: None,
-    };
+    let cmd = cfg.worker_command(None);
     let raw = rt.block_on(run_worker(&cmd, &item.abs, &cfg.limits));
     Some(crate::outcome::from_run(&item.rel, raw, &cfg.limits))
 }
@@ -538,6 +539,7 @@ fn run_in_process(
     }
 }
 
+/// The run's summary ([`crate::run_summary`], shared with `pmfarm merge`).
 fn summarize(
     corpus: &Corpus,
     cfg: &RunConfig,
@@ -546,8 +548,7 @@ fn summarize(
     diff: Option<&BaselineDiff>,
     wall_ms: u128,
 ) -> Summary {
-    let Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = tally(results);
-    Summary {
+    let header = crate::run_summary::RunHeader {
         tool: format!("pmfarm {}", env!("CARGO_PKG_VERSION")),
         schema: RESULTS_SCHEMA,
         options: serde_json::json!({
@@ -561,20 +562,10 @@ fn summarize(
         }),
         limits: serde_json::to_value(&cfg.limits).unwrap_or_default(),
         corpus_root: corpus.root.display().to_string(),
-        corpus_manifest_sha256,
-        files: results.len() as u64,
-        status_counts,
-        buckets,
-        gates,
-        baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
         shard: cfg.shard.map(|s| s.label()),
-        timing: serde_json::json!({
-            "wall_ms": wall_ms,
-            "bytes": bytes,
-            "run_id": crate::run_folder::new_run_id(),
-            "finished": crate::history::utc_now(),
-        }),
-    }
+    };
+    let timing = crate::run_summary::RunTiming { wall_ms: u64::try_from(wall_ms).unwrap_or(u64::MAX), shards: None };
+    crate::run_summary::summarize(header, results, gates, diff, timing)
 }
 
 /// Renders the report (the reports module owns its content): its `index.html`, or why it

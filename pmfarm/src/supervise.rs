@@ -6,6 +6,7 @@
 
 use crate::limits::Limits;
 use crate::zygote::{Forked, LaunchError, Zygote};
+use pmworker::confine::Confinement;
 use pmworker::events::Event;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
@@ -33,22 +34,6 @@ pub struct WorkerCommand {
     /// zygote that is gone) starts each worker as a program of its own.
     pub zygote: Option<Arc<Zygote>>,
 }
-
-/// How a worker gets its address-space cap, its death with the coordinator and its
-/// breadcrumb slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Confinement {
-    /// The worker sets them itself before `main` (`pmworker::confine`, the farm's own
-    /// binary), so it is started with `posix_spawn`: no `fork` of the coordinator, whose
-    /// page tables and copy-on-write faults cost ≈ 1.3 ms of system time per file.
-    InWorker,
-    /// Set between `fork` and `exec`: any `--worker` executable.
-    BeforeExec,
-}
-
-/// Held while a breadcrumb slot is inheritable (between clearing its close-on-exec flag and
-/// the worker's `exec`), so no other worker started at the same moment inherits it too.
-static SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Why the farm killed a worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,18 +274,6 @@ impl Process {
     }
 }
 
-/// Holds [`SPAWN`] while `fd` is inheritable (its close-on-exec flag cleared) around
-/// `spawn`, so no other process started at that moment inherits it too.
-pub(crate) fn spawn_inheriting<T>(fd: i32, spawn: impl FnOnce() -> std::io::Result<T>) -> std::io::Result<T> {
-    let _only_this_one = SPAWN.lock().unwrap_or_else(|e| e.into_inner());
-    // SAFETY: fcntl on a descriptor the caller owns; the flag is restored below.
-    unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
-    let spawned = spawn();
-    // SAFETY: as above.
-    unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-    spawned
-}
-
 /// The fault hook a worker for `file` gets: `PMWORKER_FAULT`, unless [`FAULT_FILE_VAR`]
 /// names another file.
 fn fault_for(file: &Path) -> Option<std::ffi::OsString> {
@@ -337,38 +310,22 @@ fn spawn_worker(
     let mut command = Command::new(&cmd.exe);
     command.args(&cmd.args).arg(file).stdin(Stdio::null()).stdout(out_write).stderr(err_write);
     command.process_group(0).kill_on_drop(true);
-    // Huge pages on a one-file worker's malloc heap (`pmworker::memory`); read by the loader.
-    command.env("GLIBC_TUNABLES", worker_tunables());
+    let coordinator = std::process::id();
+    let memory = limits.memory_bytes;
+    command.envs(pmworker::confine::worker_environment(coordinator, cmd.confinement, memory));
     match fault_for(file) {
         Some(spec) => command.env(pmworker::fault::FAULT_VAR, spec),
         None => command.env_remove(pmworker::fault::FAULT_VAR),
     };
     command.env_remove(FAULT_FILE_VAR);
     if let Some(fd) = slot_fd {
-        command.env(pmworker::slot::SLOT_VAR, format!("/proc/self/fd/{fd}"));
+        command.env(pmworker::slot::SLOT_VAR, pmworker::slot::inherited(fd));
     }
-    let memory = limits.memory_bytes;
-    let coordinator = std::process::id();
     if cmd.confinement == Confinement::BeforeExec {
-        let coordinator = coordinator as libc::pid_t;
         // SAFETY: only async-signal-safe libc calls between fork and exec.
         unsafe {
             command.pre_exec(move || {
-                if let Some(bytes) = memory {
-                    let lim = libc::rlimit { rlim_cur: bytes as libc::rlim_t, rlim_max: bytes as libc::rlim_t };
-                    if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                // Die with the coordinator, even when it is SIGKILLed: no orphans keep running.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // A coordinator that died between fork and the prctl sends no signal: the child
-                // has been re-parented already, so it goes now instead of running unsupervised.
-                if libc::getppid() != coordinator {
-                    libc::_exit(pmworker::confine::NOT_CONFINED_EXIT);
-                }
+                pmworker::confine::before_exec(coordinator, memory)?;
                 // The slot (close-on-exec in the coordinator) is inherited by this worker only.
                 if let Some(fd) = slot_fd {
                     if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
@@ -378,11 +335,9 @@ fn spawn_worker(
                 Ok(())
             });
         }
-    } else {
-        command.env(pmworker::confine::CONFINE_VAR, pmworker::confine::value(coordinator, memory));
     }
     let spawned = match (cmd.confinement, slot_fd) {
-        (Confinement::InWorker, Some(fd)) => spawn_inheriting(fd, || command.spawn()),
+        (Confinement::InWorker, Some(fd)) => crate::inherit::spawn_inheriting(fd, || command.spawn()),
         _ => command.spawn(),
     };
     // The write ends go with the command: only the worker holds them now, so its end
@@ -390,11 +345,6 @@ fn spawn_worker(
     drop(command);
     let child = spawned.map_err(Unlaunched::Io)?;
     Ok(Launched { process: Process::Spawned(child), stdout, stderr })
-}
-
-/// `GLIBC_TUNABLES` for a one-file worker (and the zygote), from this process's own.
-pub fn worker_tunables() -> String {
-    pmworker::memory::worker_glibc_tunables(std::env::var("GLIBC_TUNABLES").ok().as_deref())
 }
 
 /// Runs the worker on `file` and watches it until it ends or is killed.

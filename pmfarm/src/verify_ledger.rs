@@ -22,7 +22,7 @@
 //! Exit codes: 0 consistent, 1 inconsistent, 2 usage (OUT is not a folder).
 
 use crate::results::{empty_status_counts, BaselineDiff, DiffClass, FileResult, JournalRecord, Status, Summary};
-use crate::run_dir::{BASELINE_DIFF, INDEX_JSON, JOURNAL, REPORT, RESULTS, SUMMARY};
+use crate::run_files::{BASELINE_DIFF, INDEX_JSON, JOURNAL, REPORT, RESULTS, SUMMARY};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -132,11 +132,11 @@ pub fn verify(out: &Path, opts: VerifyOptions) -> Result<LedgerReport, VerifyErr
             journal.torn_bytes
         ));
     }
-    let in_progress = crate::run_folder::in_progress(out);
+    let in_progress = crate::output_set::in_progress(out);
     if in_progress {
         let line = format!(
             "`{}` is present: a run is writing this folder or was interrupted (complete it with `pmfarm run --resume OUT`)",
-            crate::run_folder::IN_PROGRESS
+            crate::output_set::IN_PROGRESS
         );
         if opts.partial {
             rep.notes.push(line);
@@ -456,7 +456,7 @@ fn check_report(out: &Path, rep: &mut LedgerReport) {
         .flatten()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(crate::run_folder::REPORT_TMP_PREFIX))
+        .filter(|n| n.starts_with(crate::output_set::REPORT_TMP_PREFIX))
         .collect();
     if !leftovers.is_empty() {
         rep.notes.push(format!("unfinished report render(s) left: {}", leftovers.join(", ")));

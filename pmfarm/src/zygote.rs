@@ -94,7 +94,7 @@ impl Zygote {
         // Its own process group, as every worker has: a terminal's Ctrl-C reaches the
         // coordinator alone, and the zygote goes when the coordinator goes.
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let process = crate::supervise::spawn_inheriting(theirs.as_raw_fd(), || command.spawn())?;
+        let process = crate::inherit::spawn_inheriting(theirs.as_raw_fd(), || command.spawn())?;
         drop(theirs);
         // Replies are read when the event loop says they are there (requests are sent with
         // MSG_DONTWAIT whatever this flag says).

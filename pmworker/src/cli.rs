@@ -70,7 +70,7 @@ pub fn worker_main(args: Vec<OsString>) -> i32 {
     match std::env::var_os(crate::zygote::ZYGOTE_VAR) {
         None => main_with_args(args),
         Some(fd) => match fd.to_str().and_then(|s| s.parse::<std::os::fd::RawFd>().ok()) {
-            Some(fd) => crate::zygote::serve(args, fd),
+            Some(fd) => crate::zygote::serve(args, fd, main_with_args::<Vec<OsString>, OsString>),
             None => {
                 eprintln!("pmworker: {} is not a descriptor number", crate::zygote::ZYGOTE_VAR);
                 exit::USAGE

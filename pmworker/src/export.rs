@@ -10,7 +10,7 @@
 //! result (for baseline diffs).
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
+use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 pub use crate::exporter::ExportVerdict;
 use crate::exporter::{write_output, ExportInput, Exporter};
 use crate::options::Options;
@@ -146,15 +146,8 @@ fn produce(kind: ExportKind, file: &MaxFile) -> Outcome {
 
 fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> ExportVerdict {
     let name = kind.name();
-    crumb(sink, "export", name);
+    let mut event = crate::exporter::begin(name, sink);
     let outcome = produce(kind, file);
-    let mut event = Export {
-        exporter: name.into(),
-        status: ExportStatus::Error,
-        files: Vec::new(),
-        sha256: None,
-        summary: Value::Null,
-    };
     let verdict = |verdict, detail| ExportVerdict { stream: name.to_string(), verdict, detail };
     let (produced, file_name, digest) = match outcome {
         Outcome::Built { produced, extension, bytes, summary } => {

@@ -4,10 +4,11 @@
 //! exporters of their own; all of them import this module, none imports another.
 
 use crate::emit::Sink;
-use crate::events::ExportKind;
+use crate::events::{Breadcrumb, Export, ExportKind, ExportStatus};
 use crate::options::Options;
 use pmcore::verify::Verdict;
 use pmcore::MaxFile;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// What an exporter is given: the file, the name it was read as, and the worker's options.
@@ -40,6 +41,13 @@ pub struct ExportVerdict {
     pub verdict: Verdict,
     /// Field counters and other detail for the `result` event.
     pub detail: Option<serde_json::Value>,
+}
+
+/// Starts exporter `name`: its breadcrumb, and its `export` event, an error until the
+/// exporter has written its output (so one that stops early reports the error it has).
+pub fn begin(name: &str, sink: &mut dyn Sink) -> Export {
+    sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: name.into(), ..Default::default() });
+    Export { exporter: name.into(), status: ExportStatus::Error, files: Vec::new(), sha256: None, summary: Value::Null }
 }
 
 /// Writes `bytes` as `name` under `out`, or under a fresh temporary folder that is removed

@@ -67,26 +67,13 @@ fn fire(action: &str) {
                 hoard.push(std::hint::black_box(block));
             }
         }
-        "flood" => {
-            let line = vec![b'x'; 1 << 16];
-            let mut out = std::io::stdout().lock();
-            loop {
-                if out.write_all(&line).is_err() {
-                    std::process::exit(3);
-                }
-            }
-        }
+        "flood" => flood(&vec![b'x'; 1 << 16]),
         "flood-lines" => {
             // Well-formed events, so only the farm's total-bytes bound (not the line-length
             // bound, not a parse error) can stop them.
             let line = b"{\"event\":\"breadcrumb\",\"tier\":\"t1\",\"stream\":\"flood\"}\n";
             let block: Vec<u8> = line.iter().copied().cycle().take(line.len() * 1024).collect();
-            let mut out = std::io::stdout().lock();
-            loop {
-                if out.write_all(&block).is_err() {
-                    std::process::exit(3);
-                }
-            }
+            flood(&block)
         }
         "garbage" => {
             let mut out = std::io::stdout().lock();
@@ -103,6 +90,16 @@ fn fire(action: &str) {
                 std::process::exit(code);
             }
             eprintln!("pmworker: unknown {FAULT_VAR} action `{other}` ignored");
+        }
+    }
+}
+
+/// Writes `block` to stdout again and again until the farm stops reading (exit 3 then).
+fn flood(block: &[u8]) -> ! {
+    let mut out = std::io::stdout().lock();
+    loop {
+        if out.write_all(block).is_err() {
+            std::process::exit(3);
         }
     }
 }

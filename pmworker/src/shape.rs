@@ -12,7 +12,7 @@
 //! without a reference is a counted skip.
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export, ExportStatus};
+use crate::events::{Breadcrumb, Event, ExportStatus};
 use crate::exporter::{write_output, ExportVerdict};
 use crate::options::Options;
 use pmcore::export::nel_shape::{self, NodeShape};
@@ -146,15 +146,8 @@ fn safe_name(node: &str) -> String {
 
 /// Runs the exporter and its T3.
 pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: NAME.into(), ..Default::default() });
+    let mut event = crate::exporter::begin(NAME, sink);
     let verdict = |verdict, detail| vec![ExportVerdict { stream: T3_STREAM.into(), verdict, detail }];
-    let mut event = Export {
-        exporter: NAME.into(),
-        status: ExportStatus::Error,
-        files: Vec::new(),
-        sha256: None,
-        summary: Value::Null,
-    };
     let (shapes, summary) = match nel_shape::export(file) {
         Ok(x) => x,
         Err(e) => {

@@ -15,6 +15,11 @@ use std::sync::OnceLock;
 
 /// Environment variable naming the slot file.
 pub const SLOT_VAR: &str = "PMWORKER_BREADCRUMB_SLOT";
+/// The [`SLOT_VAR`] value that names the slot a worker inherits as descriptor `fd`.
+pub fn inherited(fd: std::os::fd::RawFd) -> String {
+    format!("/proc/self/fd/{fd}")
+}
+
 /// Size of the slot file; the coordinator writes it out in full (no sparse pages).
 pub const SLOT_BYTES: usize = 4096;
 const HEADER: usize = 8;

@@ -93,40 +93,11 @@ fn first_argument<'a>(argc: c_int, argv: *const *const c_char) -> Option<&'a [u8
     (!arg.is_null()).then(|| unsafe { std::ffi::CStr::from_ptr(arg) }.to_bytes())
 }
 
-/// The value of the first entry of the NULL-terminated environment block `envp` that
-/// starts with `prefix` (`NAME=`), without the prefix. `envp` is read directly: before
-/// `main` of a dynamically linked binary, libc's `environ` is not set yet.
-pub(crate) fn variable<'a>(envp: *const *const c_char, prefix: &[u8]) -> Option<&'a [u8]> {
-    if envp.is_null() {
-        return None;
-    }
-    let mut at = envp;
-    loop {
-        // SAFETY: `envp` is the loader's NULL-terminated array of NUL-terminated strings;
-        // we stop at its NULL entry.
-        let entry = unsafe { *at };
-        if entry.is_null() {
-            return None;
-        }
-        // SAFETY: each entry is a NUL-terminated string that outlives the process's start.
-        let bytes = unsafe { std::ffi::CStr::from_ptr(entry) }.to_bytes();
-        if let Some(value) = bytes.strip_prefix(prefix) {
-            return Some(value);
-        }
-        // SAFETY: not past the NULL entry yet, so the next slot exists.
-        at = unsafe { at.add(1) };
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
-    fn the_environment_and_the_first_argument_are_read_without_libc() {
+    fn the_first_argument_is_read_without_libc() {
         let null = std::ptr::null();
-        let env = [c"A=1".as_ptr(), c"PMWORKER_CONFINE=7:0".as_ptr(), null];
-        assert_eq!(super::variable(env.as_ptr(), b"PMWORKER_CONFINE="), Some(&b"7:0"[..]));
-        assert_eq!(super::variable(env.as_ptr(), b"B="), None);
-        assert_eq!(super::variable(std::ptr::null(), b"A="), None);
         let argv = [c"pmfarm".as_ptr(), c"worker".as_ptr(), null];
         assert_eq!(super::first_argument(2, argv.as_ptr()), Some(&b"worker"[..]));
         assert_eq!(super::first_argument(1, argv.as_ptr()), None);

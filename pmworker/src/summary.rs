@@ -6,7 +6,7 @@
 //! Skips are counted as skips by the tally, never as passes.
 
 use crate::emit::Sink;
-use crate::events::{Breadcrumb, Event, Export, ExportKind, ExportStatus};
+use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 use crate::exporter::{write_output, ExportVerdict};
 use crate::options::Options;
 use pmcore::export::summary::{self, SectionOutcome};
@@ -21,15 +21,8 @@ pub const NAME: &str = ExportKind::Summary.name();
 
 /// Runs the exporter and its per-section T3.
 pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-    sink.breadcrumb(Breadcrumb { tier: "export".into(), stream: NAME.into(), ..Default::default() });
+    let mut event = crate::exporter::begin(NAME, sink);
     let account = summary::account(file);
-    let mut event = Export {
-        exporter: NAME.into(),
-        status: ExportStatus::Error,
-        files: Vec::new(),
-        sha256: None,
-        summary: json!(null),
-    };
     match &account {
         Ok(a) => {
             let bytes = serde_json::to_vec_pretty(a).unwrap_or_default();

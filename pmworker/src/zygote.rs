@@ -219,9 +219,11 @@ pub fn receive(socket: RawFd) -> std::io::Result<(Vec<u8>, Vec<std::os::fd::Owne
 extern "C" fn on_child(_: libc::c_int) {}
 
 /// Runs the zygote on the socket `socket` until it closes: `worker_args` are the worker's
-/// arguments before the file (program name first). Returns the process's exit code.
-/// Single-threaded by design: `fork` copies only the calling thread.
-pub fn serve(mut worker_args: Vec<OsString>, socket: RawFd) -> i32 {
+/// arguments before the file (program name first), and each child runs `check_file` on
+/// them with its file last (the worker's command line, `crate::cli`, which starts the
+/// zygote: passed in, so this module does not import it back). Returns the process's exit
+/// code. Single-threaded by design: `fork` copies only the calling thread.
+pub fn serve(mut worker_args: Vec<OsString>, socket: RawFd, check_file: fn(Vec<OsString>) -> i32) -> i32 {
     if worker_args.last().is_some_and(|a| a.len() == COMMAND_LINE_ROOM && a.as_bytes().iter().all(|&b| b == b' ')) {
         worker_args.pop();
     }
@@ -274,7 +276,7 @@ pub fn serve(mut worker_args: Vec<OsString>, socket: RawFd) -> i32 {
         // SAFETY: this process is single-threaded (see above), so the child may run any code.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
-            let code = child(&worker_args, request, fds, socket, zygote, &open_mask.0);
+            let code = child(&worker_args, request, fds, socket, zygote, &open_mask.0, check_file);
             crate::memory::exit_worker(code);
         }
         let reply = if pid < 0 {
@@ -314,6 +316,7 @@ fn child(
     socket: RawFd,
     zygote: libc::pid_t,
     signal_mask: &libc::sigset_t,
+    check_file: fn(Vec<OsString>) -> i32,
 ) -> i32 {
     use std::os::fd::{AsRawFd, IntoRawFd};
     let mut fds = fds.into_iter();
@@ -330,8 +333,9 @@ fn child(
         libc::sigprocmask(libc::SIG_SETMASK, signal_mask, std::ptr::null_mut());
         libc::setpgid(0, 0);
         // Dies with the zygote, which dies with the coordinator; a zygote already gone
-        // means nobody supervises this child: it goes.
-        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::getppid() != zygote {
+        // means nobody supervises this child: it goes. (Its address-space cap is the
+        // zygote's, inherited through `fork`.)
+        if crate::confine::confine(zygote as u32, None).is_err() {
             libc::_exit(crate::confine::NOT_CONFINED_EXIT);
         }
         if libc::dup2(stdout.as_raw_fd(), 1) < 0 || libc::dup2(stderr.as_raw_fd(), 2) < 0 {
@@ -339,7 +343,7 @@ fn child(
         }
         std::env::remove_var(ZYGOTE_VAR);
         match slot {
-            Some(fd) => std::env::set_var(crate::slot::SLOT_VAR, format!("/proc/self/fd/{fd}")),
+            Some(fd) => std::env::set_var(crate::slot::SLOT_VAR, crate::slot::inherited(fd)),
             None => std::env::remove_var(crate::slot::SLOT_VAR),
         }
         match &request.fault {
@@ -357,7 +361,7 @@ fn child(
         }
     }
     crate::start::set_last_argument(&request.path);
-    crate::cli::main_with_args(worker_args.iter().cloned().chain(std::iter::once(request.path)))
+    check_file(worker_args.iter().cloned().chain(std::iter::once(request.path)).collect())
 }
 
 #[cfg(test)]

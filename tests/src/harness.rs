@@ -172,7 +172,7 @@ pub fn assert_exit(out: &Output, code: i32) {
     );
 }
 
-/// Reads what a run wrote into its output folder (file names as `pmfarm::run_dir` spells them).
+/// Reads what a run wrote into its output folder (file names as `pmfarm::run_files` spells them).
 pub struct RunDirReader {
     dir: PathBuf,
 }

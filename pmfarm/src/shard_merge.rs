@@ -12,8 +12,8 @@
 //! ran it is not removed).
 
 use crate::gates::GateSource;
-use crate::results::{BaselineDiff, BaselineSummary, DiffClass, FileDiff, FileResult, Summary};
-use crate::run_dir::{RunDir, RunDirError};
+use crate::results::{BaselineDiff, DiffClass, FileDiff, FileResult, Summary};
+use crate::run_files::{RunDir, RunDirError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -194,9 +194,9 @@ fn merge_diffs(shards: &[ShardOutput], results: &[FileResult]) -> Option<Baselin
     Some(BaselineDiff { baseline: name, counts, files })
 }
 
-/// The summary `pmfarm run` writes, recomputed over the merged results (see
-/// `run::summarize`); `timing` holds the slowest shard's wall time, the byte total and
-/// the shard count.
+/// The summary `pmfarm run` writes, recomputed over the merged results
+/// ([`crate::run_summary`]); `timing` holds the slowest shard's wall time, the byte total
+/// and the shard count.
 fn summarize(
     first: &ShardOutput,
     shards: &[ShardOutput],
@@ -204,29 +204,17 @@ fn summarize(
     gates: Vec<crate::results::GateOutcome>,
     diff: Option<&BaselineDiff>,
 ) -> Summary {
-    let crate::tally::Tally { status_counts, buckets, corpus_manifest_sha256, bytes } = crate::tally::tally(results);
     let wall_ms = shards.iter().filter_map(|s| s.summary.timing.get("wall_ms").and_then(|v| v.as_u64())).max();
-    Summary {
+    let header = crate::run_summary::RunHeader {
         tool: first.summary.tool.clone(),
         schema: first.summary.schema,
         options: first.summary.options.clone(),
         limits: first.summary.limits.clone(),
         corpus_root: first.summary.corpus_root.clone(),
-        corpus_manifest_sha256,
-        files: results.len() as u64,
-        status_counts,
-        buckets,
-        gates,
-        baseline: diff.map(|d| BaselineSummary { name: d.baseline.clone(), counts: d.counts.clone() }),
         shard: None,
-        timing: serde_json::json!({
-            "wall_ms": wall_ms.unwrap_or(0),
-            "bytes": bytes,
-            "shards": shards.len(),
-            "run_id": crate::run_folder::new_run_id(),
-            "finished": crate::history::utc_now(),
-        }),
-    }
+    };
+    let timing = crate::run_summary::RunTiming { wall_ms: wall_ms.unwrap_or(0), shards: Some(shards.len()) };
+    crate::run_summary::summarize(header, results, gates, diff, timing)
 }
 
 /// Writes `results.jsonl`, `summary.json` and (when merged) `baseline-diff.json` into

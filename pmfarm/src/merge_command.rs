@@ -1,11 +1,11 @@
 //! `pmfarm merge OUT... --out M`, end to end: read the shard folders, merge them
-//! ([`crate::merge`]), write the merged run folder under its lock, append the history line,
+//! ([`crate::shard_merge`]), write the merged run folder under its lock, append the history line,
 //! render the report. Prints nothing: the CLI renders the [`Outcome`].
 
 use crate::engine::{FarmError, Outcome};
 use crate::gates::GateSource;
-use crate::merge::{merge, write, ShardOutput};
-use crate::run_dir::RunDir;
+use crate::run_files::RunDir;
+use crate::shard_merge::{merge, write, ShardOutput};
 use std::path::{Path, PathBuf};
 
 /// `pmfarm merge OUT... --out M [--gates DIR] [--baselines DIR] [--no-report]`: merge,
@@ -25,7 +25,7 @@ pub fn merge_into(
     let merged = merge(&shards, gates)?;
     std::fs::create_dir_all(out).map_err(|source| FarmError::CreateOut { out: out.to_path_buf(), source })?;
     let _lock = crate::lock::RunLock::acquire(out)?;
-    crate::run_folder::begin(out, "merge")
+    crate::output_set::begin(out, "merge")
         .map_err(|source| FarmError::ClearEarlierOutputs { out: out.to_path_buf(), source })?;
     write(out, &merged)?;
     let mut outcome = Outcome {
@@ -44,7 +44,7 @@ pub fn merge_into(
         let failed = appended.is_err();
         outcome.history = Some(appended);
         if failed {
-            let _ = crate::run_folder::finish(out); // the merged results are complete
+            let _ = crate::output_set::finish(out); // the merged results are complete
             return Ok(outcome);
         }
     }
@@ -61,10 +61,10 @@ pub fn merge_into(
         let failed = rendered.is_err();
         outcome.report = Some(rendered);
         if failed {
-            let _ = crate::run_folder::finish(out); // the merged results are complete
+            let _ = crate::output_set::finish(out); // the merged results are complete
             return Ok(outcome);
         }
     }
-    outcome.unfinished = crate::run_folder::finish(out).err();
+    outcome.unfinished = crate::output_set::finish(out).err();
     Ok(outcome)
 }

@@ -1,6 +1,6 @@
 //! One run folder's files: their names (from `pmschema::files`, the only place that spells
 //! them) and how the outputs are read and written, for `run`, `merge`, `report`, `verify-ledger` and `baseline`.
-//! The write-order and in-progress rules live in [`crate::run_folder`]; the formats in
+//! The write-order and in-progress rules live in [`crate::output_set`]; the formats in
 //! `pmschema::results` (`docs/results.md`).
 
 use crate::results::{BaselineDiff, FileResult, Summary};

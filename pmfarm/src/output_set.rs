@@ -9,13 +9,13 @@
 use std::path::{Path, PathBuf};
 
 /// The in-progress mark: present from before the first deletion until the outputs are complete.
-pub const IN_PROGRESS: &str = crate::run_dir::IN_PROGRESS;
+pub const IN_PROGRESS: &str = crate::run_files::IN_PROGRESS;
 
 /// Outputs a run writes after its journal; removed before a new run or a resumption starts.
-pub const OUTPUTS: [&str; 3] = [crate::run_dir::RESULTS, crate::run_dir::SUMMARY, crate::run_dir::BASELINE_DIFF];
+pub const OUTPUTS: [&str; 3] = [crate::run_files::RESULTS, crate::run_files::SUMMARY, crate::run_files::BASELINE_DIFF];
 
 /// The report folder inside the run folder.
-pub const REPORT_DIR: &str = crate::run_dir::REPORT;
+pub const REPORT_DIR: &str = crate::run_files::REPORT;
 
 /// Prefix of the temporary folders a report is rendered into (`OUT/.report-tmp-<pid>`).
 pub const REPORT_TMP_PREFIX: &str = ".report-tmp-";
