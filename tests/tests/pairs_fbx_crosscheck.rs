@@ -48,6 +48,8 @@ fn model_names_agree_with_fbxcel_dom_on_every_fbx7_export() {
             models += mine.len();
         }
     }
-    // Measured: 91 FBX 7.1-7.5 files, 398 models; 12 FBX 6.x refused by fbxcel-dom.
-    assert_eq!((files, models, refused), (91, 398, 12));
+    // Measured on today's corpus: 91 FBX 7.1-7.5 files, 398 models; 12 FBX 6.x refused by
+    // fbxcel-dom (only FBX 6 may be refused: asserted above). The corpus grows: no pin.
+    eprintln!("pairs: {files} FBX 7 files with {models} models agree with fbxcel-dom; {refused} FBX 6 refused");
+    assert!(files > 0, "no FBX 7 export was cross-checked");
 }
