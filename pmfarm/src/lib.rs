@@ -35,10 +35,6 @@ pub mod tally;
 pub mod verify_ledger;
 pub mod workspace;
 pub mod zygote;
-/// The modules' names before issue 38 renamed them by their job, still spelled so by
-/// `report/`, which another change of that issue owns: remove once it says `run_files`
-/// and `output_set`.
-pub(crate) use {output_set as run_folder, run_files as run_dir};
 
 /// Hidden first argument that turns the `pmfarm` process into a worker: the coordinator
 /// launches its own executable as `pmfarm worker [pmworker arguments] FILE`, so the binary

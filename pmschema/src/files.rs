@@ -1,5 +1,5 @@
 //! The names of the files in a run folder (`pmfarm run --out OUT`), spelled here and
-//! nowhere else: `pmfarm::run_dir` reads and writes them, the integration tests find them
+//! nowhere else: `pmfarm::run_files` reads and writes them, the integration tests find them
 //! through these constants, and `docs/results.md`, `docs/report-schema.md` and
 //! `docs/reliability.md` name them for everyone else (a test below pins the two together).
 
@@ -21,7 +21,7 @@ pub const INDEX_JSON: &str = "index.json";
 pub const JUNIT_XML: &str = "junit.xml";
 /// Inside [`REPORT`]: the Markdown summary (PR comments).
 pub const SUMMARY_MD: &str = "summary.md";
-/// The in-progress mark (`pmfarm::run_folder`): present from before the first deletion
+/// The in-progress mark (`pmfarm::output_set`): present from before the first deletion
 /// until the outputs are complete.
 pub const IN_PROGRESS: &str = "in-progress";
 /// The lock one coordinator holds while it works in the folder (`pmfarm::lock`).

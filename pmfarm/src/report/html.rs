@@ -9,7 +9,7 @@ use super::model::*;
 use super::svg;
 use super::{Artifact, Exporter, ReportError};
 use crate::results::GateOutcome;
-use crate::run_dir::{INDEX_HTML, INDEX_JSON, JUNIT_XML, SUMMARY_MD};
+use crate::run_files::{INDEX_HTML, INDEX_JSON, JUNIT_XML, SUMMARY_MD};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt::Write;

@@ -5,7 +5,7 @@
 use super::model::*;
 use super::{Artifact, Exporter, ReportError};
 use crate::results::{GateOutcome, StatusCounts};
-use crate::run_dir::INDEX_JSON;
+use crate::run_files::INDEX_JSON;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

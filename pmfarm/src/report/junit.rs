@@ -197,6 +197,6 @@ impl Exporter for JunitExporter {
         write_suite(&mut out, suite, &cases);
         write_suite(&mut out, "pmfarm.gates", &gates);
         out.push_str("</testsuites>\n");
-        Ok(vec![Artifact { name: crate::run_dir::JUNIT_XML.into(), contents: out }])
+        Ok(vec![Artifact { name: crate::run_files::JUNIT_XML.into(), contents: out }])
     }
 }

@@ -3,7 +3,7 @@
 
 use super::model::Report;
 use super::{Artifact, Exporter, ReportError};
-use crate::run_dir::{INDEX_HTML, REPORT, SUMMARY_MD};
+use crate::run_files::{INDEX_HTML, REPORT, SUMMARY_MD};
 
 /// Hard cap on the summary's length (a PR comment people still read).
 pub const MAX_LINES: usize = 60;

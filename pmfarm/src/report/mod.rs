@@ -60,7 +60,7 @@ pub struct ReportIndex {
 impl ReportIndex {
     /// `dir/index.html`.
     pub fn index_html(&self) -> PathBuf {
-        self.dir.join(crate::run_dir::INDEX_HTML)
+        self.dir.join(crate::run_files::INDEX_HTML)
     }
 }
 
@@ -139,17 +139,17 @@ pub fn exporters(opts: &ReportOptions) -> Vec<Box<dyn Exporter>> {
 
 /// Reads `results.jsonl`, `summary.json` and, when present, `baseline-diff.json` (and the
 /// baseline it names) from `out_dir`, and writes `out_dir/report/`. The report is written
-/// into a temporary folder and swapped in whole (`crate::run_folder::swap_in_report`), so a
+/// into a temporary folder and swapped in whole (`crate::output_set::swap_in_report`), so a
 /// reader sees the old report or the new one, never a torn page or a bucket this run lacks;
 /// on any error the temporary folder is removed and the error returned.
 pub fn render(out_dir: &Path, opts: &ReportOptions) -> Result<ReportIndex, ReportError> {
     let data = load(out_dir, opts)?;
     let report = data.build();
-    let dir = out_dir.join(crate::run_folder::REPORT_DIR);
-    let tmp = crate::run_folder::report_tmp(out_dir);
+    let dir = out_dir.join(crate::output_set::REPORT_DIR);
+    let tmp = crate::output_set::report_tmp(out_dir);
     let _ = std::fs::remove_dir_all(&tmp);
     let written = write_into(&tmp, &report, opts).and_then(|mut index| {
-        crate::run_folder::swap_in_report(out_dir, &tmp)
+        crate::output_set::swap_in_report(out_dir, &tmp)
             .map_err(|source| ReportError::Write { path: dir.clone(), source })?;
         index.dir = dir.clone();
         Ok(index)
@@ -204,7 +204,7 @@ fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Re
 
 /// Parses a run's output folder into [`RunData`].
 pub fn load(out_dir: &Path, opts: &ReportOptions) -> Result<RunData, ReportError> {
-    let run = crate::run_dir::RunDir::new(out_dir);
+    let run = crate::run_files::RunDir::new(out_dir);
     let summary: Summary = parse_json(&run.summary())?;
     let results: Vec<FileResult> = parse_jsonl(&run.results())?;
     let diff_path = run.baseline_diff();
