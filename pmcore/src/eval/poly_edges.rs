@@ -430,7 +430,7 @@ mod tests {
     use super::*;
     use glam::Vec3;
 
-    use crate::eval::primitives::unit_poly_box as poly_box;
+    use crate::eval::primitive::r#box::unit_poly_box as poly_box;
 
     fn ends(edges: &[Edge]) -> Vec<(u32, u32)> {
         edges.iter().map(|e| (e.v1, e.v2)).collect()

@@ -12,7 +12,7 @@ pub const OSM_DERIVED: u16 = 0x2032;
 /// Scene object chunk id meaning "WSM Derived".
 pub const WSM_DERIVED: u16 = 0x2033;
 /// ClassId of a NodeImpl (superclass 1).
-pub const NODE_IMPL: [u32; 2] = [1, 0];
+pub use crate::classes::ids::NODE_IMPL;
 /// Reference chunk, flat form: s32 storage index per slot.
 pub const REFS_FLAT: u16 = 0x2034;
 /// Reference chunk, map form: leading s32, then (slot, storage index) pairs.

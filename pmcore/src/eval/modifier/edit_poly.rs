@@ -54,10 +54,19 @@
 //! Operations that only change selections, visibility, materials, smoothing or
 //! triangulation pass. Any other operation stops the node, naming it.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::poly_edges;
+use super::Modifier;
 use crate::chunk::Chunk;
+use crate::eval::context::ModContext;
+use crate::eval::derived::StackModifier;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{param_stop, stop, to_poly, Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::poly_edges;
+use crate::eval::selection::{
+    level, Carry, Selection, EDIT_POLY_EDGE_SEL, EDIT_POLY_FACE_SEL, EDIT_POLY_SEL_LEVEL, EDIT_POLY_VERTEX_SEL,
+};
 use crate::model::geometry;
+use crate::model::scene_index::SceneIndex;
 use glam::Vec3;
 
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
@@ -917,6 +926,136 @@ fn safe_centre(corners: &[Vec3]) -> Vec3 {
     (mean + u * (f.x / k) + v * (f.y / k) + normal * (h / k)).as_vec3()
 }
 
+/// The Edit Poly modifier's evaluator: it indexes its input's poly conversion, and sets
+/// the selection it outputs.
+pub const EDIT_POLY: Modifier =
+    Modifier { indexes_poly: true, ..Modifier::new(module_path!(), apply, true, Carry::Own(selection_after)) };
+
+/// Operations that change the topology and are not replayed, including the one still
+/// being edited (not committed: it has no stored records).
+fn not_replayed(ids: &[u32], current: i32) -> Vec<u32> {
+    let mut changing: Vec<u32> =
+        topology_operations(ids).into_iter().filter(|id| !REPLAYED_OPERATIONS.iter().any(|(r, _)| r == id)).collect();
+    if topology_operations(&[current as u32]).len() == 1 {
+        changing.push(current as u32);
+    }
+    changing
+}
+
+/// Replays the committed operations whose records are known, when the input's order is
+/// the one they index; offsets alone over an input not in Max's order keep the counts.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    let ops = operations(mc.modifier.mod_app).map_err(|e| stop(m, e))?;
+    let ids: Vec<u32> = ops.iter().map(|o| o.id).collect();
+    let current =
+        Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
+    let changing = not_replayed(&ids, current);
+    if !changing.is_empty() {
+        return Err(stop(m, format!("operations that change the topology are not replayed: {changing:?}")));
+    }
+    let indexed: Vec<u32> = ops.iter().filter(|o| uses_indices(o)).map(|o| o.id).collect();
+    if !mc.in_max_order && !indexed.is_empty() {
+        // Offsets alone keep the counts: those are known, the positions are not.
+        if indexed.iter().all(|&id| id == 53) && topology_operations(&ids).is_empty() {
+            let (counts, rule) = to_poly(input).counts_and_rule();
+            return Ok(Evaluated::CountOnly {
+                counts,
+                rule,
+                note: "Edit Poly vertex offsets index Max's vertex order, which this input's builder is not \
+                       checked to follow: positions not known"
+                    .into(),
+            });
+        }
+        return Err(stop(
+            m,
+            format!("operations {indexed:?} index vertices or faces, and this input is not built in Max's order"),
+        ));
+    }
+    Ok(match input {
+        Evaluated::Mesh(mesh) => {
+            Evaluated::Mesh(replay_after_flips(mesh.into_poly(), &ops, mc.turned).map_err(|e| stop(m, e))?)
+        }
+        other if topology_operations(&ids).is_empty() => to_poly(other),
+        Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+    })
+}
+
+/// Edit Poly parameters (`iEPolyMod.h` enumeration): use the stack selection, use soft
+/// selection.
+const EPM_STACK_SELECTION: u16 = 4;
+const EPM_SS_USE: u16 = 5;
+
+/// Edit Poly's output selection (see [`crate::eval::selection`]).
+fn selection_after(
+    index: &SceneIndex<'_>,
+    sm: &StackModifier<'_, '_>,
+    output: Option<&EvalMesh>,
+    in_max_order: bool,
+) -> Selection {
+    let unknown = |why: &str| Selection::Unknown(format!("Edit Poly {why}"));
+    let Some(level) = level(sm.object.chunk.child(EDIT_POLY_SEL_LEVEL)) else {
+        return unknown("selection level missing");
+    };
+    if level == 0 {
+        return Selection::Object;
+    }
+    let Ok(params) = Params::of(index, sm.object, 0) else { return unknown("parameters unreadable") };
+    if params.int_or(EPM_STACK_SELECTION, 0) != Ok(0) {
+        return unknown("passes the stack selection on");
+    }
+    if params.int_or(EPM_SS_USE, 0) != Ok(0) {
+        return unknown("soft selection is not evaluated");
+    }
+    let Some(mesh) = output else { return unknown("output known by its counts only") };
+    if !in_max_order {
+        return unknown("selection over an output not built in Max's order");
+    }
+    let bits = |id: u16| {
+        sm.mod_app
+            .and_then(|a| a.child(LOCAL_DATA))
+            .and_then(|l| l.child(id))
+            .and_then(|c| c.child(0x2700))
+            .and_then(bit_array)
+    };
+    selection_at_level(level, mesh, bits)
+}
+
+/// The vertices the selection at `level` marks, from its stored bit arrays.
+fn selection_at_level(level: i32, mesh: &EvalMesh, bits: impl Fn(u16) -> Option<Vec<bool>>) -> Selection {
+    let unknown = |why: &str| Selection::Unknown(format!("Edit Poly {why}"));
+    match level {
+        1 => match bits(EDIT_POLY_VERTEX_SEL) {
+            Some(v) if v.len() == mesh.positions.len() => Selection::Vertices(v),
+            Some(v) => unknown(&format!("vertex selection of {} over {} vertices", v.len(), mesh.positions.len())),
+            None => unknown("vertex selection unreadable"),
+        },
+        // Edge order (MNMesh's edge list) is not built here: only an empty edge selection
+        // is known.
+        2 | 3 => match bits(EDIT_POLY_EDGE_SEL) {
+            Some(e) if e.iter().all(|s| !s) => Selection::Vertices(vec![false; mesh.positions.len()]),
+            Some(_) => unknown("edge selection: edge order is not built"),
+            None => unknown("edge selection unreadable"),
+        },
+        4 | 5 => match bits(EDIT_POLY_FACE_SEL) {
+            Some(f) if f.len() == mesh.polygons.len() => {
+                let mut v = vec![false; mesh.positions.len()];
+                for (p, _) in mesh.polygons.iter().zip(&f).filter(|(_, s)| **s) {
+                    for &c in &p.corners {
+                        if let Some(x) = v.get_mut(c as usize) {
+                            *x = true;
+                        }
+                    }
+                }
+                Selection::Vertices(v)
+            }
+            Some(f) => unknown(&format!("face selection of {} over {} faces", f.len(), mesh.polygons.len())),
+            None => unknown("face selection unreadable"),
+        },
+        l => unknown(&format!("selection level {l} not known")),
+    }
+}
+
 #[cfg(test)]
 mod safe_centre_tests {
     use super::safe_centre;
@@ -1036,7 +1175,7 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
                 p.material = (u32::from(p.material) % limit) as u16;
             }
         }
-        let added = super::stack::from_stored(&stored);
+        let added = crate::eval::stored::from_stored(&stored);
         let base = mesh.positions.len() as u32;
         mesh.positions.extend(added.positions);
         mesh.polygons.extend(added.polygons.into_iter().map(|mut p| {
@@ -1055,7 +1194,7 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    use crate::eval::primitives::unit_poly_box as poly_box;
+    use crate::eval::primitive::r#box::unit_poly_box as poly_box;
 
     fn op_with(id: u32, faces: &[usize], n: usize, parameters: Vec<(u32, &'static [u8])>) -> Operation<'static> {
         Operation {

@@ -43,8 +43,14 @@
 //! input polygons the delta leaves whole stay polygons, the others and the created faces
 //! are triangles.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::Modifier;
 use crate::chunk::Chunk;
+use crate::eval::context::ModContext;
+use crate::eval::derived::StackModifier;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{mesh_of, stop, Evaluated, Stop};
+use crate::eval::selection::{level, Carry, Selection, EDIT_MESH_SEL_LEVEL};
+use crate::model::scene_index::SceneIndex;
 use glam::Vec3;
 
 /// Per-node data container inside the modifier's 0x2500 chunk.
@@ -433,6 +439,25 @@ fn set_face_attributes(mesh: &mut EvalMesh, changes: &[Change]) {
         }
     }
     mesh.polygons = out;
+}
+
+/// The Edit Mesh modifier's evaluator: a tri object out, in the tri order, with the
+/// selection it sets.
+pub const EDIT_MESH: Modifier =
+    Modifier { outputs_tri_order: true, ..Modifier::new(module_path!(), evaluate, true, Carry::Own(selection_after)) };
+
+/// Replays the MeshDelta over the input's mesh.
+fn evaluate(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    Ok(Evaluated::Mesh(apply(mc.modifier.mod_app, mesh_of(m, input)?, mc.in_max_order).map_err(|e| stop(m, e))?))
+}
+
+/// Edit Mesh's output selection: object level, or not decoded.
+fn selection_after(_: &SceneIndex<'_>, sm: &StackModifier<'_, '_>, _: Option<&EvalMesh>, _: bool) -> Selection {
+    match level(sm.object.chunk.child(EDIT_MESH_SEL_LEVEL)) {
+        Some(0) => Selection::Object,
+        l => Selection::Unknown(format!("Edit Mesh at selection level {l:?}: its selection is not decoded")),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,12 @@
 //! (measured on Plane inputs: `pairs/…/ModularDoorWindowed.max`, a 1×1 plane under Shell
 //! adds 8 vertices and 12 faces = 2 caps + 4 rim quads, as triangles).
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::Modifier;
+use crate::eval::context::ModContext;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{mesh_of, param_stop, stop, within_budget, Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::selection::Carry;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -109,6 +114,26 @@ pub fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
         }
     }
     EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
+}
+
+/// The Shell's evaluator.
+pub const SHELL: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+
+/// Shell parameters: 0 inner, 1 outer amount, 3 segments.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    let params = Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?;
+    let pe = |e| param_stop(m, e);
+    let segments = params.int(3).map_err(pe)?;
+    let segments = u32::try_from(segments)
+        .ok()
+        .filter(|s| (1..=1000).contains(s))
+        .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
+    let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
+    let mesh = mesh_of(m, input)?;
+    // Upper bound of the result (every vertex on the border).
+    within_budget(m, (mesh.positions.len() as u64).saturating_mul(u64::from(segments) + 1), mc.eval.budget)?;
+    Ok(Evaluated::Mesh(shell(mesh, &p)))
 }
 
 #[cfg(test)]

@@ -13,8 +13,12 @@
 //! the base a fan `(a, centre, b)`. Smoothing groups 4 (front), 2 (right), 16 (back),
 //! 32 (left), 8 (base); material id 0.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::primitives::PrimitiveError;
+use super::PrimitiveError;
+use super::{params_of, prim_stop, within, MaxOrder, Primitive};
+use crate::eval::context::EvalContext;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{param_stop, Stop};
+use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
 /// Pyramid parameters.
@@ -134,6 +138,25 @@ pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
         });
     }
     Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// The Pyramid's evaluator.
+pub const PYRAMID: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+
+/// The Pyramid from its parameter block.
+fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {
+    let p = params_of(ctx, base)?;
+    let pe = |e| param_stop(base, e);
+    let q = PyramidParams {
+        width: p.float(0).map_err(pe)?,
+        depth: p.float(1).map_err(pe)?,
+        height: p.float(2).map_err(pe)?,
+        width_segs: p.int(3).map_err(pe)?,
+        depth_segs: p.int(4).map_err(pe)?,
+        height_segs: p.int(5).map_err(pe)?,
+    };
+    within(ctx, base, q.vertices())?;
+    pyramid_mesh(&q).map_err(|e| prim_stop(base, e))
 }
 
 #[cfg(test)]

@@ -16,11 +16,14 @@
 //! of the axis with their copies on every level, dropping the triangles that collapse.
 //! Caps (degrees < 360 over a closed line) and patch / NURBS output are not evaluated.
 
-use super::classes;
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::params::Params;
-use super::spline::{BezierShape, PolyLine};
-use super::stack::{context_of, prs_matrix, stop, StackModifier, Stop};
+use super::ShapeModifier;
+use crate::classes::ids;
+use crate::eval::derived::StackModifier;
+use crate::eval::gizmo::{context_of, prs_matrix};
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{stop, Stop};
+use crate::eval::params::Params;
+use crate::eval::spline::{BezierShape, PolyLine};
 use crate::model::scene_index::{SceneIndex, SceneObject};
 use glam::Mat4;
 
@@ -214,7 +217,7 @@ pub fn evaluate(
     budget: u64,
 ) -> Result<(EvalMesh, bool), Stop> {
     let m = sm.object;
-    if base.class.as_ref().map(|c| c.class_id) != Some(classes::LINE) {
+    if base.class.as_ref().map(|c| c.class_id) != Some(ids::LINE) {
         return Err(stop(base, "shape class under a Lathe not decoded"));
     }
     let shape = BezierShape::of_object(base.chunk).map_err(|e| stop(base, e.to_string()))?;
@@ -248,6 +251,9 @@ pub fn evaluate(
     let in_max_order = matches!(&lines[..], [line] if !line.closed);
     Ok((mesh, in_max_order))
 }
+
+/// The Lathe's evaluator: over the spline shape directly under it.
+pub const LATHE: ShapeModifier = ShapeModifier { module: module_path!(), evaluate };
 
 #[cfg(test)]
 mod tests {
