@@ -55,22 +55,10 @@ impl PyramidParams {
 const SIDE_GROUPS: [u32; 4] = [4, 2, 16, 32];
 const BASE_GROUP: u32 = 8;
 
-/// The pyramid as Max builds it. A negative height (Max then flips the faces) is not
-/// evaluated.
-pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
-    if ![p.width, p.depth, p.height].iter().all(|v| v.is_finite()) {
-        return Err(PrimitiveError::Unsupported("non-finite pyramid size"));
-    }
-    if p.height < 0.0 {
-        return Err(PrimitiveError::Unsupported("negative pyramid height"));
-    }
-    let (w, d, h) = (segs(p.width_segs), segs(p.depth_segs), segs(p.height_segs));
-    let ring = 2 * (w + d);
-    let mut positions = vec![Vec3::new(0.0, 0.0, p.height)];
+/// Each row's points below the apex, in Max's arithmetic (`f32` sums as the sample
+/// accumulates them), for `(w, d, h)` width, depth and height segments.
+fn push_rows(p: &PyramidParams, (w, d, h): (u32, u32, u32), positions: &mut Vec<Vec3>) {
     let (width_step, depth_step, height_step) = (p.width / h as f32, p.depth / h as f32, p.height / h as f32);
-    // Each row's points, in Max's arithmetic (f32 sums as the sample accumulates them), and
-    // the side each point's step belongs to.
-    let mut side_of = Vec::with_capacity(ring as usize);
     for row in 1..=h {
         let z = p.height - height_step * row as f32;
         let w_span = width_step * row as f32;
@@ -100,6 +88,22 @@ pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
             }
         }
     }
+}
+
+/// The pyramid as Max builds it. A negative height (Max then flips the faces) is not
+/// evaluated.
+pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
+    if ![p.width, p.depth, p.height].iter().all(|v| v.is_finite()) {
+        return Err(PrimitiveError::Unsupported("non-finite pyramid size"));
+    }
+    if p.height < 0.0 {
+        return Err(PrimitiveError::Unsupported("negative pyramid height"));
+    }
+    let (w, d, h) = (segs(p.width_segs), segs(p.depth_segs), segs(p.height_segs));
+    let ring = 2 * (w + d);
+    let mut positions = vec![Vec3::new(0.0, 0.0, p.height)];
+    push_rows(p, (w, d, h), &mut positions);
+    let mut side_of = Vec::with_capacity(ring as usize);
     for (side, n) in [w, d, w, d].into_iter().enumerate() {
         side_of.extend(std::iter::repeat_n(side, n as usize));
     }

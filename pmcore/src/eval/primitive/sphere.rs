@@ -130,11 +130,32 @@ impl SphereParams {
 pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
     let l = sphere_layout(p)?;
     let radius = p.radius.clamp(0.0, 1.0e30);
+    let mut positions = sphere_positions(p, &l, radius);
+    let polygons = sphere_faces(p, &l);
+    if p.base_to_pivot {
+        let shift = cos(l.lowest) * radius;
+        for v in &mut positions {
+            v.z -= shift;
+        }
+    }
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// Cosine as Max gets it: angles accumulate in `f32` as Max adds them; sines and cosines
+/// in `f64`, as the C library computes them for a float argument, then rounded.
+fn cos(x: f32) -> f32 {
+    f64::from(x).cos() as f32
+}
+
+/// Sine, as [`cos`].
+fn sin(x: f32) -> f32 {
+    f64::from(x).sin() as f32
+}
+
+/// The top pole, the rings of latitude (with a centre per ring when sliced), the bottom.
+fn sphere_positions(p: &SphereParams, l: &SphereLayout, radius: f32) -> Vec<Vec3> {
     let mut positions = Vec::with_capacity(l.vertices as usize);
     positions.push(Vec3::new(0.0, 0.0, radius));
-    // Angles accumulate in f32 as Max adds them; sines and cosines in f64, as the C
-    // library computes them for a float argument, then rounded.
-    let (cos, sin) = (|x: f32| f64::from(x).cos() as f32, |x: f32| f64::from(x).sin() as f32);
     let mut alt = l.delta;
     for row in 1..=l.rows {
         if !l.whole && row == l.rows {
@@ -153,18 +174,24 @@ pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
         alt += l.delta;
     }
     positions.push(Vec3::new(0.0, 0.0, if l.whole { -radius } else { cos(l.lowest) * radius }));
+    positions
+}
 
+/// (material id, smoothing group) of a face.
+type Attributes = (u16, u32);
+
+/// A single triangle.
+fn triangle(corners: [u32; 3], (material, smoothing): Attributes) -> Polygon {
+    Polygon { corners: corners.to_vec(), material, smoothing, triangles: Vec::new() }
+}
+
+/// The top fan, the quads between rings, the bottom fan (or the hemisphere's cap).
+fn sphere_faces(p: &SphereParams, l: &SphereLayout) -> Vec<Polygon> {
     let sides = if p.slice { l.sides + 1 } else { l.sides };
     let smooth = |group: u32| if p.smooth { group } else { 0 };
-    // (material id, smoothing group) of a regular face and of the two slice sides.
+    // Attributes of a regular face and of the two slice sides.
     let regular = (1u16, smooth(1));
     let (slice_a, slice_b) = ((2u16, smooth(4)), (3u16, smooth(8)));
-    let triangle = |corners: [u32; 3], (material, smoothing): (u16, u32)| Polygon {
-        corners: corners.to_vec(),
-        material,
-        smoothing,
-        triangles: Vec::new(),
-    };
     let mut polygons = Vec::new();
     for i in 1..=sides {
         let next = if i == sides { 1 } else { i + 1 };
@@ -175,10 +202,35 @@ pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
         };
         polygons.push(triangle([0, i, next], attributes));
     }
+    ring_quads(p, l, sides, [regular, slice_a, slice_b], &mut polygons);
+    let last_vertex = l.vertices - 1;
+    let odd_point = p.slice && !l.whole;
+    let bottom_sides = if odd_point { sides - 2 } else { sides };
+    let first = (l.rows - 1) * sides + 1;
+    for i in 0..bottom_sides {
+        let c = first + i;
+        let b = if !odd_point && i == bottom_sides - 1 { first } else { c + 1 };
+        let slice_side = p.slice && i + 2 >= bottom_sides;
+        let attributes = if !l.whole {
+            (0, smooth(2))
+        } else if slice_side && i + 2 == bottom_sides {
+            slice_a
+        } else if slice_side {
+            slice_b
+        } else {
+            regular
+        };
+        polygons.push(triangle([last_vertex, b, c], attributes));
+    }
+    polygons
+}
+
+/// The quads between consecutive rings; `[regular, slice_a, slice_b]` attributes.
+fn ring_quads(p: &SphereParams, l: &SphereLayout, sides: u32, attributes: [Attributes; 3], out: &mut Vec<Polygon>) {
+    let [regular, slice_a, slice_b] = attributes;
     let last_vertex = l.vertices - 1;
     let (last_side, almost_last) = (sides - 1, sides - 2);
-    let odd_point = p.slice && !l.whole;
-    let odd_middle = odd_point && l.rows == 2;
+    let odd_middle = p.slice && !l.whole && l.rows == 2;
     for row in 1..l.rows {
         let first = (row - 1) * sides + 1;
         for k in 0..sides {
@@ -197,38 +249,9 @@ pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
                 k if p.slice && k == last_side => slice_b,
                 _ => regular,
             };
-            polygons.push(Polygon {
-                corners: vec![a, b, c, d],
-                material,
-                smoothing,
-                triangles: vec![[a, b, c], [a, c, d]],
-            });
+            out.push(Polygon { corners: vec![a, b, c, d], material, smoothing, triangles: vec![[a, b, c], [a, c, d]] });
         }
     }
-    let bottom_sides = if odd_point { sides - 2 } else { sides };
-    let first = (l.rows - 1) * sides + 1;
-    for i in 0..bottom_sides {
-        let c = first + i;
-        let b = if !odd_point && i == bottom_sides - 1 { first } else { c + 1 };
-        let slice_side = p.slice && i + 2 >= bottom_sides;
-        let attributes = if !l.whole {
-            (0, smooth(2))
-        } else if slice_side && i + 2 == bottom_sides {
-            slice_a
-        } else if slice_side {
-            slice_b
-        } else {
-            regular
-        };
-        polygons.push(triangle([last_vertex, b, c], attributes));
-    }
-    if p.base_to_pivot {
-        let shift = cos(l.lowest) * radius;
-        for v in &mut positions {
-            v.z -= shift;
-        }
-    }
-    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
 }
 
 /// The Sphere from its parameter block.
