@@ -37,6 +37,12 @@ pub mod superclass {
     pub const TEXTURE: u32 = 0x0c10;
     /// Utility.
     pub const UTILITY: u32 = 0x1020;
+    /// Render effect (render element).
+    pub const RENDER_EFFECT: u32 = 0x1150;
+    /// Custom attribute.
+    pub const CUSTOM_ATTRIBUTE: u32 = 0x1160;
+    /// The made-up superclass of the synthetic demo files' placeholder scene object.
+    pub const DEMO_SCENE: u32 = 0x1000;
     /// Render environment.
     pub const RENDER_ENVIRONMENT: u32 = 0x1010;
     /// Float controller.
@@ -52,6 +58,16 @@ pub mod superclass {
 }
 
 // Scene structure.
+/// OSM Derived: a node's object with its object-space modifiers (chunk id 0x2032).
+pub const OSM_DERIVED: [u32; 2] = [0x2926_3a68, 0x405f_22f5];
+/// WSM Derived: a node's object with its world-space modifiers (chunk id 0x2033).
+pub const WSM_DERIVED: [u32; 2] = [0x4ec1_3906, 0x5578_130e];
+/// The placeholder scene object of the synthetic demo files (a made-up class).
+pub const DEMO_SCENE: [u32; 2] = [0x2000, 0];
+/// Custom attribute (`custattribs.dlo`).
+pub const CUSTOM_ATTRIBUTE: [u32; 2] = [0x5ddb_3626, 0x2336_6a6a];
+/// VRayZDepth render element.
+pub const VRAY_Z_DEPTH: [u32; 2] = [0x4e8c_5a20, 0x0e6a_2bb5];
 /// The scene singleton (`SceneImpl`).
 pub const SCENE_IMPL: [u32; 2] = [0x2222, 0];
 /// The scene material library (`MtlBaseLib`).
@@ -82,6 +98,12 @@ pub const POSITION_XYZ: [u32; 2] = [0x118f_7e02, 0xffee_238a];
 pub const SCALE_XYZ: [u32; 2] = [0x118f_7c01, 0xfeee_238b];
 /// Euler XYZ rotation controller (three float sub-controllers, radians).
 pub const EULER_XYZ: [u32; 2] = [0x2012, 0];
+/// Bezier Float controller.
+pub const BEZIER_FLOAT: [u32; 2] = [0x2007, 0];
+/// Bezier Position controller.
+pub const BEZIER_POSITION: [u32; 2] = [0x2008, 0];
+/// Bezier Scale controller.
+pub const BEZIER_SCALE: [u32; 2] = [0x2010, 0];
 
 // Biped (design §10).
 /// Biped system root (superclass Object): the one that carries the figure era.
@@ -204,5 +226,7 @@ pub const MELT: [u32; 2] = [0x36d0_4fa5, 0x5007_27b3];
 pub const CONFORM: [u32; 2] = [0x0000_0b00, 0x57da_4442];
 /// PathDeform (WSM).
 pub const PATH_DEFORM_WSM: [u32; 2] = [0x0001_10b4, 0x0000_7f9e];
+/// Edit Normals.
+pub const EDIT_NORMALS: [u32; 2] = [0x1af5_2e8b, 0x38d4_0f0e];
 /// Map Extender (`mapext198m3.dlm`, design §9 T3 caveats).
 pub const MAP_EXTENDER: [u32; 2] = [0x2ec8_2081, 0x045a_6271];

@@ -65,6 +65,12 @@ pub enum Role {
     Utility,
     /// Render settings.
     Environment,
+    /// A render effect or element.
+    RenderEffect,
+    /// A custom attribute.
+    Attribute,
+    /// A derived object: a node's object with its modifiers.
+    Derived,
 }
 
 /// The evaluator a class uses.
@@ -145,6 +151,9 @@ const fn modifier_row(id: [u32; 2], name: &'static str, e: Option<&'static Modif
 /// Every class the code knows.
 pub const CATALOGUE: &[Class] = &[
     // Scene structure and the typed model.
+    row(ids::OSM_DERIVED, 0, "OSM Derived", Role::Derived),
+    row(ids::WSM_DERIVED, 0, "WSM Derived", Role::Derived),
+    row(ids::DEMO_SCENE, sc::DEMO_SCENE, "Scene (synthetic demo)", Role::Scene),
     typed_row(ids::SCENE_IMPL, sc::SCENE, "Scene", Role::Scene, TypedClass::SceneImpl),
     typed_row(ids::NODE_IMPL, sc::NODE, "Node", Role::Node, TypedClass::NodeImpl),
     typed_row(ids::ROOT_NODE, sc::NODE, "Root Node", Role::Node, TypedClass::RootNode),
@@ -161,6 +170,11 @@ pub const CATALOGUE: &[Class] = &[
     row(ids::POSITION_XYZ, sc::CTRL_POSITION, "Position XYZ", Role::Controller),
     row(ids::SCALE_XYZ, sc::CTRL_SCALE, "Scale XYZ", Role::Controller),
     row(ids::EULER_XYZ, sc::CTRL_ROTATION, "Euler XYZ", Role::Controller),
+    row(ids::BEZIER_FLOAT, sc::CTRL_FLOAT, "Bezier Float", Role::Controller),
+    row(ids::BEZIER_POSITION, sc::CTRL_POSITION, "Bezier Position", Role::Controller),
+    row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller),
+    row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
+    row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
     // Biped (design §10; superclasses as triage reads them).
     row(ids::BIPED_SYSTEM, sc::GEOM_OBJECT, "Biped system", Role::Object),
     row(ids::BIPED_COM, sc::CTRL_MATRIX3, "Biped centre of mass", Role::Controller),
@@ -236,8 +250,9 @@ pub const CATALOGUE: &[Class] = &[
         superclass: sc::WS_MODIFIER,
         ..modifier_row(ids::PATH_DEFORM_WSM, "PathDeform (WSM)", Some(&m::pass_through::PASS_THROUGH), Effect::DEFORMS)
     },
-    // Modifiers read for triage only.
+    // Modifiers known but not evaluated.
     modifier_row(ids::MAP_EXTENDER, "Map Extender", None, Effect::NONE),
+    modifier_row(ids::EDIT_NORMALS, "Edit Normals", None, Effect::NONE),
 ];
 
 /// The class with this Class ID and superclass.
@@ -256,28 +271,25 @@ fn modifiers_with(id: [u32; 2]) -> impl Iterator<Item = &'static Class> {
     CATALOGUE.iter().filter(move |c| c.id == id && c.role == Role::Modifier)
 }
 
-/// The evaluator of a modifier on a stack, `None` when evaluation does not know it.
+/// The evaluator `pick` finds among the rows of `role` with this Class ID.
+fn evaluator<T>(id: [u32; 2], role: Role, pick: fn(Evaluator) -> Option<T>) -> Option<T> {
+    CATALOGUE.iter().filter(|c| c.id == id && c.role == role).find_map(|c| pick(c.evaluator))
+}
+
+/// The evaluator of a modifier on a stack, `None` when evaluation does not know it. A stack
+/// entry is a modifier by its place: its superclass is not looked at.
 pub fn modifier(id: [u32; 2]) -> Option<&'static Modifier> {
-    modifiers_with(id).find_map(|c| match c.evaluator {
-        Evaluator::Modifier(e) => Some(e),
-        _ => None,
-    })
+    evaluator(id, Role::Modifier, |e| if let Evaluator::Modifier(m) = e { Some(m) } else { None })
 }
 
 /// The evaluator of a modifier directly over a spline shape.
 pub fn over_shape(id: [u32; 2]) -> Option<&'static ShapeModifier> {
-    modifiers_with(id).find_map(|c| match c.evaluator {
-        Evaluator::OverShape(e) => Some(e),
-        _ => None,
-    })
+    evaluator(id, Role::Modifier, |e| if let Evaluator::OverShape(m) = e { Some(m) } else { None })
 }
 
 /// The builder of a base object's class (geometric objects).
 pub fn object(id: [u32; 2]) -> Option<&'static Primitive> {
-    CATALOGUE.iter().filter(|c| c.id == id && c.role == Role::Object).find_map(|c| match c.evaluator {
-        Evaluator::Object(e) => Some(e),
-        _ => None,
-    })
+    evaluator(id, Role::Object, |e| if let Evaluator::Object(p) = e { Some(p) } else { None })
 }
 
 /// Whether a modifier class makes geometry whatever its input ([`Effect::makes_geometry`]).

@@ -6,29 +6,12 @@
 //!
 //! Max's rules, as measured on the real corpora, are documented in `docs/exporters.md`.
 
+use crate::classes::ids::superclass;
 use crate::facts::doc_summary::{DocSummary, SceneTotals};
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees, NODE_IMPL, OSM_DERIVED, WSM_DERIVED};
 use crate::model::scene_use::SceneUse;
 use crate::MaxFile;
 use std::collections::BTreeMap;
-
-/// Superclass ids that decide a node's Scene Totals category (Max SDK `SClass_ID`).
-pub mod superclass {
-    /// Geometric object.
-    pub const GEOMOBJECT: u32 = 0x10;
-    /// Camera.
-    pub const CAMERA: u32 = 0x20;
-    /// Light.
-    pub const LIGHT: u32 = 0x30;
-    /// Shape (splines).
-    pub const SHAPE: u32 = 0x40;
-    /// Helper.
-    pub const HELPER: u32 = 0x50;
-    /// Space-warp object.
-    pub const WSM_OBJECT: u32 = 0x60;
-    /// Object-space modifier.
-    pub const OSM: u32 = 0x810;
-}
 
 /// Scene Totals as derived, with the nodes whose category could not be decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -281,7 +264,7 @@ fn category(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<Option<Cat
         modifiers.iter().any(|m| m.class.as_ref().is_some_and(|c| crate::classes::makes_geometry(c.class_id)));
     let Some(class) = &current.class else { return Err(format!("<class of chunk 0x{:04x}>", current.chunk.id)) };
     let category = match class.superclass {
-        superclass::GEOMOBJECT => Category::Objects,
+        superclass::GEOM_OBJECT => Category::Objects,
         superclass::SHAPE if makes_geometry => Category::Objects,
         superclass::SHAPE => Category::Shapes,
         superclass::LIGHT => Category::Lights,

@@ -135,14 +135,14 @@ impl<'f> SceneTrees<'f> {
 pub fn resolve(id: u16, d: &Directories) -> Option<ResolvedClass> {
     match id {
         OSM_DERIVED => Some(ResolvedClass {
-            class_id: [0x29263a68, 0x405f22f5],
+            class_id: crate::classes::ids::OSM_DERIVED,
             superclass: 0,
             name: "OSM Derived".into(),
             dll: "Builtin".into(),
             directory_index: None,
         }),
         WSM_DERIVED => Some(ResolvedClass {
-            class_id: [0x4ec13906, 0x5578130e],
+            class_id: crate::classes::ids::WSM_DERIVED,
             superclass: 0,
             name: "WSM Derived".into(),
             dll: "Builtin".into(),
