@@ -149,7 +149,7 @@ fn vertex_points(mesh: &EvalMesh, edges: &Edges, face_points: &[Vec3]) -> Vec<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, BoxParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     #[test]
     fn counts_of_a_cube() {
@@ -221,7 +221,7 @@ mod tests {
             // A box (closed) or a plane (open border), as a poly object: one and two built
             // steps give exactly the counts of the count-only formulas.
             let mesh = if open {
-                crate::eval::primitives::plane_mesh(&crate::eval::primitives::PlaneParams {
+                crate::eval::primitive::plane::plane_mesh(&crate::eval::primitive::plane::PlaneParams {
                     length: 1.0, width: 1.0, length_segs: l, width_segs: w,
                 }).unwrap()
             } else {

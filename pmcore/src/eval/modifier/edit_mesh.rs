@@ -473,7 +473,7 @@ fn selection_after(_: &SceneIndex<'_>, sm: &StackModifier<'_, '_>, _: Option<&Ev
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, BoxParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     fn unit_box() -> EvalMesh {
         box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })

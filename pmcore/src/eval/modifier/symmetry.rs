@@ -242,7 +242,8 @@ fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, plane_mesh, BoxParams, PlaneParams};
+    use crate::eval::primitive::plane::{plane_mesh, PlaneParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     fn params(axis: usize, x: f32) -> SymmetryParams {
         SymmetryParams {

@@ -73,3 +73,18 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     bone_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+
+    #[test]
+    fn bone_without_fins() {
+        // Pivot point + two sections of 4: V = 9. Triangles: 4 at the tip, 2·4 on the sides,
+        // 2 at the end cap = 14; polygons 4 + 4 + 1 = 9.
+        let p = BoneParams { width: 10.0, height: 10.0, taper: 0.9, length: 100.0, fins: false };
+        assert_eq!(vtp(&bone_mesh(&p).unwrap()), (9, 14, 9));
+        assert!(bone_mesh(&BoneParams { fins: true, ..p }).is_err());
+    }
+}

@@ -142,3 +142,82 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     box_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+
+    #[test]
+    fn box_vertices_and_faces_in_max_order() {
+        // Max's own order, as `pairs/danshaub__GameDevFinal/DanWork/Exports/Well.FBX` holds
+        // `Box009` (a 92 × 5.5 × 5 one-segment box, exported as triangles): vertices
+        // (−46, −2.75, 0), (46, −2.75, 0), (−46, 2.75, 0), (46, 2.75, 0), then the same at
+        // z = 5; triangles [0,2,3] [3,1,0] [4,5,7] [7,6,4] [0,1,5] [5,4,0] [1,3,7] [7,5,1]
+        // [3,2,6] [6,7,3] [2,0,4] [4,6,2].
+        let p = BoxParams { length: 5.5, width: 92.0, height: 5.0, length_segs: 1, width_segs: 1, height_segs: 1 };
+        let m = box_mesh(&p).unwrap();
+        let expected = [
+            [-46.0, -2.75, 0.0],
+            [46.0, -2.75, 0.0],
+            [-46.0, 2.75, 0.0],
+            [46.0, 2.75, 0.0],
+            [-46.0, -2.75, 5.0],
+            [46.0, -2.75, 5.0],
+            [-46.0, 2.75, 5.0],
+            [46.0, 2.75, 5.0],
+        ];
+        assert_eq!(m.positions, expected.map(Vec3::from_array).to_vec());
+        let triangles: Vec<[u32; 3]> = m.polygons.iter().flat_map(Polygon::mesh_triangles).collect();
+        let max_triangles = [
+            [0, 2, 3],
+            [3, 1, 0],
+            [4, 5, 7],
+            [7, 6, 4],
+            [0, 1, 5],
+            [5, 4, 0],
+            [1, 3, 7],
+            [7, 5, 1],
+            [3, 2, 6],
+            [6, 7, 3],
+            [2, 0, 4],
+            [4, 6, 2],
+        ];
+        assert_eq!(triangles, max_triangles.to_vec());
+        // Two height segments, one width and one length segment: a ring of 4 at z = 2.5
+        // after the 8 grid points, in the order front (−x, −y), right (+x, −y), back
+        // (+x, +y), left (−x, +y); the front side's lower quad joins bottom 0, 1 to ring
+        // 8, 9, its upper quad ring 8, 9 to top 4, 5; the left side wraps to perimeter 0.
+        let two = box_mesh(&BoxParams { height_segs: 2, ..p }).unwrap();
+        assert_eq!(
+            &two.positions[8..],
+            &[[-46.0, -2.75, 2.5], [46.0, -2.75, 2.5], [46.0, 2.75, 2.5], [-46.0, 2.75, 2.5]].map(Vec3::from_array)
+        );
+        assert_eq!(two.polygons[2].corners, vec![0, 1, 9, 8]);
+        assert_eq!(two.polygons[3].corners, vec![8, 9, 5, 4]);
+        assert_eq!(two.polygons[8].corners, vec![2, 0, 8, 11]);
+        assert_eq!(two.polygons[9].corners, vec![11, 8, 4, 6]);
+    }
+
+    #[test]
+    fn box_3_by_2_by_1_segments() {
+        // Length 3 × width 2 × height 1 segments. Top and bottom grids: (3+1)(2+1) = 12
+        // points each; no ring between them (height 1): V = 24. Quads: 2·(3·2 + 3·1 + 2·1)
+        // = 22, each two triangles: 44. Euler: V − E + F = 24 − 44 + 22 = 2.
+        let p = BoxParams { length: 3.0, width: 2.0, height: 1.0, length_segs: 3, width_segs: 2, height_segs: 1 };
+        let m = box_mesh(&p).unwrap();
+        assert_eq!(vtp(&m), (24, 44, 22));
+        assert_eq!(m.counts().edges, 44);
+    }
+
+    #[test]
+    fn box_default_and_tall() {
+        // 1×1×1: the 8 corners, 6 quads, 12 triangles.
+        let one = BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 };
+        assert_eq!(vtp(&box_mesh(&one).unwrap()), (8, 12, 6));
+        // 1×1×4: 8 corners + 3 inner rings of 4 = 20; quads 2·(1 + 4 + 4) = 18, 36 triangles.
+        let tall = BoxParams { height_segs: 4, ..one };
+        assert_eq!(vtp(&box_mesh(&tall).unwrap()), (20, 36, 18));
+        assert!(box_mesh(&BoxParams { width_segs: 0, ..one }).is_err());
+    }
+}

@@ -194,3 +194,107 @@ fn build_as_poly(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<Ev
 fn one_cap_segment(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> bool {
     cylinder_params(ctx, base).is_ok_and(|q| q.cap_segs == 1 && !q.slice)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+
+    #[test]
+    fn cylinder_poly_conversion_in_max_order() {
+        // 4 sides, 1 height segment, radius 1, height 2. One cap segment: vertices (1,0,0),
+        // (0,1,0), (−1,0,0), (0,−1,0) at z 0 then the same at z 2; sides (0 1 5 4) …
+        // (3 0 4 7); bottom cap (3 2 1 0), top (4 5 6 7). Two cap segments: each cap adds a
+        // ring at half the radius and a centre: bottom ring 8–11, centre 12, top ring
+        // 13–16, centre 17; the bottom's first quad (1 0 8 9), its first triangle (9 8 12),
+        // the top's (4 5 14 13) and (13 14 17).
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 2.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_poly(&p).unwrap();
+        assert_eq!(m.positions.len(), 8);
+        assert!((m.positions[1] - Vec3::new(0.0, 1.0, 0.0)).length() < 1e-6);
+        assert!((m.positions[7] - Vec3::new(0.0, -1.0, 2.0)).length() < 1e-6);
+        let corners: Vec<Vec<u32>> = m.polygons.iter().map(|f| f.corners.clone()).collect();
+        assert_eq!(
+            corners,
+            vec![
+                vec![0, 1, 5, 4],
+                vec![1, 2, 6, 5],
+                vec![2, 3, 7, 6],
+                vec![3, 0, 4, 7],
+                vec![3, 2, 1, 0],
+                vec![4, 5, 6, 7]
+            ]
+        );
+        let two = cylinder_poly(&CylinderParams { cap_segs: 2, ..p }).unwrap();
+        assert_eq!((two.positions.len(), two.polygons.len()), (18, 4 + 2 * 8));
+        assert!((two.positions[8] - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-6);
+        assert_eq!(two.positions[12], Vec3::ZERO);
+        assert_eq!(two.positions[17], Vec3::new(0.0, 0.0, 2.0));
+        assert_eq!(two.polygons[4].corners, vec![1, 0, 8, 9]);
+        assert_eq!(two.polygons[8].corners, vec![9, 8, 12]);
+        assert_eq!(two.polygons[12].corners, vec![4, 5, 14, 13]);
+        assert_eq!(two.polygons[16].corners, vec![13, 14, 17]);
+    }
+
+    #[test]
+    fn cylinder_default_and_with_cap_segments() {
+        // Max's default cylinder: 18 sides, 5 height segments, 1 cap segment. Side rings:
+        // 18·6 = 108, plus the 2 cap centres: 110. Triangles: sides 2·18·5 = 180, caps
+        // 2·18 fan triangles: 216. Polygons: 90 quads + 2 caps (18-gons, hidden spokes) = 92.
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 2.0,
+            height_segs: 5,
+            cap_segs: 1,
+            sides: 18,
+            slice: false,
+        };
+        let m = cylinder_mesh(&p).unwrap();
+        assert_eq!(vtp(&m), (110, 216, 92));
+        // As a poly object the two centres no face corner uses are gone: 108 vertices.
+        assert_eq!(m.into_poly().positions.len(), 108);
+        // 8 sides, 1 height segment, 3 cap segments: rings 2 (sides) + 2·2 (cap) = 6 → 48,
+        // + 2 centres = 50. Triangles: 2·8·1 + 2·(8 + 2·8·2) = 16 + 80 = 96.
+        let q = CylinderParams { sides: 8, height_segs: 1, cap_segs: 3, ..p };
+        // Polygons: 8 side quads, per cap 2·8 ring quads + 8 fan triangles (visible spokes).
+        assert_eq!(vtp(&cylinder_mesh(&q).unwrap()), (50, 96, 8 + 2 * (8 + 8 + 8)));
+        assert!(cylinder_mesh(&CylinderParams { slice: true, ..p }).is_err());
+    }
+
+    #[test]
+    fn cylinder_bottom_fan_faces_down_top_fan_up() {
+        // 4 sides, 1 height and 1 cap segment: vertex 0 the bottom centre, 1–4 the bottom
+        // ring (angles 0, 90, 180, 270°), 5–8 the top ring, 9 the top centre. The bottom cap
+        // (first polygon) is (4, 3, 2, 1) with triangles (0, j + 1, j): (0, 2, 1) … (0, 1, 4)
+        // — its normal (v2 − v0) × (v1 − v0) = (0, 1, 0) × (1, 0, 0) = (0·0 − 0·0, 0·1 − 0·0,
+        // 0·0 − 1·1) = (0, 0, −1); the top cap
+        // (last polygon) stays (5, 6, 7, 8) with (9, 5, 6) … , normal +Z.
+        let p = CylinderParams {
+            radius1: 1.0,
+            radius2: 1.0,
+            height: 1.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+        };
+        let m = cylinder_mesh(&p).unwrap();
+        let bottom = &m.polygons[0];
+        assert_eq!(bottom.corners, vec![4, 3, 2, 1]);
+        assert_eq!(bottom.triangles, vec![[0, 2, 1], [0, 3, 2], [0, 4, 3], [0, 1, 4]]);
+        let top = m.polygons.last().unwrap();
+        assert_eq!(top.corners, vec![5, 6, 7, 8]);
+        assert_eq!(top.triangles[0], [9, 5, 6]);
+        let [a, b, c] = bottom.triangles[0].map(|v| m.positions[v as usize]);
+        assert!(((b - a).cross(c - a) - Vec3::new(0.0, 0.0, -1.0)).length() < 1e-6);
+    }
+}

@@ -163,3 +163,23 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     geosphere_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+
+    #[test]
+    fn geosphere_icosa_octa_tetra() {
+        // Icosahedron, 4 segments: 20·4² = 320 triangles; V = 10·4² + 2 = 162 (Euler with
+        // E = 3F/2 = 480: V = 2 + 480 − 320).
+        let p = GeoSphereParams { radius: 1.0, segments: 4, base: GeoBase::Icosa, hemisphere: false };
+        assert_eq!(vtp(&geosphere_mesh(&p).unwrap()), (162, 320, 320));
+        // Octahedron, 2 segments: 8·4 = 32 faces, V = 2 + 48 − 32 = 18.
+        let o = GeoSphereParams { base: GeoBase::Octa, segments: 2, ..p };
+        assert_eq!(vtp(&geosphere_mesh(&o).unwrap()), (18, 32, 32));
+        // Tetrahedron, 3 segments: 4·9 = 36 faces, V = 2 + 54 − 36 = 20.
+        let t = GeoSphereParams { base: GeoBase::Tetra, segments: 3, ..p };
+        assert_eq!(vtp(&geosphere_mesh(&t).unwrap()), (20, 36, 36));
+    }
+}

@@ -69,3 +69,17 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     plane_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+
+    #[test]
+    fn plane_4_by_3() {
+        // (4+1)(3+1) = 20 grid points, 4·3 = 12 quads, 24 triangles.
+        let m = plane_mesh(&PlaneParams { length: 1.0, width: 1.0, length_segs: 4, width_segs: 3 }).unwrap();
+        assert_eq!(vtp(&m), (20, 24, 12));
+        assert_eq!(m.uv.as_ref().unwrap().faces.len(), 12);
+    }
+}

@@ -279,3 +279,137 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     sphere_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::{sphere, vtp};
+
+    fn near(a: Vec3, b: [f32; 3]) -> bool {
+        (a - Vec3::from_array(b)).length() < 1e-6
+    }
+
+    fn triangles(m: &EvalMesh) -> Vec<[u32; 3]> {
+        m.polygons.iter().flat_map(Polygon::mesh_triangles).collect()
+    }
+
+    #[test]
+    fn sphere_default_32_segments() {
+        // 32 segments: 16 bands, 15 rings of 32 + 2 poles = 482 vertices. Triangles: 2·32
+        // pole triangles + 14 bands·32 quads·2 = 64 + 896 = 960.
+        let m = sphere_mesh(&sphere(32)).unwrap();
+        assert_eq!(vtp(&m), (482, 960, 64 + 14 * 32));
+        assert!(m.positions.iter().all(|v| (v.length() - 1.0).abs() < 1e-5));
+    }
+
+    #[test]
+    fn sphere_of_four_segments_in_max_order() {
+        // Rows: 4/2 − 1 = 1, at polar angle 2π/4 = π/2 (z = 0, ring radius 1), sides at
+        // 0, π/2, π, 3π/2 from +X. Vertices: top, the ring, bottom. Faces: the top fan
+        // (0, i, i + 1), no band, the bottom fan (5, i + 1, i) closing on vertex 1.
+        let m = sphere_mesh(&sphere(4)).unwrap();
+        let expected =
+            [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, -1.0]];
+        assert_eq!(m.positions.len(), 6);
+        for (v, e) in m.positions.iter().zip(expected) {
+            assert!(near(*v, e), "{v:?} vs {e:?}");
+        }
+        let fans = [[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [5, 2, 1], [5, 3, 2], [5, 4, 3], [5, 1, 4]];
+        assert_eq!(triangles(&m), fans);
+        // Every face material id 1, smoothing group 1 (smooth on).
+        assert!(m.polygons.iter().all(|p| (p.material, p.smoothing) == (1, 1)));
+        // The "new map" chunk turns the first side to +Y: vertex 1 at (0, 1, 0).
+        let turned = sphere_mesh(&SphereParams { quarter_turn: true, ..sphere(4) }).unwrap();
+        assert!(near(turned.positions[1], [0.0, 1.0, 0.0]), "{:?}", turned.positions[1]);
+    }
+
+    #[test]
+    fn sphere_faces_follow_bowl_fbx() {
+        // Bowl.FBX (Max 2017, 32 segments, "new map" chunk): vertex 1 on +Y at polar angle
+        // π/16; the first band face is the quad (1, 33, 34, 2) written as (1 33 34) (1 34 2);
+        // the last triangle is (481 449 480), the bottom fan closing on row 15's first side.
+        let m = sphere_mesh(&SphereParams { quarter_turn: true, radius: 19.946_274, ..sphere(32) }).unwrap();
+        let r = 19.946_274f32;
+        let a = std::f32::consts::PI / 16.0;
+        assert!(near(m.positions[1], [0.0, r * a.sin(), r * a.cos()]), "{:?}", m.positions[1]);
+        let t = triangles(&m);
+        assert_eq!((t[0], t[31], t[32], t[33]), ([0, 1, 2], [0, 32, 1], [1, 33, 34], [1, 34, 2]));
+        assert_eq!((t[928], t[959]), ([481, 450, 449], [481, 449, 480]));
+        assert_eq!(m.polygons[32].corners, vec![1, 33, 34, 2]);
+    }
+
+    #[test]
+    fn sphere_hemisphere_chop_squash_and_base_to_pivot() {
+        // Hemisphere 0.4, 8 segments, chop: the lowest row is at (1 − 0.4)·π = 0.6π; rows =
+        // ⌊0.6π / (2π/8)⌋ + 1 = ⌊2.4⌋ + 1 = 3, at π/4, π/2 and (forced) 0.6π. Vertices
+        // 1 + 3·8 + 1 = 26, the last the base centre at z = cos(0.6π) = −0.30902. Faces: 8
+        // top, 2 bands of 8 quads, 8 base triangles (material 0, group 2): 8 + 32 + 8 = 48.
+        let p = SphereParams { hemisphere: 0.4, ..sphere(8) };
+        let m = sphere_mesh(&p).unwrap();
+        assert_eq!((m.positions.len(), triangles(&m).len()), (26, 48));
+        assert!((m.positions[1].z - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);
+        assert!((m.positions[9].z).abs() < 1e-6);
+        assert!((m.positions[17].z + 0.309_017).abs() < 1e-5);
+        assert!((m.positions[25].z + 0.309_017).abs() < 1e-5);
+        let base = m.polygons.last().unwrap();
+        assert_eq!((base.corners.clone(), base.material, base.smoothing), (vec![25, 17, 24], 0, 2));
+        // Squash: the step is 2·0.6π / (8 − 2) = 0.2π and rows = 8/2 − 1 = 3: z of row 1 is
+        // cos(0.2π) = 0.80902; same counts.
+        let q = sphere_mesh(&SphereParams { squash: true, ..p }).unwrap();
+        assert_eq!((q.positions.len(), triangles(&q).len()), (26, 48));
+        assert!((q.positions[1].z - 0.809_017).abs() < 1e-5);
+        // Base to pivot: every z raised by −cos(0.6π) = 0.30902, the base centre to 0.
+        let b = sphere_mesh(&SphereParams { base_to_pivot: true, ..p }).unwrap();
+        assert!(b.positions[25].z.abs() < 1e-6 && (b.positions[0].z - 1.309_017).abs() < 1e-5);
+        // A whole sphere with base to pivot sits on its bottom pole.
+        let w = sphere_mesh(&SphereParams { base_to_pivot: true, ..sphere(4) }).unwrap();
+        assert!(near(w.positions[5], [0.0, 0.0, 0.0]) && near(w.positions[0], [0.0, 0.0, 2.0]));
+    }
+
+    #[test]
+    fn sphere_slice_adds_a_side_and_row_centres() {
+        // 4 segments, slice from π/2 to 0: the ring runs from 0 over π/2 in 4 steps of π/8
+        // (5 sides), then each row's centre: 1 row, vertices 1 + 6 + 1 = 8. Faces: the top
+        // fan over 6 (the last two are the slice faces, ids 2 and 3), the bottom fan
+        // likewise: 12 triangles, a closed surface (8 − 18 + 12 = 2).
+        let p = SphereParams { slice: true, slice_from: std::f32::consts::FRAC_PI_2, ..sphere(4) };
+        let m = sphere_mesh(&p).unwrap();
+        assert_eq!(m.positions.len(), 8);
+        let s = std::f32::consts::FRAC_PI_8;
+        assert!(near(m.positions[2], [s.cos(), s.sin(), m.positions[2].z]));
+        assert!(near(m.positions[5], [0.0, 1.0, m.positions[5].z]), "{:?}", m.positions[5]);
+        assert!(near(m.positions[6], [0.0, 0.0, m.positions[6].z]));
+        let t = triangles(&m);
+        assert_eq!(&t[4..6], &[[0, 5, 6], [0, 6, 1]]);
+        assert_eq!(&t[10..12], &[[7, 6, 5], [7, 1, 6]]);
+        let ids: Vec<u16> = m.polygons.iter().map(|p| p.material).collect();
+        assert_eq!(ids, [1, 1, 1, 1, 2, 3, 1, 1, 1, 1, 2, 3]);
+        assert_eq!(m.counts().edges, 18);
+        // Hemisphere 0.4 with the slice, chop: rows = ⌊0.6π / (π/2)⌋ + 1 = 2; row 2 has no
+        // centre (the base centre, vertex 12, takes its place): 1 + 6 + 5 + 1 = 13 vertices,
+        // 2·6·2 − 2 = 22 triangles; the last band quad joins row 1's centre (6), the base
+        // centre (12) and the first sides of rows 2 and 1 (7, 1).
+        let h = sphere_mesh(&SphereParams { hemisphere: 0.4, ..p }).unwrap();
+        assert_eq!((h.positions.len(), triangles(&h).len()), (13, 22));
+        assert_eq!(h.polygons[6 + 5].corners, vec![6, 12, 7, 1]);
+        assert_eq!(h.polygons[6 + 4].corners, vec![5, 11, 12, 6]);
+        assert_eq!(h.polygons.last().unwrap().corners, vec![12, 11, 10]);
+        let k = h.counts();
+        assert_eq!(k.vertices + k.triangles, 13 + 22);
+    }
+
+    #[test]
+    fn sphere_counts_match_the_layout_formula() {
+        // vertices(): rows·(segments + 2 with a slice) + 2, one less for a sliced hemisphere.
+        for p in [
+            sphere(32),
+            SphereParams { hemisphere: 0.4, ..sphere(8) },
+            SphereParams { slice: true, slice_from: 1.0, ..sphere(12) },
+            SphereParams { slice: true, slice_from: 1.0, hemisphere: 0.3, squash: true, ..sphere(12) },
+        ] {
+            assert_eq!(sphere_mesh(&p).unwrap().positions.len() as u64, p.vertices(), "{p:?}");
+        }
+        let bad = SphereParams { hemisphere: f32::NAN, ..sphere(8) };
+        assert!(sphere_mesh(&bad).is_err());
+    }
+}

@@ -81,3 +81,52 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     torus_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+    use glam::{Vec2, Vec3};
+
+    #[test]
+    fn torus_24_by_12() {
+        // 24 segments × 12 sides: 288 vertices, 288 quads, 576 triangles.
+        let p = TorusParams {
+            radius1: 10.0,
+            radius2: 2.0,
+            segments: 24,
+            sides: 12,
+            slice: false,
+            smooth_all: false,
+            map_coords: false,
+        };
+        assert_eq!(vtp(&torus_mesh(&p).unwrap()), (288, 576, 288));
+    }
+
+    #[test]
+    fn torus_smooth_and_mapped_by_hand() {
+        // 4 segments × 4 sides, radii 2 and 1. First side on +Y: vertex 0 = profile point 0
+        // (outer equator, radius 3) at 90° → (0, 3, 0). Map grid (4 + 1) × (4 + 1) = 25;
+        // map vertex (profile 1, side 1) = 1·5 + 1 = 6 → (u, v) = (1/4, 1 − 1/4). The first
+        // quad (profile 0→1, side 0→1) maps to [0, 1, 6, 5]. Smooth = All: group 1 everywhere.
+        let p = TorusParams {
+            radius1: 2.0,
+            radius2: 1.0,
+            segments: 4,
+            sides: 4,
+            slice: false,
+            smooth_all: true,
+            map_coords: true,
+        };
+        let m = torus_mesh(&p).unwrap();
+        assert!(m.positions[0].abs_diff_eq(Vec3::new(0.0, 3.0, 0.0), 1e-6));
+        let uv = m.uv.as_ref().unwrap();
+        assert_eq!(uv.vertices.len(), 25);
+        assert_eq!(uv.vertices[6], Vec2::new(0.25, 0.75));
+        assert_eq!(uv.vertices[24], Vec2::new(1.0, 0.0));
+        assert_eq!(uv.faces[0], vec![0, 1, 6, 5]);
+        assert!(m.polygons.iter().all(|f| f.smoothing == 1));
+        let flat = torus_mesh(&TorusParams { smooth_all: false, map_coords: false, ..p }).unwrap();
+        assert!(flat.uv.is_none() && flat.polygons.iter().all(|f| f.smoothing == 0));
+    }
+}

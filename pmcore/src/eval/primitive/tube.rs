@@ -93,3 +93,54 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     within(ctx, base, q.vertices())?;
     tube_mesh(&q).map_err(|e| prim_stop(base, e))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::primitive::tests::vtp;
+    use glam::{Vec2, Vec3};
+
+    #[test]
+    fn tube_default() {
+        // 18 sides, 5 height, 1 cap segment: rings 2·6 = 12 → 216 vertices; every ring pair
+        // (closed loop of 12) gives 18 quads: 216 quads, 432 triangles.
+        let p = TubeParams {
+            radius1: 2.0,
+            radius2: 1.0,
+            height: 1.0,
+            height_segs: 5,
+            cap_segs: 1,
+            sides: 18,
+            slice: false,
+            smooth: false,
+            map_coords: false,
+        };
+        assert_eq!(vtp(&tube_mesh(&p).unwrap()), (216, 432, 216));
+    }
+
+    #[test]
+    fn tube_smooth_and_mapped_by_hand() {
+        // 4 sides, 1 height and 1 cap segment: profile radius-2 foot, radius-2 top, radius-1
+        // top, radius-1 foot (4 points, closed). Pairs: wall, top cap, wall, bottom cap, 4
+        // quads each → groups 1,1,1,1, 2,2,2,2, 1,…, 2,…. Vertex 0 = (0, radius 2, 0). Map
+        // `u` = profile index / 4: map vertex (profile 2, side 0) = 2·5 → (0.5, 1).
+        let p = TubeParams {
+            radius1: 1.0,
+            radius2: 2.0,
+            height: 3.0,
+            height_segs: 1,
+            cap_segs: 1,
+            sides: 4,
+            slice: false,
+            smooth: true,
+            map_coords: true,
+        };
+        let m = tube_mesh(&p).unwrap();
+        assert!(m.positions[0].abs_diff_eq(Vec3::new(0.0, 2.0, 0.0), 1e-6));
+        let groups: Vec<u32> = m.polygons.iter().map(|f| f.smoothing).collect();
+        assert_eq!(groups, [[1; 4], [2; 4], [1; 4], [2; 4]].concat());
+        let uv = m.uv.as_ref().unwrap();
+        assert_eq!(uv.vertices[10], Vec2::new(0.5, 1.0));
+        assert_eq!(uv.faces.len(), 16);
+    }
+}
