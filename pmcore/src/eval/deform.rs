@@ -5,7 +5,7 @@
 //! The frame (facts of the SDK's `SimpleMod::CompMatrix` / `ModifyObject`, the SDK sample
 //! `bend.cpp`): the mod-context matrix `0x2500 → 0x2510` then the inverse of the gizmo
 //! controller (reference 0) and the inverse of the centre's position (reference 1) take a
-//! vertex into gizmo space ([`super::gizmo::simple_frame`]).
+//! vertex into gizmo space (`gizmo::simple_frame`).
 //!
 //! Both deform the selection passed up the stack (the SDK's `SimpleMod::ModifyObject`
 //! deforms with `useSel`: at sub-object level only the selected vertices move), given as
