@@ -12,6 +12,7 @@
 
 use crate::scene::{max_ticks, Format, RefNode, RefScene};
 use glam::{DMat4, DVec3};
+use pmcore::classes::{self, ids};
 use pmcore::eval::{Evaluated, FaceRule, NodeOutcome};
 use pmcore::model::controllers::{object_offset, world_matrix};
 use pmcore::model::geometry::Mesh;
@@ -879,27 +880,10 @@ fn match_as_set(
     Some((worst, a == b))
 }
 
-/// Modifiers that move vertices and that `pmcore::eval` applies as topology pass-through (or
-/// whose output it does not compute: Cloth), by Class ID: a node under one has Max's counts
-/// but not Max's positions. Mapping, selection, material and normal modifiers are not here.
-pub const MOVES_VERTICES: &[([u32; 2], &str)] = &[
-    ([0x0095_c723, 0x0001_5666], "Skin"),
-    ([0xf997_b124, 0], "Noise"),
-    ([0x2132_5596, 0x2cd1_0bd8], "FFD 4x4x4"),
-    ([0x2521_5824, 0], "XForm"),
-    ([0x0000_0047, 0], "Wave"),
-    ([0x0000_0090, 0], "Twist"),
-    ([0x0000_0064, 0x0000_7f9e], "Relax"),
-    ([0x0001_00b0, 0x00bc_2d21], "Stretch"),
-    ([0xde17_a34e, 0x8a41_e2a0], "Spherify"),
-    ([0x36d0_4fa5, 0x5007_27b3], "Melt"),
-    ([0x0000_0b00, 0x57da_4442], "Conform"),
-    ([0x0001_10b4, 0x0000_7f9e], "PathDeform (WSM)"),
-    ([0x67c1_cd47, 0x7782_f878], "Cloth"),
-];
-
-/// The first modifier of a node's stack (base upward) that moves vertices (above), with its
-/// Class ID and a name for the message.
+/// The first modifier of a node's stack (base upward) that moves vertices and that `pmcore::eval`
+/// applies as topology pass-through (or whose output it does not compute: Cloth) — the class
+/// catalogue's `moves_vertices` effect — with its Class ID and a name for the message: a node under
+/// one has Max's counts but not Max's positions.
 fn moving_modifier(
     index: &SceneIndex<'_>,
     node: &pmcore::model::scene_index::SceneObject<'_>,
@@ -917,10 +901,10 @@ fn moving_modifier(
         }
         // A Cloth whose saved simulation state `pmcore::eval::cloth` reads is applied too
         // (when its vertex count differs, evaluation keeps the input and this stays a skip).
-        if id == [0x67c1_cd47, 0x7782_f878] && pmcore::eval::cloth::simulated_positions(m.mod_app).is_some() {
+        if id == ids::CLOTH && pmcore::eval::cloth::simulated_positions(m.mod_app).is_some() {
             return None;
         }
-        MOVES_VERTICES.iter().find(|(c, _)| *c == id).map(|(c, name)| (*c, (*name).to_string()))
+        classes::moves_vertices(id).map(|c| (c.id, c.name.to_string()))
     })
 }
 
@@ -1163,7 +1147,7 @@ fn animation(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &
 
 /// Skin modifier Class ID, as the pairs corpus stores it (`(0x0095c723, 0x00015666)`;
 /// the payload-format notes give `0x0095c6a3`, the real files win).
-pub const SKIN_CLASS_ID: [u32; 2] = [0x0095_c723, 0x0001_5666];
+pub use pmcore::classes::ids::SKIN as SKIN_CLASS_ID;
 
 /// The weight below which Max's FBX exporter leaves a bone's weight out of its cluster
 /// (without renormalising the rest). Measured on `Blue.FBX` against `wild/tae8838__blue.max`:

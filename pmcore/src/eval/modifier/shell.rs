@@ -6,7 +6,12 @@
 //! (measured on Plane inputs: `pairs/…/ModularDoorWindowed.max`, a 1×1 plane under Shell
 //! adds 8 vertices and 12 faces = 2 caps + 4 rim quads, as triangles).
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::Modifier;
+use crate::eval::context::ModContext;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{mesh_of, param_stop, stop, within_budget, Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::selection::Carry;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -26,46 +31,8 @@ pub fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
     let mesh = input.into_poly();
     let v = mesh.positions.len();
     let segments = p.segments.max(1);
-    // Vertex normals: face normals (Newell, unit) weighted by the face's corner angle at
-    // the vertex — independent of how the faces around are split. Measured on
-    // `guardTower.max` `Cylinder010` (a ProBoolean's triangles under Shell, outer 0.1): the
-    // FBX Max wrote moves (22, 0, 0) to (22.1, 0, 0); area-weighted normals tilted it to
-    // (22.0998, 0.0059, 0) and left 47 of 138 vertices off, angle weights none.
-    let mut normals = vec![Vec3::ZERO; v];
-    for poly in &mesh.polygons {
-        let mut n = Vec3::ZERO;
-        for (i, &a) in poly.corners.iter().enumerate() {
-            let (pa, pb) =
-                (mesh.positions[a as usize], mesh.positions[poly.corners[(i + 1) % poly.corners.len()] as usize]);
-            n += Vec3::new((pa.y - pb.y) * (pa.z + pb.z), (pa.z - pb.z) * (pa.x + pb.x), (pa.x - pb.x) * (pa.y + pb.y));
-        }
-        let n = n.normalize_or_zero();
-        let k = poly.corners.len();
-        for (i, &c) in poly.corners.iter().enumerate() {
-            let at = mesh.positions[c as usize];
-            let to_next = mesh.positions[poly.corners[(i + 1) % k] as usize] - at;
-            let to_prev = mesh.positions[poly.corners[(i + k - 1) % k] as usize] - at;
-            normals[c as usize] += n * to_next.angle_between(to_prev);
-        }
-    }
-    let normals: Vec<Vec3> = normals.into_iter().map(|n| n.normalize_or_zero()).collect();
-    // Border edges: used by exactly one face, kept in that face's direction.
-    let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
-    for poly in &mesh.polygons {
-        for (i, &a) in poly.corners.iter().enumerate() {
-            let b = poly.corners[(i + 1) % poly.corners.len()];
-            *uses.entry((a.min(b), a.max(b))).or_default() += 1;
-        }
-    }
-    let mut border: Vec<(u32, u32, u16)> = Vec::new();
-    for poly in &mesh.polygons {
-        for (i, &a) in poly.corners.iter().enumerate() {
-            let b = poly.corners[(i + 1) % poly.corners.len()];
-            if uses[&(a.min(b), a.max(b))] == 1 {
-                border.push((a, b, poly.material));
-            }
-        }
-    }
+    let normals = vertex_normals(&mesh);
+    let border = border_edges(&mesh);
     let mut border_index: HashMap<u32, u32> = HashMap::new();
     for &(a, b, _) in &border {
         for x in [a, b] {
@@ -111,10 +78,78 @@ pub fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
     EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }
 }
 
+/// Vertex normals: face normals (Newell, unit) weighted by the face's corner angle at
+/// the vertex — independent of how the faces around are split. Measured on
+/// `guardTower.max` `Cylinder010` (a ProBoolean's triangles under Shell, outer 0.1): the
+/// FBX Max wrote moves (22, 0, 0) to (22.1, 0, 0); area-weighted normals tilted it to
+/// (22.0998, 0.0059, 0) and left 47 of 138 vertices off, angle weights none.
+fn vertex_normals(mesh: &EvalMesh) -> Vec<Vec3> {
+    let mut normals = vec![Vec3::ZERO; mesh.positions.len()];
+    for poly in &mesh.polygons {
+        let mut n = Vec3::ZERO;
+        for (i, &a) in poly.corners.iter().enumerate() {
+            let (pa, pb) =
+                (mesh.positions[a as usize], mesh.positions[poly.corners[(i + 1) % poly.corners.len()] as usize]);
+            n += Vec3::new((pa.y - pb.y) * (pa.z + pb.z), (pa.z - pb.z) * (pa.x + pb.x), (pa.x - pb.x) * (pa.y + pb.y));
+        }
+        let n = n.normalize_or_zero();
+        let k = poly.corners.len();
+        for (i, &c) in poly.corners.iter().enumerate() {
+            let at = mesh.positions[c as usize];
+            let to_next = mesh.positions[poly.corners[(i + 1) % k] as usize] - at;
+            let to_prev = mesh.positions[poly.corners[(i + k - 1) % k] as usize] - at;
+            normals[c as usize] += n * to_next.angle_between(to_prev);
+        }
+    }
+    normals.into_iter().map(|n| n.normalize_or_zero()).collect()
+}
+
+/// Border edges: used by exactly one face, kept in that face's direction, with its material.
+fn border_edges(mesh: &EvalMesh) -> Vec<(u32, u32, u16)> {
+    let mut uses: HashMap<(u32, u32), u32> = HashMap::new();
+    for poly in &mesh.polygons {
+        for (i, &a) in poly.corners.iter().enumerate() {
+            let b = poly.corners[(i + 1) % poly.corners.len()];
+            *uses.entry((a.min(b), a.max(b))).or_default() += 1;
+        }
+    }
+    let mut border: Vec<(u32, u32, u16)> = Vec::new();
+    for poly in &mesh.polygons {
+        for (i, &a) in poly.corners.iter().enumerate() {
+            let b = poly.corners[(i + 1) % poly.corners.len()];
+            if uses[&(a.min(b), a.max(b))] == 1 {
+                border.push((a, b, poly.material));
+            }
+        }
+    }
+    border
+}
+
+/// The Shell's evaluator.
+pub const SHELL: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+
+/// Shell parameters: 0 inner, 1 outer amount, 3 segments.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    let params = Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?;
+    let pe = |e| param_stop(m, e);
+    let segments = params.int(3).map_err(pe)?;
+    let segments = u32::try_from(segments)
+        .ok()
+        .filter(|s| (1..=1000).contains(s))
+        .ok_or_else(|| stop(m, format!("segments {segments} out of range")))?;
+    let p = ShellParams { inner: params.float(0).map_err(pe)?, outer: params.float(1).map_err(pe)?, segments };
+    let mesh = mesh_of(m, input)?;
+    // Upper bound of the result (every vertex on the border).
+    within_budget(m, (mesh.positions.len() as u64).saturating_mul(u64::from(segments) + 1), mc.eval.budget)?;
+    Ok(Evaluated::Mesh(shell(mesh, &p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, plane_mesh, BoxParams, PlaneParams};
+    use crate::eval::primitive::plane::{plane_mesh, PlaneParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     #[test]
     fn shelled_plane_grid() {

@@ -16,13 +16,16 @@
 //! of the axis with their copies on every level, dropping the triangles that collapse.
 //! Caps (degrees < 360 over a closed line) and patch / NURBS output are not evaluated.
 
-use super::classes;
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::params::Params;
-use super::spline::{BezierShape, PolyLine};
-use super::stack::{context_of, prs_matrix, stop, StackModifier, Stop};
+use super::ShapeModifier;
+use crate::classes::ids;
+use crate::eval::derived::StackModifier;
+use crate::eval::gizmo::{context_of, prs_matrix};
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{stop, Stop};
+use crate::eval::params::Params;
+use crate::eval::spline::{BezierShape, PolyLine};
 use crate::model::scene_index::{SceneIndex, SceneObject};
-use glam::Mat4;
+use glam::{Mat4, Vec3};
 
 /// Lathe settings as evaluation uses them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,18 +112,15 @@ fn piece_groups(line: &PolyLine) -> Vec<u32> {
     out
 }
 
-/// Sweeps `lines` (object space) into a tri object.
-pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError> {
-    let level_verts: usize = lines.iter().map(|l| l.points.len()).sum();
-    if level_verts == 0 {
-        return Err(LatheError::Empty);
-    }
-    let full = full_turn(p);
-    if !full && lines.iter().any(|l| l.closed) && (p.cap_start || p.cap_end) {
-        return Err(LatheError::Caps);
-    }
-    let levels = levels(p) as usize;
-    let vert_levels = levels + usize::from(!full);
+/// The lines' points on each level of the sweep; which first-level points weld to the
+/// axis; whether the faces turn inside out.
+fn sweep(
+    lines: &[PolyLine],
+    p: &LatheParams,
+    levels: usize,
+    vert_levels: usize,
+    level_verts: usize,
+) -> (Vec<Vec3>, Vec<bool>, bool) {
     let radians = degrees(p).to_radians();
     let to_axis = p.axis.inverse();
     // Per line: the weld threshold from its width across the axis.
@@ -157,6 +157,22 @@ pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError
     if p.flip_normals {
         inverse = !inverse;
     }
+    (positions, weld, inverse)
+}
+
+/// Sweeps `lines` (object space) into a tri object.
+pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError> {
+    let level_verts: usize = lines.iter().map(|l| l.points.len()).sum();
+    if level_verts == 0 {
+        return Err(LatheError::Empty);
+    }
+    let full = full_turn(p);
+    if !full && lines.iter().any(|l| l.closed) && (p.cap_start || p.cap_end) {
+        return Err(LatheError::Caps);
+    }
+    let levels = levels(p) as usize;
+    let vert_levels = levels + usize::from(!full);
+    let (positions, weld, inverse) = sweep(lines, p, levels, vert_levels, level_verts);
     let verts = positions.len();
     let welded = |v: usize| if weld[v % level_verts] { v % level_verts } else { v };
     let mut polygons = Vec::with_capacity(levels * level_verts);
@@ -214,7 +230,7 @@ pub fn evaluate(
     budget: u64,
 ) -> Result<(EvalMesh, bool), Stop> {
     let m = sm.object;
-    if base.class.as_ref().map(|c| c.class_id) != Some(classes::LINE) {
+    if base.class.as_ref().map(|c| c.class_id) != Some(ids::LINE) {
         return Err(stop(base, "shape class under a Lathe not decoded"));
     }
     let shape = BezierShape::of_object(base.chunk).map_err(|e| stop(base, e.to_string()))?;
@@ -248,6 +264,9 @@ pub fn evaluate(
     let in_max_order = matches!(&lines[..], [line] if !line.closed);
     Ok((mesh, in_max_order))
 }
+
+/// The Lathe's evaluator: over the spline shape directly under it.
+pub const LATHE: ShapeModifier = ShapeModifier { module: module_path!(), evaluate };
 
 #[cfg(test)]
 mod tests {

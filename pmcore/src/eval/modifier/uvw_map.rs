@@ -9,9 +9,13 @@
 //! gizmo of water_light is rotated by π while the exported `u` grows with +X), scaled by
 //! width (X) and length (Y) — and `u = (x + ½)·U tile`, `v = (y + ½)·V tile`.
 
-use super::mesh::{EvalMesh, MapChannel};
-use super::params::Params;
+use super::Modifier;
 use crate::chunk::Chunk;
+use crate::eval::context::ModContext;
+use crate::eval::mesh::{EvalMesh, MapChannel};
+use crate::eval::outcome::{Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::selection::Carry;
 use crate::model::controllers::{position_default, rotation_default, scale_default, LocalTransform};
 use crate::model::scene_index::{SceneIndex, SceneObject, OSM_DERIVED};
 use glam::{Mat4, Vec2, Vec3};
@@ -112,8 +116,23 @@ fn mod_context_tm(index: &SceneIndex<'_>, modifier: usize) -> Option<Mat4> {
     let contexts: Vec<&Chunk<'_>> = derived.chunk.children().iter().filter(|c| c.id == MOD_CONTEXT).collect();
     let context = *contexts.get(position)?;
     context.child(MOD_CONTEXT_TM)?.payload()?; // absent here means no transform, not identity
-    let m = super::stack::mod_context_tm(Some(context))?;
+    let m = crate::eval::derived::mod_context_tm(Some(context))?;
     (m.determinant().abs() >= f32::EPSILON && m.is_finite()).then_some(m)
+}
+
+/// The UVW Map's evaluator: topology passes through; a planar map of the measured kind is
+/// projected.
+pub const UVW_MAP: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+
+/// Projects map channel 1 when the settings are the planar case read here.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    Ok(match input {
+        Evaluated::Mesh(mesh) => match planar_settings(mc.index(), mc.object()) {
+            Ok(planar) => Evaluated::Mesh(apply_planar(mesh, &planar)),
+            Err(_) => Evaluated::Mesh(mesh),
+        },
+        other => other,
+    })
 }
 
 #[cfg(test)]

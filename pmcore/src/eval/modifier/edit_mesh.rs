@@ -43,8 +43,14 @@
 //! input polygons the delta leaves whole stay polygons, the others and the created faces
 //! are triangles.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::Modifier;
 use crate::chunk::Chunk;
+use crate::eval::context::ModContext;
+use crate::eval::derived::StackModifier;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{mesh_of, stop, Evaluated, Stop};
+use crate::eval::selection::{level, Carry, Selection, EDIT_MESH_SEL_LEVEL};
+use crate::model::scene_index::SceneIndex;
 use glam::Vec3;
 
 /// Per-node data container inside the modifier's 0x2500 chunk.
@@ -167,6 +173,23 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
     };
     let triangles: usize = mesh.polygons.iter().map(Polygon::triangle_count).sum();
     let vertices = mesh.positions.len();
+    let delta = read_delta(delta_chunk, vertices, triangles)?;
+    if delta.names_input(vertices) && !in_max_order {
+        return Err("the MeshDelta indexes vertices and faces, and this input is not built in Max's order".into());
+    }
+    if !delta.changes_topology() {
+        if !delta.changes.is_empty() {
+            set_face_attributes(&mut mesh, &delta.changes);
+        }
+        move_vertices(&mut mesh.positions, &delta.moves);
+        return Ok(mesh);
+    }
+    replay(mesh, &delta)
+}
+
+/// The records of a MeshDelta recorded on an input of `vertices` vertices and `triangles`
+/// faces.
+fn read_delta(delta_chunk: &Chunk<'_>, vertices: usize, triangles: usize) -> Result<Delta, String> {
     let mut delta = Delta::default();
     for c in delta_chunk.children() {
         match c.id {
@@ -182,91 +205,79 @@ pub fn apply(mod_app: Option<&Chunk<'_>>, input: EvalMesh, in_max_order: bool) -
                     return Err(format!("MeshDelta recorded on {n} faces, the input has {triangles}"));
                 }
             }
-            FACE_ATTRIBUTES => {
-                for (face, flags, value) in triples(c, triangles)? {
-                    // Unhiding a face (hidden bit applied with value 0) is display state only.
-                    let unhide = flags & ATTRIB_HIDDEN != 0 && value & ATTRIB_HIDDEN == 0;
-                    let rest = if unhide { flags & !ATTRIB_HIDDEN } else { flags };
-                    match rest {
-                        ATTRIB_MATID => delta.changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16)),
-                        0 => {}
-                        _ => return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied")),
-                    }
-                }
-            }
+            FACE_ATTRIBUTES => delta.changes.extend(attribute_changes(c, triangles)?),
             FACE_SMOOTHING => {
                 for (face, mask, value) in triples(c, triangles)? {
                     delta.changes.push(Change::Smoothing(face, mask, value));
                 }
             }
-            VERTEX_MOVES => {
-                for r in records(c, 4)? {
-                    let v = u32_at(r, 0).unwrap_or(u32::MAX);
-                    if v as usize >= vertices {
-                        return Err(format!("MeshDelta moves vertex {v} of {vertices}"));
-                    }
-                    let d = Vec3::new(
-                        f32_at(r, 4).unwrap_or(0.0),
-                        f32_at(r, 8).unwrap_or(0.0),
-                        f32_at(r, 12).unwrap_or(0.0),
-                    );
-                    delta.moves.push((v, d));
-                }
-            }
-            FACE_REMAPS => {
-                for r in records(c, 5)? {
-                    let face = u32_at(r, 0).unwrap_or(u32::MAX);
-                    if face as usize >= triangles {
-                        return Err(format!("MeshDelta remaps face {face} of {triangles}"));
-                    }
-                    let corners = [u32_at(r, 8), u32_at(r, 12), u32_at(r, 16)].map(|v| v.unwrap_or(u32::MAX));
-                    delta.remaps.push((face, u32_at(r, 4).unwrap_or(0) & 7, corners));
-                }
-            }
+            VERTEX_MOVES => delta.moves.extend(vertex_moves(c, vertices)?),
+            FACE_REMAPS => delta.remaps.extend(face_remaps(c, triangles)?),
             DELETED_FACES => delta.deleted_faces = bits(c)?,
             DELETED_VERTICES => delta.deleted_vertices = bits(c)?,
             CREATED_VERTICES => {
-                delta.created_vertices = records(c, 4)?
-                    .into_iter()
-                    .map(|r| {
-                        Vec3::new(
-                            f32_at(r, 4).unwrap_or(0.0),
-                            f32_at(r, 8).unwrap_or(0.0),
-                            f32_at(r, 12).unwrap_or(0.0),
-                        )
-                    })
-                    .collect();
+                delta.created_vertices = records(c, 4)?.into_iter().map(|r| point_at(r, 4)).collect();
             }
-            CREATED_FACES => {
-                delta.created_faces = records(c, 6)?
-                    .into_iter()
-                    .map(|r| {
-                        let w = |k: usize| u32_at(r, 4 * k).unwrap_or(u32::MAX);
-                        Face {
-                            corners: [w(1), w(2), w(3)],
-                            material: (w(5) >> 16) as u16,
-                            smoothing: w(4),
-                            source: None,
-                            changed: true,
-                        }
-                    })
-                    .collect();
-            }
+            CREATED_FACES => delta.created_faces = records(c, 6)?.into_iter().map(created_face).collect(),
             id if NEUTRAL_RECORDS.contains(&id) => {}
             id => return Err(format!("MeshDelta chunk 0x{id:04x} not applied")),
         }
     }
-    if delta.names_input(vertices) && !in_max_order {
-        return Err("the MeshDelta indexes vertices and faces, and this input is not built in Max's order".into());
-    }
-    if !delta.changes_topology() {
-        if !delta.changes.is_empty() {
-            set_face_attributes(&mut mesh, &delta.changes);
+    Ok(delta)
+}
+
+/// The three floats at `at` of a record (0 where short).
+fn point_at(r: &[u8], at: usize) -> Vec3 {
+    Vec3::new(f32_at(r, at).unwrap_or(0.0), f32_at(r, at + 4).unwrap_or(0.0), f32_at(r, at + 8).unwrap_or(0.0))
+}
+
+/// Face attribute changes: material ids; unhiding a face (hidden bit applied with value 0)
+/// is display state only.
+fn attribute_changes(c: &Chunk<'_>, triangles: usize) -> Result<Vec<Change>, String> {
+    let mut changes = Vec::new();
+    for (face, flags, value) in triples(c, triangles)? {
+        let unhide = flags & ATTRIB_HIDDEN != 0 && value & ATTRIB_HIDDEN == 0;
+        let rest = if unhide { flags & !ATTRIB_HIDDEN } else { flags };
+        match rest {
+            ATTRIB_MATID => changes.push(Change::Material(face, ((value >> 5) & 0xffff) as u16)),
+            0 => {}
+            _ => return Err(format!("MeshDelta face attribute change with flags 0x{flags:x} not applied")),
         }
-        move_vertices(&mut mesh.positions, &delta.moves);
-        return Ok(mesh);
     }
-    replay(mesh, &delta)
+    Ok(changes)
+}
+
+/// Vertex moves `(vertex, offset)`, each vertex checked against the input.
+fn vertex_moves(c: &Chunk<'_>, vertices: usize) -> Result<Vec<(u32, Vec3)>, String> {
+    let mut moves = Vec::new();
+    for r in records(c, 4)? {
+        let v = u32_at(r, 0).unwrap_or(u32::MAX);
+        if v as usize >= vertices {
+            return Err(format!("MeshDelta moves vertex {v} of {vertices}"));
+        }
+        moves.push((v, point_at(r, 4)));
+    }
+    Ok(moves)
+}
+
+/// Face remaps `(face, corner mask, corners)`, each face checked against the input.
+fn face_remaps(c: &Chunk<'_>, triangles: usize) -> Result<Vec<(u32, u32, [u32; 3])>, String> {
+    let mut remaps = Vec::new();
+    for r in records(c, 5)? {
+        let face = u32_at(r, 0).unwrap_or(u32::MAX);
+        if face as usize >= triangles {
+            return Err(format!("MeshDelta remaps face {face} of {triangles}"));
+        }
+        let corners = [u32_at(r, 8), u32_at(r, 12), u32_at(r, 16)].map(|v| v.unwrap_or(u32::MAX));
+        remaps.push((face, u32_at(r, 4).unwrap_or(0) & 7, corners));
+    }
+    Ok(remaps)
+}
+
+/// A created face record: corners, smoothing, material in the high half of the flags.
+fn created_face(r: &[u8]) -> Face {
+    let w = |k: usize| u32_at(r, 4 * k).unwrap_or(u32::MAX);
+    Face { corners: [w(1), w(2), w(3)], material: (w(5) >> 16) as u16, smoothing: w(4), source: None, changed: true }
 }
 
 fn move_vertices(positions: &mut [Vec3], moves: &[(u32, Vec3)]) {
@@ -343,14 +354,19 @@ fn replay(mut mesh: EvalMesh, delta: &Delta) -> Result<EvalMesh, String> {
             return Err("MeshDelta deletes a vertex a remaining face uses".into());
         }
     }
-    // Input polygons whose triangles all survive untouched, with one set of attributes,
-    // stay whole; everything else is a triangle.
+    let polygons = regroup(&mesh.polygons, &kept, &remap);
+    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// The replayed triangles as polygons: input polygons whose triangles all survive
+/// untouched, with one set of attributes, stay whole; everything else is a triangle.
+fn regroup(input: &[Polygon], kept: &[Face], remap: &[u32]) -> Vec<Polygon> {
     let mut polygons = Vec::with_capacity(kept.len());
     let mut i = 0;
     while i < kept.len() {
         let f = &kept[i];
         if let Some(k) = f.source.filter(|_| !f.changed) {
-            let p = &mesh.polygons[k];
+            let p = &input[k];
             let n = p.triangle_count();
             let run = kept.get(i..i + n).unwrap_or(&[]);
             let whole = run.len() == n
@@ -377,7 +393,7 @@ fn replay(mut mesh: EvalMesh, delta: &Delta) -> Result<EvalMesh, String> {
         });
         i += 1;
     }
-    Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+    polygons
 }
 
 /// One per-face change, by face index in triangle order.
@@ -435,10 +451,29 @@ fn set_face_attributes(mesh: &mut EvalMesh, changes: &[Change]) {
     mesh.polygons = out;
 }
 
+/// The Edit Mesh modifier's evaluator: a tri object out, in the tri order, with the
+/// selection it sets.
+pub const EDIT_MESH: Modifier =
+    Modifier { outputs_tri_order: true, ..Modifier::new(module_path!(), evaluate, true, Carry::Own(selection_after)) };
+
+/// Replays the MeshDelta over the input's mesh.
+fn evaluate(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    Ok(Evaluated::Mesh(apply(mc.modifier.mod_app, mesh_of(m, input)?, mc.in_max_order).map_err(|e| stop(m, e))?))
+}
+
+/// Edit Mesh's output selection: object level, or not decoded.
+fn selection_after(_: &SceneIndex<'_>, sm: &StackModifier<'_, '_>, _: Option<&EvalMesh>, _: bool) -> Selection {
+    match level(sm.object.chunk.child(EDIT_MESH_SEL_LEVEL)) {
+        Some(0) => Selection::Object,
+        l => Selection::Unknown(format!("Edit Mesh at selection level {l:?}: its selection is not decoded")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, BoxParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     fn unit_box() -> EvalMesh {
         box_mesh(&BoxParams { length: 1.0, width: 1.0, height: 1.0, length_segs: 1, width_segs: 1, height_segs: 1 })

@@ -54,11 +54,21 @@
 //! Operations that only change selections, visibility, materials, smoothing or
 //! triangulation pass. Any other operation stops the node, naming it.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::poly_edges;
+use super::Modifier;
 use crate::chunk::Chunk;
+use crate::eval::context::ModContext;
+use crate::eval::derived::StackModifier;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{param_stop, stop, to_poly, Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::poly_edges;
+use crate::eval::selection::{
+    level, Carry, Selection, EDIT_POLY_EDGE_SEL, EDIT_POLY_FACE_SEL, EDIT_POLY_SEL_LEVEL, EDIT_POLY_VERTEX_SEL,
+};
 use crate::model::geometry;
+use crate::model::scene_index::SceneIndex;
 use glam::Vec3;
+use std::collections::HashMap;
 
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
 pub const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
@@ -336,43 +346,11 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
             None if ![32, 38, 41, 53, 59].contains(&op.id) => directed = None,
             None => {}
         }
-        if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
+        if skipped(op)? {
             continue;
         }
-        if op.id == 45 {
-            // `PolyOpHingeFromEdge::Do` returns at once when the angle is 0.
-            match op.parameter_u32(HINGE_ANGLE).map(f32::from_bits) {
-                Some(0.0) => continue,
-                Some(a) => return Err(format!("hinge from edge by {a} rad is not replayed")),
-                None => return Err("hinge from edge without its angle".into()),
-            }
-        }
-        if let Some(id) = op.unknown_settings.first() {
-            return Err(format!("operation {} carries settings chunk 0x{id:04x}, not replayed", op.id));
-        }
         match op.id {
-            11 => {
-                let faces = op.selected(mesh.polygons.len())?;
-                let delete_isolated = op
-                    .parameter_u32(DELETE_ISOLATED_VERTICES)
-                    .ok_or("delete face without its isolated-vertices setting")?
-                    != 0;
-                let vertex_map = delete_faces(&mut mesh, &faces, delete_isolated);
-                collapse_dead_faces(&mut mesh);
-                if let Some(e) = edges.as_mut() {
-                    let mut next = 0;
-                    let face_map: Vec<Option<usize>> = faces
-                        .iter()
-                        .map(|&gone| {
-                            (!gone).then(|| {
-                                next += 1;
-                                next - 1
-                            })
-                        })
-                        .collect();
-                    poly_edges::after_delete(e, &face_map, &vertex_map)?;
-                }
-            }
+            11 => delete_faces_op(&mut mesh, edges.as_mut(), op)?,
             66 => {
                 let e = edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?;
                 let data = op.data.and_then(|d| d.child(0x1600)).and_then(|c| c.payload());
@@ -382,26 +360,8 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
                     poly_edges::split_edge(&mut mesh, e, edge, prop)?;
                 }
             }
-            22 => {
-                let marked = op.selected(mesh.positions.len())?;
-                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| *id != WELD_THRESHOLD) {
-                    return Err(format!("weld vertex with parameter {id}, whose meaning is not established"));
-                }
-                let threshold =
-                    op.parameter_u32(WELD_THRESHOLD).map(f32::from_bits).ok_or("weld vertex without its threshold")?;
-                poly_edges::weld_vertices(&mut mesh, &marked, threshold)?;
-            }
-            59 => {
-                let data = op.data.ok_or("target weld without its records")?;
-                let payload = |id: u16| data.child(id).and_then(|c| c.payload());
-                let welds = payload(0x06c0)
-                    .zip(payload(0x06c4))
-                    .and_then(|(s, t)| poly_edges::weld_records(s, t))
-                    .ok_or("target weld: records unreadable")?;
-                for (start, target) in welds {
-                    poly_edges::target_weld(&mut mesh, &mut directed, start, target)?;
-                }
-            }
+            22 => weld_op(&mut mesh, op)?,
+            59 => target_weld_op(&mut mesh, &mut directed, op)?,
             44 => {
                 let e = edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?;
                 let marked = op.selected(mesh.positions.len())?;
@@ -411,61 +371,16 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
                 let faces = op.selected(mesh.polygons.len())?;
                 detach_faces(&mut mesh, &faces, op.clone);
             }
-            28 => {
-                let faces = op.selected(mesh.polygons.len())?;
-                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| ![TESS_TYPE, TESS_TENSION].contains(id)) {
-                    return Err(format!("tessellate with parameter {id}, whose meaning is not established"));
-                }
-                if op.parameter_u32(TESS_TYPE).ok_or("tessellate without its type")? != 0 {
-                    return Err("tessellate by face centres (type 1) is not replayed".into());
-                }
-                let tension = f32::from_bits(op.parameter_u32(TESS_TENSION).ok_or("tessellate without its tension")?);
-                if tension != 0.0 {
-                    return Err(format!(
-                        "tessellate with tension {tension} (edge points off the edges) is not replayed"
-                    ));
-                }
-                tessellate_by_edges(&mut mesh, &faces);
-            }
+            28 => tessellate_op(&mut mesh, op)?,
             32 | 38 | 41 => {
                 let faces = op.selected(mesh.polygons.len())?;
-                let (type_id, known, lift): FaceOperation = match op.id {
-                    41 => (EXTRUDE_FACE_TYPE, &[EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT, EXTRUDE_FACE_BIAS], |h, _| {
-                        Lift::Extrude(h)
-                    }),
-                    38 => (INSET_TYPE, &[INSET_TYPE, INSET_AMOUNT, PRESERVE_MAPS], |a, _| Lift::Inset(a)),
-                    _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE, BEVEL_BIAS], Lift::Bevel),
-                };
-                if let Some((id, _)) = op.parameters.iter().find(|(id, _)| !known.contains(id)) {
-                    return Err(format!("operation {} with parameter {id}, whose meaning is not established", op.id));
-                }
-                for bias in [EXTRUDE_FACE_BIAS, BEVEL_BIAS] {
-                    if op.parameter_u32(bias).is_some_and(|b| f32::from_bits(b) != 1.0) {
-                        return Err(format!("operation {} with parameter {bias} other than 1", op.id));
-                    }
-                }
-                let by_polygon = match op.parameter_u32(type_id).ok_or("face operation without its type")? {
-                    0 => false,
-                    2 => true,
-                    t => return Err(format!("operation {} of type {t} (local normals) is not replayed", op.id)),
-                };
-                let float = |id: u32| op.parameter_u32(id).map(f32::from_bits);
-                let (a, b) = match op.id {
-                    41 => (float(EXTRUDE_FACE_HEIGHT).ok_or("extrude face without its height")?, 0.0),
-                    38 => (float(INSET_AMOUNT).ok_or("inset without its amount")?, 0.0),
-                    _ => (
-                        float(BEVEL_HEIGHT).ok_or("bevel without its height")?,
-                        float(BEVEL_OUTLINE).ok_or("bevel without its outline")?,
-                    ),
-                };
                 let order = match (&edges_before, &lifted_border) {
                     (Some(e), _) => Some(poly_edges::directed_border(e, &mesh, &faces)),
                     (None, Some(l)) => Some(l.clone()),
                     _ => None,
                 };
-                lifted_border =
-                    Some(lift_faces(&mut mesh, &faces, by_polygon, lift(a, b), order.as_deref(), &mut directed)?);
-                continue;
+                let (lift, by_polygon) = face_operation(op)?;
+                lifted_border = Some(lift_faces(&mut mesh, &faces, by_polygon, lift, order.as_deref(), &mut directed)?);
             }
             53 => {
                 let Some(data) = op.data else { continue };
@@ -480,6 +395,133 @@ pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: boo
     }
     collapse_dead_faces(&mut mesh);
     Ok(mesh)
+}
+
+/// Whether `op` changes nothing to replay (a count-neutral operation other than the vertex
+/// offsets, a hinge by 0°); `Err` for settings that are not replayed.
+fn skipped(op: &Operation<'_>) -> Result<bool, String> {
+    if COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| *id == op.id) && op.id != 53 {
+        return Ok(true);
+    }
+    if op.id == 45 {
+        // `PolyOpHingeFromEdge::Do` returns at once when the angle is 0.
+        match op.parameter_u32(HINGE_ANGLE).map(f32::from_bits) {
+            Some(0.0) => return Ok(true),
+            Some(a) => return Err(format!("hinge from edge by {a} rad is not replayed")),
+            None => return Err("hinge from edge without its angle".into()),
+        }
+    }
+    if let Some(id) = op.unknown_settings.first() {
+        return Err(format!("operation {} carries settings chunk 0x{id:04x}, not replayed", op.id));
+    }
+    Ok(false)
+}
+
+/// Delete face (11), with the edge numbering kept in step when it is known.
+fn delete_faces_op(
+    mesh: &mut EvalMesh,
+    edges: Option<&mut Vec<poly_edges::Edge>>,
+    op: &Operation<'_>,
+) -> Result<(), String> {
+    let faces = op.selected(mesh.polygons.len())?;
+    let delete_isolated =
+        op.parameter_u32(DELETE_ISOLATED_VERTICES).ok_or("delete face without its isolated-vertices setting")? != 0;
+    let vertex_map = delete_faces(mesh, &faces, delete_isolated);
+    collapse_dead_faces(mesh);
+    if let Some(e) = edges {
+        let mut next = 0;
+        let face_map: Vec<Option<usize>> = faces
+            .iter()
+            .map(|&gone| {
+                (!gone).then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        poly_edges::after_delete(e, &face_map, &vertex_map)?;
+    }
+    Ok(())
+}
+
+/// Weld vertex (22) by its threshold.
+fn weld_op(mesh: &mut EvalMesh, op: &Operation<'_>) -> Result<(), String> {
+    let marked = op.selected(mesh.positions.len())?;
+    if let Some((id, _)) = op.parameters.iter().find(|(id, _)| *id != WELD_THRESHOLD) {
+        return Err(format!("weld vertex with parameter {id}, whose meaning is not established"));
+    }
+    let threshold = op.parameter_u32(WELD_THRESHOLD).map(f32::from_bits).ok_or("weld vertex without its threshold")?;
+    poly_edges::weld_vertices(mesh, &marked, threshold)
+}
+
+/// Target weld (59): each start vertex onto its target.
+fn target_weld_op(
+    mesh: &mut EvalMesh,
+    directed: &mut Option<Vec<(u32, u32)>>,
+    op: &Operation<'_>,
+) -> Result<(), String> {
+    let data = op.data.ok_or("target weld without its records")?;
+    let payload = |id: u16| data.child(id).and_then(|c| c.payload());
+    let welds = payload(0x06c0)
+        .zip(payload(0x06c4))
+        .and_then(|(s, t)| poly_edges::weld_records(s, t))
+        .ok_or("target weld: records unreadable")?;
+    for (start, target) in welds {
+        poly_edges::target_weld(mesh, directed, start, target)?;
+    }
+    Ok(())
+}
+
+/// Tessellate (28) by edges at tension 0, the one case replayed.
+fn tessellate_op(mesh: &mut EvalMesh, op: &Operation<'_>) -> Result<(), String> {
+    let faces = op.selected(mesh.polygons.len())?;
+    if let Some((id, _)) = op.parameters.iter().find(|(id, _)| ![TESS_TYPE, TESS_TENSION].contains(id)) {
+        return Err(format!("tessellate with parameter {id}, whose meaning is not established"));
+    }
+    if op.parameter_u32(TESS_TYPE).ok_or("tessellate without its type")? != 0 {
+        return Err("tessellate by face centres (type 1) is not replayed".into());
+    }
+    let tension = f32::from_bits(op.parameter_u32(TESS_TENSION).ok_or("tessellate without its tension")?);
+    if tension != 0.0 {
+        return Err(format!("tessellate with tension {tension} (edge points off the edges) is not replayed"));
+    }
+    tessellate_by_edges(mesh, &faces);
+    Ok(())
+}
+
+/// Bevel (32), inset (38) or extrude face (41): how the faces move, and whether each
+/// polygon goes alone (type 2) rather than by cluster (type 0).
+fn face_operation(op: &Operation<'_>) -> Result<(Lift, bool), String> {
+    let (type_id, known, lift): FaceOperation = match op.id {
+        41 => {
+            (EXTRUDE_FACE_TYPE, &[EXTRUDE_FACE_TYPE, EXTRUDE_FACE_HEIGHT, EXTRUDE_FACE_BIAS], |h, _| Lift::Extrude(h))
+        }
+        38 => (INSET_TYPE, &[INSET_TYPE, INSET_AMOUNT, PRESERVE_MAPS], |a, _| Lift::Inset(a)),
+        _ => (BEVEL_TYPE, &[BEVEL_TYPE, BEVEL_HEIGHT, BEVEL_OUTLINE, BEVEL_BIAS], Lift::Bevel),
+    };
+    if let Some((id, _)) = op.parameters.iter().find(|(id, _)| !known.contains(id)) {
+        return Err(format!("operation {} with parameter {id}, whose meaning is not established", op.id));
+    }
+    for bias in [EXTRUDE_FACE_BIAS, BEVEL_BIAS] {
+        if op.parameter_u32(bias).is_some_and(|b| f32::from_bits(b) != 1.0) {
+            return Err(format!("operation {} with parameter {bias} other than 1", op.id));
+        }
+    }
+    let by_polygon = match op.parameter_u32(type_id).ok_or("face operation without its type")? {
+        0 => false,
+        2 => true,
+        t => return Err(format!("operation {} of type {t} (local normals) is not replayed", op.id)),
+    };
+    let float = |id: u32| op.parameter_u32(id).map(f32::from_bits);
+    let (a, b) = match op.id {
+        41 => (float(EXTRUDE_FACE_HEIGHT).ok_or("extrude face without its height")?, 0.0),
+        38 => (float(INSET_AMOUNT).ok_or("inset without its amount")?, 0.0),
+        _ => (
+            float(BEVEL_HEIGHT).ok_or("bevel without its height")?,
+            float(BEVEL_OUTLINE).ok_or("bevel without its outline")?,
+        ),
+    };
+    Ok((lift(a, b), by_polygon))
 }
 
 /// Operations after which [`poly_edges`] still knows Max's edge order.
@@ -528,9 +570,54 @@ fn lift_faces(
     border_order: Option<&[(u32, u32)]>,
     known: &mut Option<Vec<(u32, u32)>>,
 ) -> Result<Vec<(u32, u32)>, String> {
-    use std::collections::HashMap;
+    let edge_face = edge_faces(mesh);
+    let (selected, roots) = clusters(mesh, faces, by_polygon, &edge_face);
+    let mut normal: HashMap<usize, Vec3> = HashMap::new();
+    for (&f, &r) in selected.iter().zip(&roots) {
+        *normal.entry(r).or_default() += polygon_normal(&mesh.positions, &mesh.polygons[f].corners);
+    }
+    let border = cluster_borders(mesh, &selected, &roots, &edge_face, border_order);
+    let copy = copy_border_vertices(mesh, &border, border_order.is_some());
+    // Known edge directions: an edge inside a cluster moves to the copies; a border edge
+    // now lies between the unmarked face and a side face, and runs as the marked face
+    // walked it (the side face's way: the welds of `NewModularWallSingleDoor.max` need
+    // it); by polygon every edge of a marked face turns into a border: not followed.
+    if by_polygon {
+        *known = None;
+    }
+    if let Some(k) = known.as_mut() {
+        follow_known_edges(mesh, &selected, &roots, &copy, k);
+    }
+    let moved = move_to_copies(mesh, &selected, &roots, &copy);
+    apply_lift(mesh, lift, &moved, &normal, &border, &copy)?;
+    let mut copied_border = Vec::with_capacity(border.len());
+    for (r, a, b) in border {
+        mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
+        copied_border.push((copy[&(r, a)], copy[&(r, b)]));
+    }
+    Ok(copied_border)
+}
+
+/// Directed edge → face, to find each edge's other face.
+fn edge_faces(mesh: &EvalMesh) -> HashMap<(u32, u32), usize> {
+    let mut edge_face: HashMap<(u32, u32), usize> = HashMap::new();
+    for (f, p) in mesh.polygons.iter().enumerate() {
+        for (i, &a) in p.corners.iter().enumerate() {
+            edge_face.insert((a, p.corners[(i + 1) % p.corners.len()]), f);
+        }
+    }
+    edge_face
+}
+
+/// The marked faces and the cluster (its root face) of each: the union of marked faces
+/// sharing an edge, or each face alone `by_polygon`.
+fn clusters(
+    mesh: &EvalMesh,
+    faces: &[bool],
+    by_polygon: bool,
+    edge_face: &HashMap<(u32, u32), usize>,
+) -> (Vec<usize>, Vec<usize>) {
     let selected: Vec<usize> = (0..mesh.polygons.len()).filter(|&f| faces[f]).collect();
-    // Clusters: union of selected faces sharing an edge (none by polygon).
     let mut cluster: HashMap<usize, usize> = selected.iter().map(|&f| (f, f)).collect();
     fn root(c: &mut HashMap<usize, usize>, f: usize) -> usize {
         let mut r = f;
@@ -539,13 +626,6 @@ fn lift_faces(
         }
         c.insert(f, r);
         r
-    }
-    // Directed edge → face, to find each edge's other face.
-    let mut edge_face: HashMap<(u32, u32), usize> = HashMap::new();
-    for (f, p) in mesh.polygons.iter().enumerate() {
-        for (i, &a) in p.corners.iter().enumerate() {
-            edge_face.insert((a, p.corners[(i + 1) % p.corners.len()]), f);
-        }
     }
     if !by_polygon {
         for &f in &selected {
@@ -564,17 +644,23 @@ fn lift_faces(
         }
     }
     let roots: Vec<usize> = selected.iter().map(|&f| root(&mut cluster, f)).collect();
-    let mut normal: HashMap<usize, Vec3> = HashMap::new();
-    for (&f, &r) in selected.iter().zip(&roots) {
-        *normal.entry(r).or_default() += polygon_normal(&mesh.positions, &mesh.polygons[f].corners);
-    }
-    // Border edges per cluster (edge a → b of a cluster face whose other side is not in
-    // the same cluster), in face order.
+    (selected, roots)
+}
+
+/// Border edges per cluster (edge a → b of a cluster face whose other side is not in the
+/// same cluster), in face order, or from the edge Max numbers first, walked as loops.
+fn cluster_borders(
+    mesh: &EvalMesh,
+    selected: &[usize],
+    roots: &[usize],
+    edge_face: &HashMap<(u32, u32), usize>,
+    border_order: Option<&[(u32, u32)]>,
+) -> Vec<(usize, u32, u32)> {
     let in_cluster =
         |g: Option<&usize>, r: usize, roots_of: &HashMap<usize, usize>| g.is_some_and(|g| roots_of.get(g) == Some(&r));
     let roots_of: HashMap<usize, usize> = selected.iter().copied().zip(roots.iter().copied()).collect();
     let mut border: Vec<(usize, u32, u32)> = Vec::new();
-    for (&f, &r) in selected.iter().zip(&roots) {
+    for (&f, &r) in selected.iter().zip(roots) {
         let c = &mesh.polygons[f].corners;
         for (i, &a) in c.iter().enumerate() {
             let b = c[(i + 1) % c.len()];
@@ -588,14 +674,17 @@ fn lift_faces(
         let rank: HashMap<(u32, u32), usize> = order.iter().enumerate().map(|(i, &e)| (e, i)).rev().collect();
         border.sort_by_key(|&(_, a, b)| rank.get(&(a, b)).copied().unwrap_or(usize::MAX));
     }
-    let border = walk_borders(border);
-    // Copies of border vertices per cluster, appended in vertex order.
+    walk_borders(border)
+}
+
+/// Copies of border vertices per cluster, appended in vertex order, or in the order of the
+/// walk when Max's border order is `walked`.
+fn copy_border_vertices(mesh: &mut EvalMesh, border: &[(usize, u32, u32)], walked: bool) -> HashMap<(usize, u32), u32> {
     let mut on_border: Vec<(usize, u32)> =
         border.iter().map(|&(r, a, _)| (r, a)).chain(border.iter().map(|&(r, _, b)| (r, b))).collect();
-    if border_order.is_some() {
-        // Copies in the order of the walk (see [`lift_faces`]).
+    if walked {
         let mut seen = Vec::with_capacity(on_border.len());
-        for &(r, a, _) in &border {
+        for &(r, a, _) in border {
             if !seen.contains(&(r, a)) {
                 seen.push((r, a));
             }
@@ -611,38 +700,48 @@ fn lift_faces(
         let p = mesh.positions[v as usize];
         mesh.positions.push(p);
     }
-    // Known edge directions: an edge inside a cluster moves to the copies; a border edge
-    // now lies between the unmarked face and a side face, and runs as the marked face
-    // walked it (the side face's way: the welds of `NewModularWallSingleDoor.max` need
-    // it); by polygon every edge of a marked face turns into a border: not followed.
-    if by_polygon {
-        *known = None;
-    }
-    if let Some(k) = known.as_mut() {
-        // Per undirected pair: the marked faces walking it (cluster, from, to).
-        type Walks = Vec<(usize, u32, u32)>;
-        let mut walking: HashMap<(u32, u32), Walks> = HashMap::new();
-        for (&f, &r) in selected.iter().zip(&roots) {
-            let c = &mesh.polygons[f].corners;
-            for i in 0..c.len() {
-                let (x, y) = (c[i], c[(i + 1) % c.len()]);
-                walking.entry((x.min(y), x.max(y))).or_default().push((r, x, y));
-            }
-        }
-        for (a, b) in k.iter_mut() {
-            match walking.get(&((*a).min(*b), (*a).max(*b))).map(Vec::as_slice) {
-                Some([(r, _, _), _]) => {
-                    *a = copy.get(&(*r, *a)).copied().unwrap_or(*a);
-                    *b = copy.get(&(*r, *b)).copied().unwrap_or(*b);
-                }
-                Some([(_, x, y)]) => (*a, *b) = (*x, *y),
-                _ => {}
-            }
+    copy
+}
+
+/// Updates the known edge directions `k` for the lift (see [`lift_faces`]).
+fn follow_known_edges(
+    mesh: &EvalMesh,
+    selected: &[usize],
+    roots: &[usize],
+    copy: &HashMap<(usize, u32), u32>,
+    k: &mut [(u32, u32)],
+) {
+    // Per undirected pair: the marked faces walking it (cluster, from, to).
+    type Walks = Vec<(usize, u32, u32)>;
+    let mut walking: HashMap<(u32, u32), Walks> = HashMap::new();
+    for (&f, &r) in selected.iter().zip(roots) {
+        let c = &mesh.polygons[f].corners;
+        for i in 0..c.len() {
+            let (x, y) = (c[i], c[(i + 1) % c.len()]);
+            walking.entry((x.min(y), x.max(y))).or_default().push((r, x, y));
         }
     }
-    // Cluster faces take the copies.
+    for (a, b) in k.iter_mut() {
+        match walking.get(&((*a).min(*b), (*a).max(*b))).map(Vec::as_slice) {
+            Some([(r, _, _), _]) => {
+                *a = copy.get(&(*r, *a)).copied().unwrap_or(*a);
+                *b = copy.get(&(*r, *b)).copied().unwrap_or(*b);
+            }
+            Some([(_, x, y)]) => (*a, *b) = (*x, *y),
+            _ => {}
+        }
+    }
+}
+
+/// Cluster faces take the copies; the moved vertices per cluster, sorted.
+fn move_to_copies(
+    mesh: &mut EvalMesh,
+    selected: &[usize],
+    roots: &[usize],
+    copy: &HashMap<(usize, u32), u32>,
+) -> Vec<(usize, u32)> {
     let mut moved: Vec<(usize, u32)> = Vec::new();
-    for (&f, &r) in selected.iter().zip(&roots) {
+    for (&f, &r) in selected.iter().zip(roots) {
         let p = &mut mesh.polygons[f];
         p.triangles.clear();
         for c in p.corners.iter_mut() {
@@ -654,48 +753,48 @@ fn lift_faces(
     }
     moved.sort_unstable();
     moved.dedup();
-    match lift {
-        Lift::Extrude(height) => {
-            for (r, v) in moved {
+    moved
+}
+
+/// Moves the copies as `lift` says.
+fn apply_lift(
+    mesh: &mut EvalMesh,
+    lift: Lift,
+    moved: &[(usize, u32)],
+    normal: &HashMap<usize, Vec3>,
+    border: &[(usize, u32, u32)],
+    copy: &HashMap<(usize, u32), u32>,
+) -> Result<(), String> {
+    let amount = match lift {
+        Lift::Extrude(height) | Lift::Bevel(height, _) => {
+            for &(r, v) in moved {
                 let n = normal[&r].normalize_or_zero();
                 mesh.positions[v as usize] += n * height;
             }
-        }
-        Lift::Inset(_) | Lift::Bevel(..) => {
-            let amount = match lift {
-                Lift::Bevel(height, outline) => {
-                    for &(r, v) in &moved {
-                        let n = normal[&r].normalize_or_zero();
-                        mesh.positions[v as usize] += n * height;
-                    }
-                    -outline
-                }
-                Lift::Inset(a) | Lift::Extrude(a) => a,
-            };
-            // Per border copy: the inward normals of its incoming and outgoing border edges.
-            let mut edges_at: HashMap<(usize, u32), Vec<Vec3>> = HashMap::new();
-            for &(r, a, b) in &border {
-                let n = normal[&r].normalize_or_zero();
-                let inward = n.cross(mesh.positions[b as usize] - mesh.positions[a as usize]).normalize_or_zero();
-                edges_at.entry((r, a)).or_default().push(inward);
-                edges_at.entry((r, b)).or_default().push(inward);
-            }
-            for ((r, v), normals) in edges_at {
-                let [n1, n2] = normals[..] else {
-                    return Err(format!("inset: vertex {v} lies on {} border edges of its cluster", normals.len()));
-                };
-                let d = (n1 + n2) / (1.0 + n1.dot(n2));
-                let c = copy[&(r, v)] as usize;
-                mesh.positions[c] += d * amount;
+            match lift {
+                Lift::Bevel(_, outline) => -outline,
+                _ => return Ok(()),
             }
         }
+        Lift::Inset(a) => a,
+    };
+    // Per border copy: the inward normals of its incoming and outgoing border edges.
+    let mut edges_at: HashMap<(usize, u32), Vec<Vec3>> = HashMap::new();
+    for &(r, a, b) in border {
+        let n = normal[&r].normalize_or_zero();
+        let inward = n.cross(mesh.positions[b as usize] - mesh.positions[a as usize]).normalize_or_zero();
+        edges_at.entry((r, a)).or_default().push(inward);
+        edges_at.entry((r, b)).or_default().push(inward);
     }
-    let mut copied_border = Vec::with_capacity(border.len());
-    for (r, a, b) in border {
-        mesh.polygons.push(Polygon::new(vec![a, b, copy[&(r, b)], copy[&(r, a)]]));
-        copied_border.push((copy[&(r, a)], copy[&(r, b)]));
+    for ((r, v), normals) in edges_at {
+        let [n1, n2] = normals[..] else {
+            return Err(format!("inset: vertex {v} lies on {} border edges of its cluster", normals.len()));
+        };
+        let d = (n1 + n2) / (1.0 + n1.dot(n2));
+        let c = copy[&(r, v)] as usize;
+        mesh.positions[c] += d * amount;
     }
-    Ok(copied_border)
+    Ok(())
 }
 
 /// Orders border edges `(cluster, a, b)` as Max appends the side faces: clusters in order
@@ -917,6 +1016,136 @@ fn safe_centre(corners: &[Vec3]) -> Vec3 {
     (mean + u * (f.x / k) + v * (f.y / k) + normal * (h / k)).as_vec3()
 }
 
+/// The Edit Poly modifier's evaluator: it indexes its input's poly conversion, and sets
+/// the selection it outputs.
+pub const EDIT_POLY: Modifier =
+    Modifier { indexes_poly: true, ..Modifier::new(module_path!(), apply, true, Carry::Own(selection_after)) };
+
+/// Operations that change the topology and are not replayed, including the one still
+/// being edited (not committed: it has no stored records).
+fn not_replayed(ids: &[u32], current: i32) -> Vec<u32> {
+    let mut changing: Vec<u32> =
+        topology_operations(ids).into_iter().filter(|id| !REPLAYED_OPERATIONS.iter().any(|(r, _)| r == id)).collect();
+    if topology_operations(&[current as u32]).len() == 1 {
+        changing.push(current as u32);
+    }
+    changing
+}
+
+/// Replays the committed operations whose records are known, when the input's order is
+/// the one they index; offsets alone over an input not in Max's order keep the counts.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    let ops = operations(mc.modifier.mod_app).map_err(|e| stop(m, e))?;
+    let ids: Vec<u32> = ops.iter().map(|o| o.id).collect();
+    let current =
+        Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
+    let changing = not_replayed(&ids, current);
+    if !changing.is_empty() {
+        return Err(stop(m, format!("operations that change the topology are not replayed: {changing:?}")));
+    }
+    let indexed: Vec<u32> = ops.iter().filter(|o| uses_indices(o)).map(|o| o.id).collect();
+    if !mc.in_max_order && !indexed.is_empty() {
+        // Offsets alone keep the counts: those are known, the positions are not.
+        if indexed.iter().all(|&id| id == 53) && topology_operations(&ids).is_empty() {
+            let (counts, rule) = to_poly(input).counts_and_rule();
+            return Ok(Evaluated::CountOnly {
+                counts,
+                rule,
+                note: "Edit Poly vertex offsets index Max's vertex order, which this input's builder is not \
+                       checked to follow: positions not known"
+                    .into(),
+            });
+        }
+        return Err(stop(
+            m,
+            format!("operations {indexed:?} index vertices or faces, and this input is not built in Max's order"),
+        ));
+    }
+    Ok(match input {
+        Evaluated::Mesh(mesh) => {
+            Evaluated::Mesh(replay_after_flips(mesh.into_poly(), &ops, mc.turned).map_err(|e| stop(m, e))?)
+        }
+        other if topology_operations(&ids).is_empty() => to_poly(other),
+        Evaluated::CountOnly { .. } => return Err(stop(m, "input known by its counts only")),
+    })
+}
+
+/// Edit Poly parameters (`iEPolyMod.h` enumeration): use the stack selection, use soft
+/// selection.
+const EPM_STACK_SELECTION: u16 = 4;
+const EPM_SS_USE: u16 = 5;
+
+/// Edit Poly's output selection (see [`crate::eval::selection`]).
+fn selection_after(
+    index: &SceneIndex<'_>,
+    sm: &StackModifier<'_, '_>,
+    output: Option<&EvalMesh>,
+    in_max_order: bool,
+) -> Selection {
+    let unknown = |why: &str| Selection::Unknown(format!("Edit Poly {why}"));
+    let Some(level) = level(sm.object.chunk.child(EDIT_POLY_SEL_LEVEL)) else {
+        return unknown("selection level missing");
+    };
+    if level == 0 {
+        return Selection::Object;
+    }
+    let Ok(params) = Params::of(index, sm.object, 0) else { return unknown("parameters unreadable") };
+    if params.int_or(EPM_STACK_SELECTION, 0) != Ok(0) {
+        return unknown("passes the stack selection on");
+    }
+    if params.int_or(EPM_SS_USE, 0) != Ok(0) {
+        return unknown("soft selection is not evaluated");
+    }
+    let Some(mesh) = output else { return unknown("output known by its counts only") };
+    if !in_max_order {
+        return unknown("selection over an output not built in Max's order");
+    }
+    let bits = |id: u16| {
+        sm.mod_app
+            .and_then(|a| a.child(LOCAL_DATA))
+            .and_then(|l| l.child(id))
+            .and_then(|c| c.child(0x2700))
+            .and_then(bit_array)
+    };
+    selection_at_level(level, mesh, bits)
+}
+
+/// The vertices the selection at `level` marks, from its stored bit arrays.
+fn selection_at_level(level: i32, mesh: &EvalMesh, bits: impl Fn(u16) -> Option<Vec<bool>>) -> Selection {
+    let unknown = |why: &str| Selection::Unknown(format!("Edit Poly {why}"));
+    match level {
+        1 => match bits(EDIT_POLY_VERTEX_SEL) {
+            Some(v) if v.len() == mesh.positions.len() => Selection::Vertices(v),
+            Some(v) => unknown(&format!("vertex selection of {} over {} vertices", v.len(), mesh.positions.len())),
+            None => unknown("vertex selection unreadable"),
+        },
+        // Edge order (MNMesh's edge list) is not built here: only an empty edge selection
+        // is known.
+        2 | 3 => match bits(EDIT_POLY_EDGE_SEL) {
+            Some(e) if e.iter().all(|s| !s) => Selection::Vertices(vec![false; mesh.positions.len()]),
+            Some(_) => unknown("edge selection: edge order is not built"),
+            None => unknown("edge selection unreadable"),
+        },
+        4 | 5 => match bits(EDIT_POLY_FACE_SEL) {
+            Some(f) if f.len() == mesh.polygons.len() => {
+                let mut v = vec![false; mesh.positions.len()];
+                for (p, _) in mesh.polygons.iter().zip(&f).filter(|(_, s)| **s) {
+                    for &c in &p.corners {
+                        if let Some(x) = v.get_mut(c as usize) {
+                            *x = true;
+                        }
+                    }
+                }
+                Selection::Vertices(v)
+            }
+            Some(f) => unknown(&format!("face selection of {} over {} faces", f.len(), mesh.polygons.len())),
+            None => unknown("face selection unreadable"),
+        },
+        l => unknown(&format!("selection level {l} not known")),
+    }
+}
+
 #[cfg(test)]
 mod safe_centre_tests {
     use super::safe_centre;
@@ -1036,7 +1265,7 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
                 p.material = (u32::from(p.material) % limit) as u16;
             }
         }
-        let added = super::stack::from_stored(&stored);
+        let added = crate::eval::stored::from_stored(&stored);
         let base = mesh.positions.len() as u32;
         mesh.positions.extend(added.positions);
         mesh.polygons.extend(added.polygons.into_iter().map(|mut p| {
@@ -1055,7 +1284,7 @@ fn attach(mesh: &mut EvalMesh, data: &Chunk<'_>) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    use crate::eval::primitives::unit_poly_box as poly_box;
+    use crate::eval::primitive::r#box::unit_poly_box as poly_box;
 
     fn op_with(id: u32, faces: &[usize], n: usize, parameters: Vec<(u32, &'static [u8])>) -> Operation<'static> {
         Operation {

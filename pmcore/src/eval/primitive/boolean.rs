@@ -13,13 +13,13 @@
 //! and later (`0x7bc209af, 0x01bbac5f`, `SlidingDoor03.max`) its operand list and
 //! settings; both stay unevaluated.
 
-use super::mesh::EvalMesh;
-use super::stack::from_stored;
+use super::{MaxOrder, Primitive};
+use crate::eval::context::EvalContext;
+use crate::eval::mesh::EvalMesh;
+use crate::eval::outcome::{stop, Stop};
+use crate::eval::stored::from_stored;
 use crate::model::geometry::{GeometryError, Mesh};
 use crate::model::scene_index::SceneObject;
-
-/// ProBoolean (compound geometry object).
-pub const PROBOOLEAN: [u32; 2] = [0x31ce_a620, 0x2257_f993];
 
 /// The container of a ProBoolean's cached result mesh.
 pub const PROBOOLEAN_RESULT: u16 = 0x0150;
@@ -40,6 +40,14 @@ pub fn proboolean_result(object: &SceneObject<'_>) -> Result<EvalMesh, BooleanEr
     let buffers = object.chunk.child(PROBOOLEAN_RESULT).ok_or(BooleanError::NoResult)?;
     let mesh = Mesh::of_buffers(buffers)?.ok_or(BooleanError::NoResult)?;
     Ok(from_stored(&mesh))
+}
+
+/// The ProBoolean's evaluator: its cached result, not a replay.
+pub const PROBOOLEAN: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+
+/// The cached result, or what keeps it from being read.
+fn build(_: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {
+    proboolean_result(base).map_err(|e| stop(base, e.to_string()))
 }
 
 #[cfg(test)]

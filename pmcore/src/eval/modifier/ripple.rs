@@ -1,6 +1,6 @@
 //! The Ripple modifier (Class ID 0x45, 0): concentric sine waves along the gizmo's Z.
 //!
-//! A simple modifier (the same gizmo frame as Bend, [`super::deform`]): a vertex is taken
+//! A simple modifier (the same gizmo frame as Bend, [`super::bend`]): a vertex is taken
 //! into gizmo space, moved along Z, and taken back. Facts of the SDK sample `sinwave.cpp`
 //! (`SinWaveOMod`, `SinWaveDeformer`), checked on `danshaub__GameDevFinal`'s `Bowl.FBX`:
 //!
@@ -15,7 +15,13 @@
 //! Parameter block (old-style, reference 2): 0 amplitude 1, 1 amplitude 2, 2 wave length,
 //! 3 phase, 4 decay (clamped at 0).
 
-use super::mesh::EvalMesh;
+use super::Modifier;
+use crate::eval::context::ModContext;
+use crate::eval::gizmo::simple_frame;
+use crate::eval::mesh::EvalMesh;
+use crate::eval::outcome::{counts_only, Evaluated, Stop};
+use crate::eval::params::{ParamError, Params};
+use crate::eval::selection::Carry;
 use glam::Mat4;
 
 /// Ripple parameters.
@@ -84,6 +90,35 @@ pub fn ripple(mut mesh: EvalMesh, p: &RippleParams) -> EvalMesh {
         inv.transform_point3(q)
     });
     mesh
+}
+
+/// The Ripple's evaluator (it moves every vertex: a selection below is not carried).
+pub const RIPPLE: Modifier = Modifier::new(module_path!(), apply, true, Carry::Loses);
+
+/// Parameters animated or unreadable: the topology is known, the positions are not.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let params = match Params::of(mc.index(), mc.object(), 2) {
+        Ok(p) => p,
+        Err(e) => return Ok(counts_only(input, format!("Ripple parameters not evaluated: {e}"))),
+    };
+    let values: Result<Vec<f32>, ParamError> = (0..5).map(|id| params.float(id)).collect();
+    let values = match values {
+        Ok(v) => v,
+        Err(e) => return Ok(counts_only(input, format!("Ripple parameter not evaluated: {e}"))),
+    };
+    // The simple-modifier frame, as for Bend: gizmo (reference 0), centre (1).
+    let p = RippleParams {
+        amplitude1: values[0],
+        amplitude2: values[1],
+        wave_length: values[2],
+        phase: values[3],
+        decay: values[4],
+        to_gizmo: simple_frame(mc.index(), mc.modifier)?,
+    };
+    Ok(match input {
+        Evaluated::Mesh(mesh) => Evaluated::Mesh(ripple(mesh, &p)),
+        other => other,
+    })
 }
 
 #[cfg(test)]

@@ -13,8 +13,12 @@
 //! the base a fan `(a, centre, b)`. Smoothing groups 4 (front), 2 (right), 16 (back),
 //! 32 (left), 8 (base); material id 0.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
-use super::primitives::PrimitiveError;
+use super::PrimitiveError;
+use super::{params_of, prim_stop, within, MaxOrder, Primitive};
+use crate::eval::context::EvalContext;
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{param_stop, Stop};
+use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
 /// Pyramid parameters.
@@ -51,22 +55,10 @@ impl PyramidParams {
 const SIDE_GROUPS: [u32; 4] = [4, 2, 16, 32];
 const BASE_GROUP: u32 = 8;
 
-/// The pyramid as Max builds it. A negative height (Max then flips the faces) is not
-/// evaluated.
-pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
-    if ![p.width, p.depth, p.height].iter().all(|v| v.is_finite()) {
-        return Err(PrimitiveError::Unsupported("non-finite pyramid size"));
-    }
-    if p.height < 0.0 {
-        return Err(PrimitiveError::Unsupported("negative pyramid height"));
-    }
-    let (w, d, h) = (segs(p.width_segs), segs(p.depth_segs), segs(p.height_segs));
-    let ring = 2 * (w + d);
-    let mut positions = vec![Vec3::new(0.0, 0.0, p.height)];
+/// Each row's points below the apex, in Max's arithmetic (`f32` sums as the sample
+/// accumulates them), for `(w, d, h)` width, depth and height segments.
+fn push_rows(p: &PyramidParams, (w, d, h): (u32, u32, u32), positions: &mut Vec<Vec3>) {
     let (width_step, depth_step, height_step) = (p.width / h as f32, p.depth / h as f32, p.height / h as f32);
-    // Each row's points, in Max's arithmetic (f32 sums as the sample accumulates them), and
-    // the side each point's step belongs to.
-    let mut side_of = Vec::with_capacity(ring as usize);
     for row in 1..=h {
         let z = p.height - height_step * row as f32;
         let w_span = width_step * row as f32;
@@ -96,6 +88,22 @@ pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
             }
         }
     }
+}
+
+/// The pyramid as Max builds it. A negative height (Max then flips the faces) is not
+/// evaluated.
+pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
+    if ![p.width, p.depth, p.height].iter().all(|v| v.is_finite()) {
+        return Err(PrimitiveError::Unsupported("non-finite pyramid size"));
+    }
+    if p.height < 0.0 {
+        return Err(PrimitiveError::Unsupported("negative pyramid height"));
+    }
+    let (w, d, h) = (segs(p.width_segs), segs(p.depth_segs), segs(p.height_segs));
+    let ring = 2 * (w + d);
+    let mut positions = vec![Vec3::new(0.0, 0.0, p.height)];
+    push_rows(p, (w, d, h), &mut positions);
+    let mut side_of = Vec::with_capacity(ring as usize);
     for (side, n) in [w, d, w, d].into_iter().enumerate() {
         side_of.extend(std::iter::repeat_n(side, n as usize));
     }
@@ -134,6 +142,25 @@ pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
         });
     }
     Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })
+}
+
+/// The Pyramid's evaluator.
+pub const PYRAMID: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+
+/// The Pyramid from its parameter block.
+fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {
+    let p = params_of(ctx, base)?;
+    let pe = |e| param_stop(base, e);
+    let q = PyramidParams {
+        width: p.float(0).map_err(pe)?,
+        depth: p.float(1).map_err(pe)?,
+        height: p.float(2).map_err(pe)?,
+        width_segs: p.int(3).map_err(pe)?,
+        depth_segs: p.int(4).map_err(pe)?,
+        height_segs: p.int(5).map_err(pe)?,
+    };
+    within(ctx, base, q.vertices())?;
+    pyramid_mesh(&q).map_err(|e| prim_stop(base, e))
 }
 
 #[cfg(test)]

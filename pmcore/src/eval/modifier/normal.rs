@@ -5,12 +5,13 @@
 //! extrusions land inside the wall, as `ModularWallSingleDoor.fbx` has them). "Unify"
 //! (parameter 0) reorients faces by their neighbours, which is not evaluated: it stops.
 
-use super::mesh::EvalMesh;
-use super::params::Params;
+use super::Modifier;
+use crate::eval::context::ModContext;
+use crate::eval::mesh::EvalMesh;
+use crate::eval::outcome::{param_stop, stop, Evaluated, Stop};
+use crate::eval::params::Params;
+use crate::eval::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
-
-/// Class ID of the Normal modifier.
-pub const NORMAL_MODIFIER: [u32; 2] = [0x000f_8614, 0];
 
 /// Whether the Normal modifier `m` flips faces (its parameter 1 set).
 pub fn flips(index: &SceneIndex<'_>, m: &SceneObject<'_>) -> bool {
@@ -44,6 +45,24 @@ pub fn flip_faces(mesh: &mut EvalMesh) {
             }
         }
     }
+}
+
+/// The Normal modifier's evaluator: topology passes through, faces may turn over.
+pub const NORMAL: Modifier =
+    Modifier { flips: Some(flips), ..Modifier::new(module_path!(), evaluate, true, Carry::Keeps) };
+
+/// Parameters: 0 unify, 1 flip.
+fn evaluate(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    Ok(match input {
+        Evaluated::Mesh(mesh) => {
+            let params = Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?;
+            let pe = |e| param_stop(m, e);
+            let (unify, flip) = (params.int_or(0, 0).map_err(pe)?, params.int_or(1, 0).map_err(pe)?);
+            Evaluated::Mesh(apply(mesh, unify, flip).map_err(|e| stop(m, e))?)
+        }
+        other => other,
+    })
 }
 
 #[cfg(test)]

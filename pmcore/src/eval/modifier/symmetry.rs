@@ -14,7 +14,13 @@
 //! Counts: with `V_above` vertices kept above the plane, `V_on` on it (after the cut) and
 //! `F` faces kept, the welded result has `2·V_above + V_on` vertices and `2F` faces.
 
-use super::mesh::{EvalMesh, FaceRule, Polygon};
+use super::Modifier;
+use crate::eval::context::ModContext;
+use crate::eval::gizmo::{context_of, prs_matrix};
+use crate::eval::mesh::{EvalMesh, FaceRule, Polygon};
+use crate::eval::outcome::{mesh_of, param_stop, stop, within_budget, Evaluated, Stop};
+use crate::eval::params::{ParamError, Params};
+use crate::eval::selection::Carry;
 use glam::{Mat4, Vec3};
 use std::collections::HashMap;
 
@@ -202,10 +208,42 @@ fn weld_seam(mesh: &mut EvalMesh, v: u32, dist: &dyn Fn(Vec3) -> f32, threshold:
     mesh.remove_unused_vertices();
 }
 
+/// The Symmetry's evaluator.
+pub const SYMMETRY: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+
+/// Symmetry parameters: 0 axis, 1 slice, 2 weld, 3 threshold, 4 flip; the mirror gizmo is
+/// reference 1.
+fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
+    let m = mc.object();
+    let params = Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?;
+    let pe = |e| param_stop(m, e);
+    let axis = params.int(0).map_err(pe)?;
+    let axis = usize::try_from(axis)
+        .ok()
+        .filter(|a| *a < 3)
+        .ok_or_else(|| stop(m, format!("mirror axis {axis} not evaluated")))?;
+    let gizmo = prs_matrix(mc.index(), m.reference(1)).map_err(|e| stop(m, format!("mirror gizmo: {e}")))?;
+    let p = SymmetryParams {
+        gizmo: context_of(m, mc.modifier)?.inverse() * gizmo,
+        axis,
+        flip: params.int_or(4, 0).map_err(pe)? != 0,
+        slice: params.int_or(1, 1).map_err(pe)? != 0,
+        weld: params.int_or(2, 1).map_err(pe)? != 0,
+        threshold: params
+            .float(3)
+            .or_else(|e| if matches!(e, ParamError::Missing(_)) { Ok(0.1) } else { Err(e) })
+            .map_err(pe)?,
+    };
+    let mesh = mesh_of(m, input)?;
+    within_budget(m, (mesh.positions.len() as u64).saturating_mul(3), mc.eval.budget)?;
+    Ok(Evaluated::Mesh(symmetry(mesh, &p)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, plane_mesh, BoxParams, PlaneParams};
+    use crate::eval::primitive::plane::{plane_mesh, PlaneParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     fn params(axis: usize, x: f32) -> SymmetryParams {
         SymmetryParams {
