@@ -19,7 +19,8 @@ pub mod superclass {
     pub const SHAPE: u32 = 0x0040;
     /// Helper.
     pub const HELPER: u32 = 0x0050;
-    /// Space-warp object.
+    /// Space-warp object; Max also saves systems under it (the Biped system 0x9155 in
+    /// every Biped scene, `biped/…/Female_Adult_16.max`, `wild/tae8838__player.max`).
     pub const WSM_OBJECT: u32 = 0x0060;
     /// ParamBlock2.
     pub const PARAM_BLOCK2: u32 = 0x0082;

@@ -175,8 +175,10 @@ pub const CATALOGUE: &[Class] = &[
     row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller),
     row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
     row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
-    // Biped (design §10; superclasses as triage reads them).
-    row(ids::BIPED_SYSTEM, sc::GEOM_OBJECT, "Biped system", Role::Object),
+    // Biped (design §10). Superclasses measured in the class directories of the Rocketbox
+    // and LD35 scenes (docs/biped-format-notes.md): 0x9155 under 0x60, 0x9154 and 0x9156
+    // under 0x9008, 0x9125 under 0x10.
+    row(ids::BIPED_SYSTEM, sc::WSM_OBJECT, "Biped system", Role::Object),
     row(ids::BIPED_COM, sc::CTRL_MATRIX3, "Biped centre of mass", Role::Controller),
     row(ids::BIPED_PART, sc::CTRL_MATRIX3, "Biped part", Role::Controller),
     row(ids::BIPED_GEOMETRY, sc::GEOM_OBJECT, "Biped part geometry", Role::Object),
