@@ -26,6 +26,7 @@
 //! dropped without a counted reason.
 
 pub mod base;
+pub mod biped;
 pub mod context;
 pub mod deform;
 pub mod derived;

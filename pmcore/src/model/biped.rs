@@ -784,4 +784,4 @@ fn slave_node(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
