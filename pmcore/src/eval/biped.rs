@@ -10,16 +10,23 @@
 //! - Thighs at the COM ± the side offset along the pelvis Z axis; L `pelvis · M(conj q) ·
 //!   Ry(π)`, R `pelvis · Rz(π) · M(conj q) · Rx(π)`. Calves: `thigh · T(thigh length) ·
 //!   Rz(knee − π)`; feet: at the calf end, `pelvis · F · M(conj q)`.
-//! - Spine, neck: rotations `pelvis · Rz(−a1 + ε)`, then `Rz(−a)` per link; head `pelvis ·
-//!   Rx(π) · M(conj q) · Rx(π)`. ε = π/2 − 1.57: Character Studio's literal right angle.
-//! - Upper arms (L `pelvis · Rx(π) · M(conj q) · Ry(π)`, R `pelvis · Ry(π) · M(conj q) ·
-//!   Rx(π)`), forearms `upper arm · Rz(elbow − π)`, hands `forearm · M(conj q) · Rx(−1.57)`
-//!   (R: the mirrored quaternion and `Rx(1.57)`).
+//! - Spine and neck: internal links start at the 0x000b translation row (read (y, x, −z) in
+//!   the pelvis frame; 0x000d's row likewise on the spine's end) and turn by −a1 per link
+//!   (0x0067, 0x0065) *without* ε; each exported node is that link turned by +ε about the
+//!   link's end (rotation `link · Rz(ε)`, pivot `end − R · (L, 0, 0)`): this is why the FBX
+//!   spine translations are ≈ L·ε off the stored rows. The head sits on the neck's end with
+//!   `pelvis · Rx(π) · M(conj q) · Rx(π)`. ε = π/2 − 1.57: Character Studio's right angle.
+//! - Clavicles hang off the spine's internal end frame E: at E · (−y, −x, z) of the attach
+//!   0x0010[8..10] on the left, E · (y, x, −z) on the right; L `E · Rx(−a) · B(b)`, R `E ·
+//!   Rz(π) · Rx(−a) · B(b) · Rz(π)`. Upper arms (L `pelvis · Rx(π) · M(conj q) · Ry(π)`, R
+//!   `pelvis · Ry(π) · M(conj q) · Rx(π)`), forearms `upper arm · Rz(elbow − π)`, hands
+//!   `forearm · M(conj q) · Rx(−1.57)` (R: the mirrored quaternion and `Rx(1.57)`), each at
+//!   the end of its parent's length.
+//! - Toes: the toe matrix of 0x000f on the foot (the same Rz(90°) on every rig measured).
 //!
-//! What no measured rule places is [`Unplaced`] with the reason, never a guess: the
-//! positions of the spine chain and of everything attached above it (its translation rows
-//! are 1e-4 to 1.2e-2 cm off the FBX, open question 1 of the notes), clavicle rotations
-//! (6.4e-5 residual), toes', fingers' and xtras' rotations, nubs, tails and ponytails.
+//! What no measured rule places is [`Unplaced`] with the reason, never a guess: fingers
+//! (finger base matrices match only to 2.5e-3), xtras, nubs (not exported: nothing to check
+//! against), tails, ponytails, props and 4-link legs (no rig measured has them).
 
 use crate::model::biped::{bone, BipedSystem, Sides};
 use glam::{DMat3, DMat4, DQuat, DVec3};
@@ -32,14 +39,8 @@ pub const EPSILON: f64 = FRAC_PI_2 - 1.57;
 /// Why a bone has no bind-pose rotation or position yet.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Unplaced {
-    /// The spine chain's link positions are not decoded (stored rows 1e-4–1.2e-2 cm off).
-    #[error("spine chain positions are not decoded (0x000b/0x000d rows off the FBX by up to 1.2e-2 cm)")]
-    SpineChainPosition,
-    /// The clavicle rotation rule leaves 6.4e-5, above float32 noise.
-    #[error("the clavicle rotation rule leaves a 6.4e-5 residual (not float32 noise)")]
-    ClavicleRotation,
-    /// Finger and toe base matrices are not decoded.
-    #[error("finger/toe base rotations (0x0010/0x000f matrices, 0x006a/0x0069 blocks) are not decoded")]
+    /// Finger base matrices are not decoded (and toe links past the first).
+    #[error("finger bases (0x0010 matrices, 0x006a blocks from [46]) and toe links past the first are not decoded")]
     DigitRotation,
     /// Nubs carry no pose of their own in the FBX to check a rule against.
     #[error("nubs are not exported; no rule checked")]
@@ -180,7 +181,28 @@ impl<'s> FigurePose<'s> {
         let (Some(fig), Some(pose)) = (&self.system.arms, &self.system.arm_pose) else {
             return BonePose::unplaced(Unplaced::NotStored("arms (0x0010 / 0x006a)"));
         };
-        let (_fig, pose) = (pick(fig, side), pick(pose, side));
+        let chain = match self.spine_chain() {
+            Ok(c) => c,
+            Err(e) => return BonePose::unplaced(e),
+        };
+        let (fig, pose) = (pick(fig, side), pick(pose, side));
+        let [a, b] = fig.clavicle_angles.map(f64::from);
+        let at = v3(fig.clavicle_attach);
+        // The attach is stored mirrored per half: (−y, −x, z) on the left, (y, x, −z) on the right.
+        let (clavicle, shoulder) = match side {
+            Side::Left => {
+                (chain.spine.end_frame * DMat3::from_rotation_x(-a) * clavicle_turn(b), DVec3::new(-at.y, -at.x, at.z))
+            }
+            Side::Right => (
+                chain.spine.end_frame
+                    * DMat3::from_rotation_z(PI)
+                    * DMat3::from_rotation_x(-a)
+                    * clavicle_turn(b)
+                    * DMat3::from_rotation_z(PI),
+                DVec3::new(at.y, at.x, -at.z),
+            ),
+        };
+        let clavicle_at = chain.spine.end + chain.spine.end_frame * shoulder;
         let upper = match side {
             Side::Left => {
                 self.pelvis * DMat3::from_rotation_x(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_y(PI)
@@ -189,72 +211,140 @@ impl<'s> FigurePose<'s> {
                 self.pelvis * DMat3::from_rotation_y(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_x(PI)
             }
         };
+        let upper_at = clavicle_at + clavicle * DVec3::X * fig.clavicle as f64;
         let forearm = upper * DMat3::from_rotation_z(pose.elbow as f64 - PI);
-        let rotation = match link {
-            0 => Err(Unplaced::ClavicleRotation),
-            1 => Ok(upper),
-            2 => Ok(forearm),
-            3 => Ok(match side {
-                Side::Left => forearm * m(conj(pose.hand)) * DMat3::from_rotation_x(-1.57),
-                Side::Right => forearm * m(conj(mirror(pose.hand))) * DMat3::from_rotation_x(1.57),
-            }),
-            _ => return BonePose::unplaced(Unplaced::NoRule(bone::L_ARM, link)),
-        };
-        BonePose { rotation, position: Err(Unplaced::SpineChainPosition) }
+        let forearm_at = upper_at + upper * DVec3::X * fig.upper_arm as f64;
+        match link {
+            0 => BonePose::placed(clavicle, clavicle_at),
+            1 => BonePose::placed(upper, upper_at),
+            2 => BonePose::placed(forearm, forearm_at),
+            3 => {
+                let hand = match side {
+                    Side::Left => forearm * m(conj(pose.hand)) * DMat3::from_rotation_x(-1.57),
+                    Side::Right => forearm * m(conj(mirror(pose.hand))) * DMat3::from_rotation_x(1.57),
+                };
+                BonePose::placed(hand, forearm_at + forearm * DVec3::X * fig.forearm as f64)
+            }
+            _ => BonePose::unplaced(Unplaced::NoRule(bone::L_ARM, link)),
+        }
     }
 
-    /// Spine link rotations: `pelvis · Rz(−a1 + ε)` for the base, then `Rz(−a1)` per link.
-    fn spine_rotation(&self, link: i32) -> Result<DMat3, Unplaced> {
-        let angles = &self.system.spine_angles;
-        let n = usize::try_from(link).ok().filter(|&l| l < angles.len()).ok_or(Unplaced::NotStored("spine angle"))?;
-        let mut r = self.pelvis * DMat3::from_rotation_z(EPSILON);
-        for a in &angles[..=n] {
-            r *= DMat3::from_rotation_z(-(a[0] as f64));
-        }
-        Ok(r)
+    /// The spine, then the neck, as Character Studio chains them: internal link frames
+    /// without ε (`pelvis · Rz(−Σa)`) whose ends are the joints, and exported nodes turned by
+    /// +ε about each link's end, so a node's pivot is `end − R_node · (L, 0, 0)`.
+    fn spine_chain(&self) -> Result<Chain, Unplaced> {
+        let s = self.system;
+        let start = self.origin + self.pelvis * swap_xy(s.spine.matrix);
+        let spine = links(self.pelvis, start, &s.spine.lengths, &s.spine_angles, "spine angles (0x0067)")?;
+        let neck_start = spine.end + spine.end_frame * swap_xy(s.neck.matrix);
+        let neck = links(spine.end_frame, neck_start, &s.neck.lengths, &s.neck_angles, "neck angles (0x0065)")?;
+        Ok(Chain { spine, neck })
     }
 
     fn spine(&self, link: i32) -> BonePose {
-        BonePose { rotation: self.spine_rotation(link), position: Err(Unplaced::SpineChainPosition) }
+        self.chain_bone(link, |c| &c.spine.nodes)
     }
 
     fn neck(&self) -> BonePose {
-        let last = self.system.spine_angles.len() as i32 - 1;
-        let rotation = self.spine_rotation(last).and_then(|r| {
-            let a = self.system.neck_angles.first().ok_or(Unplaced::NotStored("neck angle (0x0065)"))?;
-            Ok(r * DMat3::from_rotation_z(-(a[0] as f64)))
-        });
-        BonePose { rotation, position: Err(Unplaced::SpineChainPosition) }
+        self.chain_bone(0, |c| &c.neck.nodes)
     }
 
+    fn chain_bone(&self, link: i32, nodes: impl Fn(&Chain) -> &Vec<(DMat3, DVec3)>) -> BonePose {
+        let chain = match self.spine_chain() {
+            Ok(c) => c,
+            Err(e) => return BonePose::unplaced(e),
+        };
+        match usize::try_from(link).ok().and_then(|l| nodes(&chain).get(l)) {
+            Some(&(r, p)) => BonePose::placed(r, p),
+            None => BonePose::unplaced(Unplaced::NotStored("chain link")),
+        }
+    }
+
+    /// The head sits on the neck's last internal end; its rotation is its own quaternion.
     fn head(&self) -> BonePose {
         let rotation =
             self.pelvis * DMat3::from_rotation_x(PI) * m(conj(self.system.head)) * DMat3::from_rotation_x(PI);
-        BonePose { rotation: Ok(rotation), position: Err(Unplaced::SpineChainPosition) }
+        BonePose { rotation: Ok(rotation), position: self.spine_chain().map(|c| c.neck.end) }
     }
 
-    /// Toes: position from the toe matrix translation on the foot; rotation not decoded.
+    /// Toes: the toe matrix of 0x000f on the foot (its left-half Z row is stored negated);
+    /// the figure's toe quaternions in 0x0069 are identity on every rig measured.
     fn digit(&self, id: i32, link: i32) -> BonePose {
         let toe_side = match id {
             bone::L_TOES => Side::Left,
             bone::R_TOES => Side::Right,
-            _ => {
-                return BonePose { rotation: Err(Unplaced::DigitRotation), position: Err(Unplaced::SpineChainPosition) }
-            }
+            _ => return BonePose::unplaced(Unplaced::DigitRotation),
         };
         let per_toe = self.system.links.of(id).max(1) as i32;
-        let position = (|| {
-            if link % per_toe != 0 {
-                return Err(Unplaced::DigitRotation);
-            }
-            let fig = self.system.legs.as_ref().ok_or(Unplaced::NotStored("legs (0x000f)"))?;
-            let toe = pick(fig, toe_side).toes.get((link / per_toe) as usize).ok_or(Unplaced::NotStored("toe"))?;
-            let foot = self.leg(toe_side, 2);
-            let (r, p) = (foot.rotation?, foot.position?);
-            Ok(p + r * DVec3::new(toe.matrix[12] as f64, toe.matrix[13] as f64, toe.matrix[14] as f64))
-        })();
-        BonePose { rotation: Err(Unplaced::DigitRotation), position }
+        if link % per_toe != 0 {
+            return BonePose::unplaced(Unplaced::DigitRotation);
+        }
+        let Some(fig) = self.system.legs.as_ref() else {
+            return BonePose::unplaced(Unplaced::NotStored("legs (0x000f)"));
+        };
+        let Some(toe) = pick(fig, toe_side).toes.get((link / per_toe) as usize) else {
+            return BonePose::unplaced(Unplaced::NotStored("toe"));
+        };
+        let foot = self.leg(toe_side, 2);
+        let (Ok(r), Ok(p)) = (foot.rotation, foot.position) else {
+            return BonePose::unplaced(Unplaced::NotStored("foot"));
+        };
+        let t = &toe.matrix;
+        let z = if toe_side == Side::Left { -1.0 } else { 1.0 };
+        let axes = DMat3::from_cols(
+            DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64),
+            DVec3::new(t[4] as f64, t[5] as f64, t[6] as f64),
+            z * DVec3::new(t[8] as f64, t[9] as f64, t[10] as f64),
+        );
+        BonePose::placed(r * axes, p + r * DVec3::new(t[12] as f64, t[13] as f64, t[14] as f64))
     }
+}
+
+/// The spine and the neck placed.
+struct Chain {
+    spine: Links,
+    neck: Links,
+}
+
+/// One run of links: its exported nodes (rotation, pivot), its last internal end and frame.
+struct Links {
+    nodes: Vec<(DMat3, DVec3)>,
+    end: DVec3,
+    end_frame: DMat3,
+}
+
+/// Walks links from `start` in `frame`: each turns by −a1 about Z, runs its length along X.
+fn links(
+    frame: DMat3,
+    start: DVec3,
+    lengths: &[f32],
+    angles: &[[f32; 3]],
+    what: &'static str,
+) -> Result<Links, Unplaced> {
+    if lengths.len() != angles.len() {
+        return Err(Unplaced::NotStored(what));
+    }
+    let (mut end, mut frame) = (start, frame);
+    let mut nodes = Vec::with_capacity(lengths.len());
+    for (l, a) in lengths.iter().zip(angles) {
+        frame *= DMat3::from_rotation_z(-(a[0] as f64));
+        let run = DVec3::X * *l as f64;
+        end += frame * run;
+        let node = frame * DMat3::from_rotation_z(EPSILON);
+        nodes.push((node, end - node * run));
+    }
+    Ok(Links { nodes, end, end_frame: frame })
+}
+
+/// A chain struct's translation row as stored (x, y, z) → (y, x, −z) in the parent frame.
+fn swap_xy(m: [f32; 16]) -> DVec3 {
+    DVec3::new(m[13] as f64, m[12] as f64, -(m[14] as f64))
+}
+
+/// B(b) of the clavicle rule: 180° about (cos(π/4 + b/2), 0, sin(π/4 + b/2)).
+fn clavicle_turn(b: f64) -> DMat3 {
+    let axis = DVec3::new((PI / 4.0 + b / 2.0).cos(), 0.0, (PI / 4.0 + b / 2.0).sin());
+    DMat3::from_axis_angle(axis, PI)
 }
 
 /// The foot frame F of the foot rule: `pelvis · F · M(conj q)` on both sides.
@@ -299,19 +389,22 @@ mod tests {
     }
 
     #[test]
-    fn fa16_spine_base_turns_by_minus_a1_plus_epsilon() {
-        // FBX Bip01 Spine world rows (0, 0, 1), (0.99976, 0.02180, 0), (−0.02180, 0.99976, 0):
-        // Lcl Rz −0.021799 = −0.0225954 + ε; its position is not placed.
+    fn fa16_spine_nodes_turn_by_epsilon_about_their_link_ends() {
+        // FBX Bip01 Spine world rows (0, 0, 1 | 0.00002), (0.99976, 0.02180, 0 | 104.35529),
+        // (−0.02180, 0.99976, 0 | −0.16053): Lcl Rz −0.021799 = −0.0225954 + ε, and a pivot
+        // L·ε ≈ 9.9e-3 off the stored row (−0.150675, 12.026491). Spine1 and Spine2 pivots
+        // (FBX Lcl chain, `scripts/research/fbx_bind.py`): (0.00003, 116.76039, −0.44065),
+        // (0.00005, 128.88059, −1.76309).
         let s = fa16();
-        let spine = FigurePose::new(&s).bone(bone::SPINE, 0);
-        let r = spine.rotation.unwrap();
-        let want = DMat3::from_cols(
-            DVec3::new(0.0, 0.99976, -0.02180),
-            DVec3::new(0.0, 0.02180, 0.99976),
-            DVec3::new(1.0, 0.0, 0.0),
+        let pose = FigurePose::new(&s);
+        assert_fbx(
+            &pose.bone(bone::SPINE, 0),
+            [[0., 0., 1., 0.00002], [0.99976, 0.02180, 0., 104.35529], [-0.02180, 0.99976, 0., -0.16053]],
         );
-        assert!((r - want).to_cols_array().iter().all(|d| d.abs() < 1e-5), "{r:?}");
-        assert_eq!(spine.position, Err(Unplaced::SpineChainPosition));
+        for (link, want) in [(1, [0.00003, 116.76039, -0.44065]), (2, [0.00005, 128.88059, -1.76309])] {
+            let p = pose.bone(bone::SPINE, link).position.unwrap();
+            assert!((p - DVec3::from_array(want)).abs().max_element() < 1e-4, "Spine{link}: {p:?} vs FBX {want:?}");
+        }
         assert!((EPSILON - 7.9633e-4).abs() < 1e-8);
     }
 
@@ -323,8 +416,8 @@ mod tests {
         assert_eq!(pose.bone(bone::HEAD_NUB, 0).position, Err(Unplaced::Nub));
         assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::Xtra));
         assert_eq!(pose.bone(bone::TAIL, 0).rotation, Err(Unplaced::NoRule(bone::TAIL, 0)));
-        assert_eq!(pose.bone(bone::L_TOES, 0).rotation, Err(Unplaced::DigitRotation));
-        assert!(pose.bone(bone::L_TOES, 0).position.is_ok());
+        assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::DigitRotation));
+        assert!(pose.bone(bone::L_TOES, 0).world().is_ok());
         assert_eq!(pose.bone(bone::L_LEG, 3).world(), Err(Unplaced::NoRule(bone::L_LEG, 3)));
     }
 }
