@@ -22,11 +22,15 @@
 //!   `pelvis · Ry(π) · M(conj q) · Rx(π)`), forearms `upper arm · Rz(elbow − π)`, hands
 //!   `forearm · M(conj q) · Rx(−1.57)` (R: the mirrored quaternion and `Rx(1.57)`), each at
 //!   the end of its parent's length.
+//! - Fingers: the 0x0010 finger matrix (rows = axes) times `M(conj q)` of the finger's base
+//!   quaternion (0x006a finger block [1..4]) on the hand's internal frame (`hand · Rx(1.57)`;
+//!   the right side mirrored through Z and `Rx(−1.57)`), at the matrix translation; each
+//!   joint bends about Z by block [39], [42] at the end of the previous link.
 //! - Toes: the toe matrix of 0x000f on the foot (the same Rz(90°) on every rig measured).
 //!
-//! What no measured rule places is [`Unplaced`] with the reason, never a guess: fingers
-//! (finger base matrices match only to 2.5e-3), xtras, nubs (not exported: nothing to check
-//! against), tails, ponytails, props and 4-link legs (no rig measured has them).
+//! What no measured rule places is [`Unplaced`] with the reason, never a guess: xtras, nubs
+//! (not exported: nothing to check against), toe links past the first, tails, ponytails,
+//! props and 4-link legs (no rig measured has them).
 
 use crate::model::biped::{bone, BipedSystem, Sides};
 use glam::{DMat3, DMat4, DQuat, DVec3};
@@ -39,8 +43,8 @@ pub const EPSILON: f64 = FRAC_PI_2 - 1.57;
 /// Why a bone has no bind-pose rotation or position yet.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Unplaced {
-    /// Finger base matrices are not decoded (and toe links past the first).
-    #[error("finger bases (0x0010 matrices, 0x006a blocks from [46]) and toe links past the first are not decoded")]
+    /// A finger joint past the stored bends, or a toe link past the first (not measured).
+    #[error("finger joints past the second and toe links past the first are not decoded")]
     DigitRotation,
     /// Nubs carry no pose of their own in the FBX to check a rule against.
     #[error("nubs are not exported; no rule checked")]
@@ -142,7 +146,8 @@ impl<'s> FigurePose<'s> {
             (bone::SPINE, _) => self.spine(link),
             (bone::NECK, 0) => self.neck(),
             (bone::HEAD, 0) => self.head(),
-            (bone::L_TOES | bone::R_TOES | bone::L_FINGERS | bone::R_FINGERS, _) => self.digit(id, link),
+            (bone::L_TOES | bone::R_TOES, _) => self.digit(id, link),
+            (bone::L_FINGERS | bone::R_FINGERS, _) => self.finger(side(bone::L_FINGERS), link),
             (bone::R_FINGER_NUB..=bone::HEAD_NUB, _) => BonePose::unplaced(Unplaced::Nub),
             _ if id >= bone::XTRA_NUB => BonePose::unplaced(Unplaced::Nub),
             _ if id >= bone::XTRA => BonePose::unplaced(Unplaced::Xtra),
@@ -267,6 +272,45 @@ impl<'s> FigurePose<'s> {
         BonePose { rotation: Ok(rotation), position: self.spine_chain().map(|c| c.neck.end) }
     }
 
+    /// Fingers: the base matrix of 0x0010 (rows = axes) times the base's pose `M(conj q)`
+    /// (0x006a) on the hand's internal frame (the hand node turned back by Rx(±1.57);
+    /// mirrored through Z on the right), then each joint bends by its 0x006a angle about Z
+    /// at the end of the previous link.
+    fn finger(&self, side: Side, link: i32) -> BonePose {
+        let (Some(fig), Some(pose)) = (&self.system.arms, &self.system.arm_pose) else {
+            return BonePose::unplaced(Unplaced::NotStored("arms (0x0010 / 0x006a)"));
+        };
+        let per_finger = self.system.links.of(bone::L_FINGERS).max(1) as usize;
+        let Ok(link) = usize::try_from(link) else { return BonePose::unplaced(Unplaced::DigitRotation) };
+        let (f, joint) = (link / per_finger, link % per_finger);
+        let (Some(chain), Some(finger)) = (pick(fig, side).fingers.get(f), pick(pose, side).fingers.get(f)) else {
+            return BonePose::unplaced(Unplaced::NotStored("finger"));
+        };
+        let bends = &finger.bends;
+        if joint > bends.len() || joint >= chain.lengths.len() {
+            return BonePose::unplaced(Unplaced::DigitRotation);
+        }
+        let hand = self.arm(side, 3);
+        let (Ok(hr), Ok(hp)) = (hand.rotation, hand.position) else {
+            return BonePose::unplaced(Unplaced::NotStored("hand"));
+        };
+        let t = &chain.matrix;
+        let axes = rows(t) * m(conj(finger.base));
+        let offset = DVec3::new(t[12] as f64, t[13] as f64, t[14] as f64);
+        let (mut r, mut p) = match side {
+            Side::Left => (hr * DMat3::from_rotation_x(1.57) * axes, hp + hr * DMat3::from_rotation_x(1.57) * offset),
+            Side::Right => {
+                let inner = hr * DMat3::from_rotation_x(-1.57);
+                (inner * MIRROR_Z * axes * MIRROR_Z, hp + inner * MIRROR_Z * offset)
+            }
+        };
+        for (length, bend) in chain.lengths.iter().zip(bends).take(joint) {
+            p += r * DVec3::X * *length as f64;
+            r *= DMat3::from_rotation_z(*bend as f64);
+        }
+        BonePose::placed(r, p)
+    }
+
     /// Toes: the toe matrix of 0x000f on the foot (its left-half Z row is stored negated);
     /// the figure's toe quaternions in 0x0069 are identity on every rig measured.
     fn digit(&self, id: i32, link: i32) -> BonePose {
@@ -291,11 +335,7 @@ impl<'s> FigurePose<'s> {
         };
         let t = &toe.matrix;
         let z = if toe_side == Side::Left { -1.0 } else { 1.0 };
-        let axes = DMat3::from_cols(
-            DVec3::new(t[0] as f64, t[1] as f64, t[2] as f64),
-            DVec3::new(t[4] as f64, t[5] as f64, t[6] as f64),
-            z * DVec3::new(t[8] as f64, t[9] as f64, t[10] as f64),
-        );
+        let axes = DMat3::from_cols(rows(t).x_axis, rows(t).y_axis, z * rows(t).z_axis);
         BonePose::placed(r * axes, p + r * DVec3::new(t[12] as f64, t[13] as f64, t[14] as f64))
     }
 }
@@ -346,6 +386,15 @@ fn clavicle_turn(b: f64) -> DMat3 {
     let axis = DVec3::new((PI / 4.0 + b / 2.0).cos(), 0.0, (PI / 4.0 + b / 2.0).sin());
     DMat3::from_axis_angle(axis, PI)
 }
+
+/// A stored 4×4's rotation, its rows read as the images of X, Y, Z.
+fn rows(t: &[f32; 16]) -> DMat3 {
+    let row = |k: usize| DVec3::new(t[4 * k] as f64, t[4 * k + 1] as f64, t[4 * k + 2] as f64);
+    DMat3::from_cols(row(0), row(1), row(2))
+}
+
+/// The mirror through the Z plane (right-side records are the left's, mirrored).
+const MIRROR_Z: DMat3 = DMat3::from_cols(DVec3::X, DVec3::Y, DVec3::NEG_Z);
 
 /// The foot frame F of the foot rule: `pelvis · F · M(conj q)` on both sides.
 const FOOT_FRAME: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
@@ -416,7 +465,7 @@ mod tests {
         assert_eq!(pose.bone(bone::HEAD_NUB, 0).position, Err(Unplaced::Nub));
         assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::Xtra));
         assert_eq!(pose.bone(bone::TAIL, 0).rotation, Err(Unplaced::NoRule(bone::TAIL, 0)));
-        assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::DigitRotation));
+        assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
         assert!(pose.bone(bone::L_TOES, 0).world().is_ok());
         assert_eq!(pose.bone(bone::L_LEG, 3).world(), Err(Unplaced::NoRule(bone::L_LEG, 3)));
     }

@@ -478,7 +478,23 @@ pub struct ArmPose {
     pub upper_arm: [f32; 4],
     /// Hand orientation (x, y, z, w).
     pub hand: [f32; 4],
+    /// Per finger block (46 floats each from [46]).
+    pub fingers: Vec<FingerPose>,
 }
+
+/// One finger block of the arm pose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FingerPose {
+    /// The base's pose quaternion (x, y, z, w), block [1..4]: identity on 19 of the 20
+    /// Rocketbox rigs, not on `Female_Child_01` (L Finger0 (−0, 0.01047, 0, 0.99995)).
+    pub base: [f32; 4],
+    /// The bends of joints 1 and 2 (block [39], [42]): Finger01 / Finger02 local Rz
+    /// (FA16 L Finger0: 0.24863, 0.05592).
+    pub bends: [f32; 2],
+}
+
+/// First finger block of an arm-pose half, and the block stride.
+const FINGER_BLOCKS: (usize, usize) = (46, 46);
 
 /// The figure's centre of mass (0x006c): the bind pose, not the pose at the saved time.
 #[derive(Clone, Debug, PartialEq)]
@@ -704,7 +720,16 @@ fn leg_pose(r: &Record<'_>, h: usize) -> Result<LegPose, BipedError> {
 }
 
 fn arm_pose(r: &Record<'_>, h: usize) -> Result<ArmPose, BipedError> {
-    Ok(ArmPose { elbow: r.f(h)?, upper_arm: r.floats(h + 2)?, hand: r.floats(h + 28)? })
+    let half = r.dwords() / 2;
+    let (first, stride) = FINGER_BLOCKS;
+    let blocks = half.saturating_sub(first) / stride;
+    let fingers = (0..blocks)
+        .map(|f| {
+            let b = h + first + f * stride;
+            Ok(FingerPose { base: r.floats(b + 1)?, bends: [r.f(b + 39)?, r.f(b + 42)?] })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(ArmPose { elbow: r.f(h)?, upper_arm: r.floats(h + 2)?, hand: r.floats(h + 28)?, fingers })
 }
 
 /// A node driven by a BipSlave Control.

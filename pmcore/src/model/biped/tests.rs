@@ -255,3 +255,25 @@ proptest::proptest! {
         let _ = BipedSystem::decode(&replaced(id, bytes), FA16_AT);
     }
 }
+
+#[test]
+fn fa16_arm_pose_halves_hold_elbow_quaternions_and_finger_bends() {
+    // FA16 0x006a, right half: elbow 2.732956 (Forearm Lcl Rz + π), upper arm (−0.016232,
+    // 0.403985, −0.002264, 0.914618), hand (−0.038997, −0.114479, 0.017172, 0.992511);
+    // finger 0's block at [46]: base quaternion identity, bends [85] 0.24863 and [88] 0.05592
+    // (FBX R Finger01 / Finger02 local Rz).
+    let mut half = vec![0.0f32; 290];
+    half[0] = 2.732_956;
+    half[2..6].copy_from_slice(&[-0.016_232, 0.403_985, -0.002_264, 0.914_618]);
+    half[28..32].copy_from_slice(&[-0.038_997, -0.114_479, 0.017_172, 0.992_511]);
+    half[50] = 1.0;
+    (half[85], half[88]) = (0.248_63, 0.055_92);
+    let mut both = half.clone();
+    both.extend(vec![0.0; 290]);
+    let r = Record { bytes: &floats(&both), path: ChunkPath::stream("t"), chunk: c::ARM_POSE, header: None };
+    let pose = sides(&r, arm_pose).unwrap().unwrap();
+    assert_eq!(pose.right.elbow, 2.732_956);
+    assert_eq!(pose.right.fingers.len(), 5, "(290 − 46) / 46 finger blocks per half");
+    assert_eq!(pose.right.fingers[0], FingerPose { base: [0.0, 0.0, 0.0, 1.0], bends: [0.248_63, 0.055_92] });
+    assert_eq!(pose.left.fingers[0].bends, [0.0, 0.0]);
+}
