@@ -82,3 +82,32 @@ fn rocketbox_placed_bones_match_the_fbx_bind_pose() {
     assert!(failures.is_empty(), "{} bone(s) off the FBX bind pose:\n{}", failures.len(), failures.join("\n"));
     println!("{} Rocketbox rigs: 53 bones each within tolerance", rigs.len());
 }
+
+/// The LD35 rigs (Copy Collections: the figure block repeated 3–19 times before the live one)
+/// and FA16 decode, and every BipSlave names a slot of the node table that holds its own node
+/// (`BipedRig::read` refuses otherwise). Node counts as the independent reader measured them
+/// (docs/biped-format-notes.md §6).
+#[test]
+fn every_bipslave_names_its_node_in_the_node_table() {
+    let Some(corpus) = pmtests::shared_corpus("biped") else { return };
+    let expected = [
+        ("../wild/tae8838__player.max", 23),
+        ("../wild/tae8838__red@spawn.max", 21),
+        ("../wild/tae8838__yellow@spawn.max", 27),
+        ("../wild/tae8838__player@idle.max", 23),
+        ("rocketbox/Source/Avatars/Adults/Female_Adult_16/Source/Female_Adult_16.max", 121),
+    ];
+    let manifest = pmtests::manifest(&corpus);
+    for (name, slaves) in expected {
+        assert!(manifest.contains_key(name), "the biped manifest no longer lists {name}");
+        let bytes = std::fs::read(corpus.join(name)).unwrap();
+        let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{name} is not OLE") };
+        let file = pmcore::MaxFile::new(ole);
+        let trees = SceneTrees::of(&file).expect("Scene");
+        let index = trees.index().expect("Scene root");
+        let rig = BipedRig::read(&index).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(rig.slaves.len(), slaves, "{name}: nodes driven by a BipSlave");
+        assert!(rig.com_node.is_some(), "{name}: no COM node");
+        assert!(rig.slaves.iter().all(|s| rig.system.node_of(s.bone, s.link) == Some(s.node)), "{name}");
+    }
+}
