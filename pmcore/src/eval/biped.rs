@@ -402,7 +402,8 @@ const FOOT_FRAME: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::biped::tests::{fa16_object, FA16_AT};
+    use crate::model::biped::chunk_ids as c;
+    use crate::model::biped::tests::{fa16_object, replaced, FA16_AT};
 
     /// Rows of a world matrix as `Female_Adult_16.fbx` holds it (Lcl chain, 5 decimals,
     /// docs/biped-format-notes.md §5), against the placed bone.
@@ -468,5 +469,22 @@ mod tests {
         assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
         assert!(pose.bone(bone::L_TOES, 0).world().is_ok());
         assert_eq!(pose.bone(bone::L_LEG, 3).world(), Err(Unplaced::NoRule(bone::L_LEG, 3)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_figure_record_places_or_refuses_every_bone(id in proptest::sample::select(vec![
+            c::LINKS, c::SPINE, c::NECK, c::LEGS, c::COM, c::HEAD, c::NECK_ANGLES, c::SPINE_ANGLES, c::LEG_POSE,
+        ]), floats in proptest::collection::vec(proptest::prelude::any::<f32>(), 0..260)) {
+            // Never a panic, whatever floats (NaN, infinities, huge counts) one record holds.
+            let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+            let Ok(s) = BipedSystem::decode(&replaced(id, bytes), FA16_AT) else { return Ok(()) };
+            let pose = FigurePose::new(&s);
+            for bone in (0..30).chain([200, 400]) {
+                for link in -1..20 {
+                    let _ = pose.bone(bone, link).world();
+                }
+            }
+        }
     }
 }

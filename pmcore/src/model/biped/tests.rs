@@ -164,7 +164,7 @@ fn without(id: u16) -> Chunk<'static> {
     object
 }
 
-fn replaced(id: u16, payload: Vec<u8>) -> Chunk<'static> {
+pub(crate) fn replaced(id: u16, payload: Vec<u8>) -> Chunk<'static> {
     let mut object = fa16_object();
     if let crate::chunk::Body::Container(kids) = &mut object.body {
         for k in kids.iter_mut().filter(|k| k.id == id) {
