@@ -2,10 +2,12 @@
 //! ([`crate::model::biped`]): each bone's world rotation and position in the Biped's Y-up
 //! frame (the frame the FBX exporter writes with `UpAxis = Y`; Max = (x, −z, y)).
 //!
-//! Only the rules measured exact against the FBX bind pose of three Rocketbox rigs that store
-//! different values (`docs/biped-format-notes.md` §4.1, §5.1) are used; `M(q)` is the
-//! column-vector rotation of a stored (x, y, z, w), `conj q` its inverse:
-//! - COM: position 0x006c[4..6], rotation `M(conj q) · Rx(−90°)`; pelvis: the COM position,
+//! Only rules measured exact against the FBX bind pose are used: those of
+//! `docs/biped-format-notes.md` §4.1 and §5.1 (three Rocketbox rigs that store different
+//! values) and those its "pmcore reads" section adds (the same three, then all 20). `M(q)` is
+//! the column-vector rotation of a stored (x, y, z, w), `conj q` its inverse:
+//! - COM: position 0x006c[4..6], rotation `M(conj q) · Rx(−90°)` (every rig measured stores the
+//!   same quaternion, −90° about Y, so this form is not discriminated); pelvis: the COM position,
 //!   rotation `COM · Ry(−90°) · Rx(−90°)` (the constant local Euler (−90°, −90°, 0°)).
 //! - Thighs at the COM ± the side offset along the pelvis Z axis; L `pelvis · M(conj q) ·
 //!   Ry(π)`, R `pelvis · Rz(π) · M(conj q) · Rx(π)`. Calves: `thigh · T(thigh length) ·
@@ -37,7 +39,7 @@ use glam::{DMat3, DMat4, DQuat, DVec3};
 use std::f64::consts::{FRAC_PI_2, PI};
 
 /// Character Studio's right angle is the literal 1.57: ε = π/2 − 1.57 turns up in the
-/// spine base and hand rules (measured on FA16, MA11, MC01).
+/// spine, neck, hand and finger rules (measured on FA16, MA11, MC01, then all 20 rigs).
 pub const EPSILON: f64 = FRAC_PI_2 - 1.57;
 
 /// Why a bone has no bind-pose rotation or position yet.
@@ -49,8 +51,8 @@ pub enum Unplaced {
     /// Nubs carry no pose of their own in the FBX to check a rule against.
     #[error("nubs are not exported; no rule checked")]
     Nub,
-    /// Xtras: translation within 2e-3 only, rotation not decoded.
-    #[error("xtra chains are not decoded (translation within 2e-3 only)")]
+    /// Xtras: the composition of their three angles (0x0073) is not decoded.
+    #[error("xtra chains are not decoded (the three angles of 0x0073 compose by no rule found)")]
     Xtra,
     /// A part the measured rigs do not have (tail, pony, props, 4-link legs …).
     #[error("bone id {0} link {1}: no measured rule for this part")]
@@ -60,8 +62,8 @@ pub enum Unplaced {
     NotStored(&'static str),
 }
 
-/// A bone's figure-mode world placement, each half on its own: several bones have an exact
-/// rotation but no exact position yet.
+/// A bone's figure-mode world placement, each half on its own, so that a rule for one need
+/// not wait for the other.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BonePose {
     /// World rotation (column vectors, Y-up).
@@ -186,6 +188,9 @@ impl<'s> FigurePose<'s> {
         let (Some(fig), Some(pose)) = (&self.system.arms, &self.system.arm_pose) else {
             return BonePose::unplaced(Unplaced::NotStored("arms (0x0010 / 0x006a)"));
         };
+        if self.system.links.of(bone::L_ARM) != 4 {
+            return BonePose::unplaced(Unplaced::NoRule(bone::L_ARM, link));
+        }
         let chain = match self.spine_chain() {
             Ok(c) => c,
             Err(e) => return BonePose::unplaced(e),
