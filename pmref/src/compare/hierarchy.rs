@@ -2,9 +2,8 @@
 //! ancestor is the reference node's parent; the Max nodes the exporter left out are tallied
 //! by class family.
 
-use super::matching::{exported_ancestor, Matching, MaxTree};
+use super::matching::{exported_ancestor, Pair};
 use super::outcome::{fail, locator, Comparison};
-use crate::scene::RefScene;
 use pmcore::verify::Verdict;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -12,7 +11,8 @@ use std::collections::BTreeMap;
 /// The name this comparison reports under.
 pub(super) const NAME: &str = "hierarchy";
 
-pub(super) fn compare(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
+    let Pair { tree, matching: m, reference, name } = *pair;
     let mut detail = json!({
         "reference_nodes": reference.nodes.len(),
         "max_nodes": tree.nodes.len(),

@@ -72,6 +72,16 @@ impl<'i, 'a> MaxTree<'i, 'a> {
     }
 }
 
+/// One pair as every comparison step reads it: the Max side, the node matching, the
+/// reference and the reference's file name (for locators).
+#[derive(Clone, Copy)]
+pub(super) struct Pair<'p, 'i, 'a> {
+    pub(super) tree: &'p MaxTree<'i, 'a>,
+    pub(super) matching: &'p Matching,
+    pub(super) reference: &'p RefScene,
+    pub(super) name: &'p str,
+}
+
 /// How reference nodes map to Max nodes.
 pub(super) struct Matching {
     /// For each reference node, the Max node index.

@@ -12,7 +12,7 @@
 //!
 //! Layout: one file per comparison, named after it, and [`REGISTRY`] here lists them. To
 //! add a comparison, write `compare/<name>.rs` with a `NAME` and a `compare` function of
-//! the [`Compare`] signature, and add one row to [`REGISTRY`]; [`compare_all`] and
+//! the [`Compare`] signature (one [`Pair`] in, its [`Comparison`] out), and add one row to [`REGISTRY`]; [`compare_all`] and
 //! [`COMPARISONS`] follow from the table. The shared steps live in files named by their
 //! job: [`matching`] (which Max node each reference node stands for), [`axes`] (the
 //! exporter's axis and unit conversion), [`matrices`] (local matrices and their error),
@@ -33,7 +33,7 @@ mod tolerances;
 mod transforms;
 
 use crate::scene::RefScene;
-use matching::{match_nodes, Matching, MaxTree};
+use matching::{match_nodes, MaxTree, Pair};
 use pmcore::model::scene_index::SceneIndex;
 
 pub use classes::{MOVES_VERTICES, SKIN_CLASS_ID};
@@ -43,9 +43,9 @@ pub use outcome::Comparison;
 pub use skin::{FBX_WEIGHT_FLOOR, WEIGHT_TOLERANCE};
 pub use tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 
-/// A comparison: the Max tree, the node matching, the reference and the reference's file
-/// name (for locators) in; its outcome out.
-type Compare = fn(&MaxTree<'_, '_>, &Matching, &RefScene, &str) -> Comparison;
+/// A comparison: one pair (the Max tree, the node matching, the reference and the
+/// reference's file name) in; its outcome out.
+type Compare = fn(&Pair<'_, '_, '_>) -> Comparison;
 
 /// One registered comparison: the name it reports under and the function that runs it.
 struct Entry {
@@ -79,7 +79,8 @@ const fn names() -> [&'static str; REGISTRY.len()] {
 pub fn compare_all(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &str) -> Vec<Comparison> {
     let tree = MaxTree::of(index);
     let matching = match_nodes(reference, &tree);
-    REGISTRY.iter().map(|entry| (entry.compare)(&tree, &matching, reference, reference_name)).collect()
+    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name };
+    REGISTRY.iter().map(|entry| (entry.compare)(&pair)).collect()
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! bone list, then the stored weights.
 
 use super::classes::SKIN_CLASS_ID;
-use super::matching::{Matching, MaxTree};
+use super::matching::{MaxTree, Pair};
 use super::outcome::{fail, locator, Comparison};
-use crate::scene::RefScene;
+use crate::scene::RefSkin;
 use pmcore::verify::Verdict;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -58,7 +58,7 @@ struct WeightTally {
 fn compare_weights(
     bones: &[String],
     stored: &[pmcore::model::skin::VertexInfluences],
-    s: &crate::scene::RefSkin,
+    s: &RefSkin,
     tally: &mut WeightTally,
 ) -> Option<(String, Option<u64>)> {
     let mut reference: BTreeMap<(String, u32), (f64, u64)> = BTreeMap::new();
@@ -106,7 +106,8 @@ fn compare_weights(
     })
 }
 
-pub(super) fn compare(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene, name: &str) -> Comparison {
+pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
+    let reference = pair.reference;
     let clusters: usize = reference.skins.iter().map(|s| s.clusters.len()).sum();
     let weights: usize = reference.skins.iter().flat_map(|s| &s.clusters).map(|c| c.weights.len()).sum();
     let mut detail = json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights });
@@ -118,64 +119,13 @@ pub(super) fn compare(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene
         };
     }
     let mut first: Option<Verdict> = None;
-    let (mut skins_compared, mut bones_compared) = (0, 0);
-    let mut tally = WeightTally::default();
-    let mut weights_not_stored: Vec<String> = Vec::new();
+    let mut tally = SkinTally::default();
     for s in &reference.skins {
-        let node = &reference.nodes[s.node];
-        let Some(mx) = m.max_of[s.node] else {
-            first.get_or_insert_with(|| {
-                fail(
-                    "t3-pairs-skin",
-                    format!("skinned node {:?} has no Max node", node.name),
-                    locator(name, node),
-                    node.offset,
-                )
-            });
-            continue;
-        };
-        let Some((bones, mod_app)) = skin_of(tree, tree.nodes[mx].storage) else {
-            let message = format!(
-                "skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node",
-                node.name
-            );
-            first.get_or_insert_with(|| fail("t3-pairs-skin", message, locator(name, node), node.offset));
-            continue;
-        };
-        skins_compared += 1;
-        let fbx: Vec<String> = s.clusters.iter().map(|c| c.bone.clone()).collect();
-        bones_compared += fbx.len();
-        let missing: Vec<&String> = bones.iter().filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b))).collect();
-        let extra: Vec<&String> = fbx.iter().filter(|f| !bones.iter().any(|b| b.eq_ignore_ascii_case(f))).collect();
-        if !missing.is_empty() || !extra.is_empty() {
-            let at = s.clusters.iter().find(|c| extra.contains(&&c.bone)).map(|c| c.offset).unwrap_or(node.offset);
-            let message = format!(
-                "skin of {:?}: bones of the Max Skin modifier {bones:?}, clusters of the reference {fbx:?} (missing {missing:?}, extra {extra:?})",
-                node.name
-            );
-            first.get_or_insert_with(|| fail("t3-pairs-skin", message, locator(name, node), at));
-            continue;
-        }
-        let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
-            Some(Ok(Some(stored))) => stored,
-            Some(Ok(None)) | None => {
-                weights_not_stored.push(node.name.clone());
-                continue;
-            }
-            Some(Err(e)) => {
-                let message = format!("skin of {:?}: the Max Skin's weights are unreadable: {e}", node.name);
-                first
-                    .get_or_insert_with(|| fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
-                continue;
-            }
-        };
-        if let Some((what, offset)) = compare_weights(&bones, &stored, s, &mut tally) {
-            let message = format!("skin of {:?}: {what}", node.name);
-            first.get_or_insert_with(|| {
-                fail("t3-pairs-skin", message, locator(name, node), offset.unwrap_or(node.offset))
-            });
+        if let Some(failure) = check_skin(pair, s, &mut tally) {
+            first.get_or_insert(failure);
         }
     }
+    let SkinTally { skins_compared, bones_compared, weights: tally, weights_not_stored } = tally;
     if let Value::Object(map) = &mut detail {
         map.insert("skins_compared".into(), json!(skins_compared));
         map.insert("bones_compared".into(), json!(bones_compared));
@@ -198,4 +148,57 @@ pub(super) fn compare(tree: &MaxTree<'_, '_>, m: &Matching, reference: &RefScene
         Verdict::Pass { note: Some(note) }
     });
     Comparison { name: NAME, verdict, detail }
+}
+
+/// Counters of the skins compared.
+#[derive(Default)]
+struct SkinTally {
+    skins_compared: usize,
+    bones_compared: usize,
+    weights: WeightTally,
+    /// Skinned nodes whose Max Skin stores no weight table.
+    weights_not_stored: Vec<String>,
+}
+
+/// One reference skin against the Skin modifier of its Max node: the bone list, then the
+/// stored weights. Its failure, if any.
+fn check_skin(pair: &Pair<'_, '_, '_>, s: &RefSkin, tally: &mut SkinTally) -> Option<Verdict> {
+    let (tree, name) = (pair.tree, pair.name);
+    let node = &pair.reference.nodes[s.node];
+    let Some(mx) = pair.matching.max_of[s.node] else {
+        let message = format!("skinned node {:?} has no Max node", node.name);
+        return Some(fail("t3-pairs-skin", message, locator(name, node), node.offset));
+    };
+    let Some((bones, mod_app)) = skin_of(tree, tree.nodes[mx].storage) else {
+        let message =
+            format!("skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node", node.name);
+        return Some(fail("t3-pairs-skin", message, locator(name, node), node.offset));
+    };
+    tally.skins_compared += 1;
+    let fbx: Vec<String> = s.clusters.iter().map(|c| c.bone.clone()).collect();
+    tally.bones_compared += fbx.len();
+    let missing: Vec<&String> = bones.iter().filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b))).collect();
+    let extra: Vec<&String> = fbx.iter().filter(|f| !bones.iter().any(|b| b.eq_ignore_ascii_case(f))).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        let at = s.clusters.iter().find(|c| extra.contains(&&c.bone)).map(|c| c.offset).unwrap_or(node.offset);
+        let message = format!(
+            "skin of {:?}: bones of the Max Skin modifier {bones:?}, clusters of the reference {fbx:?} (missing {missing:?}, extra {extra:?})",
+            node.name
+        );
+        return Some(fail("t3-pairs-skin", message, locator(name, node), at));
+    }
+    let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
+        Some(Ok(Some(stored))) => stored,
+        Some(Ok(None)) | None => {
+            tally.weights_not_stored.push(node.name.clone());
+            return None;
+        }
+        Some(Err(e)) => {
+            let message = format!("skin of {:?}: the Max Skin's weights are unreadable: {e}", node.name);
+            return Some(fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
+        }
+    };
+    let (what, offset) = compare_weights(&bones, &stored, s, &mut tally.weights)?;
+    let message = format!("skin of {:?}: {what}", node.name);
+    Some(fail("t3-pairs-skin", message, locator(name, node), offset.unwrap_or(node.offset)))
 }
