@@ -12,12 +12,13 @@
 //!
 //! Layout: one file per comparison, named after it, and [`REGISTRY`] here lists them. To
 //! add a comparison, write `compare/<name>.rs` with a `NAME` and a `compare` function of
-//! the [`Compare`] signature (one [`Pair`] in, its [`Comparison`] out), and add one row to [`REGISTRY`]; [`compare_all`] and
-//! [`COMPARISONS`] follow from the table. The shared steps live in files named by their
-//! job: [`matching`] (which Max node each reference node stands for), [`axes`] (the
-//! exporter's axis and unit conversion), [`matrices`] (local matrices and their error),
-//! [`mesh_match`] (polygons, point sets, uvs), [`classes`] (the Class IDs the comparisons
-//! know), [`tolerances`] and [`outcome`] (the [`Comparison`] and its located failure).
+//! the [`Compare`] signature (one [`Pair`] in, its [`Comparison`] out), declare it below
+//! and add one row to [`REGISTRY`]; [`compare_all`] and [`COMPARISONS`] follow from the
+//! table. The shared steps live in files named by their job: [`matching`] (which Max node
+//! each reference node stands for), [`axes`] (the exporter's axis and unit conversion),
+//! [`matrices`] (local matrices and their error), [`mesh_match`] (polygons, point sets,
+//! uvs), [`classes`] (the Class IDs the comparisons know), [`tolerances`] and [`outcome`]
+//! (the [`Comparison`] and its located failure).
 
 mod animation;
 mod axes;
