@@ -184,7 +184,7 @@ fn payload_damage(push: &mut Push<'_>, ole: &OleFile, scene: &[u8], hdrs: &[(usi
     // Huge counts in typed chunks: AppData entry count, reference arrays, anything that
     // looks like a count (first u32 of a leaf) in geometry.
     for (label, parent, id) in [("AppData count", Some(0x2150), 0x0100u16), ("poly/mesh count", None, 0x0100)] {
-        for (i, (at, len)) in leaf_payloads(&scene, parent, id).into_iter().take(6).enumerate() {
+        for (i, (at, len)) in leaf_payloads(scene, parent, id).into_iter().take(6).enumerate() {
             if len >= 4 {
                 let mut s = scene.to_vec();
                 s[at..at + 4].copy_from_slice(&0xFFFF_FFF0u32.to_le_bytes());
@@ -197,13 +197,13 @@ fn payload_damage(push: &mut Push<'_>, ole: &OleFile, scene: &[u8], hdrs: &[(usi
         // far out-of-range indices.
         let mut cyclic = scene.to_vec();
         let mut far = scene.to_vec();
-        for (at, len) in leaf_payloads(&scene, None, 0x2034) {
+        for (at, len) in leaf_payloads(scene, None, 0x2034) {
             for k in (0..len / 4).map(|k| at + 4 * k) {
                 cyclic[k..k + 4].copy_from_slice(&1i32.to_le_bytes());
                 far[k..k + 4].copy_from_slice(&0x7FFF_FFFEi32.to_le_bytes());
             }
         }
-        for (at, len) in leaf_payloads(&scene, None, 0x0960) {
+        for (at, len) in leaf_payloads(scene, None, 0x0960) {
             if len >= 4 {
                 cyclic[at..at + 4].copy_from_slice(&1i32.to_le_bytes());
                 far[at..at + 4].copy_from_slice(&(-7i32).to_le_bytes());
@@ -250,7 +250,7 @@ fn envelope_damage(push: &mut Push<'_>, ole: &OleFile, seed: &[u8], rng: &mut Rn
 /// The Scene stream compressed and then corrupted or cut.
 fn compression_damage(push: &mut Push<'_>, ole: &OleFile, scene: &[u8]) {
     {
-        let gz = compress(&scene, Compression::Gzip);
+        let gz = compress(scene, Compression::Gzip);
         let mut bad = gz.clone();
         let n = bad.len();
         for k in (n / 3..n / 3 + 16).filter(|k| *k < n) {
@@ -258,7 +258,7 @@ fn compression_damage(push: &mut Push<'_>, ole: &OleFile, scene: &[u8]) {
         }
         push("corrupt gzip Scene".into(), with_stream(ole, "Scene", Some(&bad)));
         push("truncated gzip Scene".into(), with_stream(ole, "Scene", Some(&gz[..n / 2])));
-        let zs = compress(&scene, Compression::Zstd { offset: 2 });
+        let zs = compress(scene, Compression::Zstd { offset: 2 });
         push("truncated zstd Scene".into(), with_stream(ole, "Scene", Some(&zs[..zs.len() / 2])));
         let mut zbad = zs.clone();
         let m = zbad.len();
