@@ -42,6 +42,13 @@ use std::f64::consts::{FRAC_PI_2, PI};
 /// spine, neck, hand and finger rules (measured on FA16, MA11, MC01, then all 20 rigs).
 pub const EPSILON: f64 = FRAC_PI_2 - 1.57;
 
+/// A Y-up world matrix in Max's Z-up axes: `Rx(90°) · W` (the point (x, y, z) is Max's
+/// (x, −z, y)); node axes are the same on both sides. Measured on `Female_Adult_16`: its
+/// skinned mesh's FBX world is `Rx(−90°) ·` pmcore's Max world, exactly.
+pub fn to_max_axes(world: DMat4) -> DMat4 {
+    DMat4::from_rotation_x(FRAC_PI_2) * world
+}
+
 /// Why a bone has no bind-pose rotation or position yet.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Unplaced {

@@ -59,6 +59,10 @@ pub mod chunk_ids {
     pub const LIVE_MARK: u16 = 0x0108;
     /// BipSlave Control: (bone id, link index).
     pub const SLAVE_BONE: u16 = 0x0200;
+    /// First keytrack time chunk (0x012c/0x012d: data/time of the first track).
+    pub const KEYTRACKS_FIRST_TIME: u16 = 0x012d;
+    /// Last keytrack time chunk (the tail's, 0x0142/0x0143).
+    pub const KEYTRACKS_LAST_TIME: u16 = 0x0143;
 }
 use chunk_ids as c;
 
@@ -285,6 +289,13 @@ impl<'c, 'a> Chunks<'c, 'a> {
         steps.push((pos, id));
         let path = ChunkPath::from_steps("Scene", &steps);
         Some(Record { bytes: chunk.payload().unwrap_or(&[]), path, chunk: id, header: chunk.offset })
+    }
+
+    /// Keys counted from the live block's time chunks (40-byte header, 40 bytes per key).
+    fn keys(&self) -> usize {
+        let time_chunk = |id: u16| (c::KEYTRACKS_FIRST_TIME..=c::KEYTRACKS_LAST_TIME).contains(&id) && id % 2 == 1;
+        let kids = self.object.children().iter().skip(self.live_start);
+        kids.filter(|k| time_chunk(k.id)).map(|k| k.payload().map_or(0, |p| p.len().saturating_sub(40) / 40)).sum()
     }
 
     fn need(&self, id: u16, what: &'static str) -> Result<Record<'c>, BipedError> {
@@ -525,6 +536,10 @@ pub struct Xtra {
 pub struct BipedSystem {
     /// Storage index of the 0x9155 object.
     pub storage_index: usize,
+    /// Keys in the live block's keytracks: time chunks (odd ids 0x012d..=0x0143) hold 40
+    /// bytes plus 40 per key (0 on every Rocketbox rig, thousands on LD35). Without keys the
+    /// figure pose is the pose at every time.
+    pub keys: usize,
     /// Body type (0x0115): 0 on the Rocketbox rigs, 3 on LD35; `None` when absent.
     pub body_type: Option<i32>,
     /// Links per id (0x0100).
@@ -680,6 +695,7 @@ impl BipedSystem {
         let head = cs.need(c::HEAD, "head record")?.floats(0)?;
         Ok(BipedSystem {
             storage_index: at.storage_index,
+            keys: cs.keys(),
             body_type: cs.get(c::BODY_TYPE).map(|r| r.i(0)).transpose()?,
             node_table,
             spine: ChainStruct::read(&cs.need(c::SPINE, "spine chain")?)?,

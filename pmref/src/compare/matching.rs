@@ -29,6 +29,10 @@ pub(super) struct MaxNode {
 pub(super) struct MaxTree<'i, 'a> {
     pub(super) index: &'i SceneIndex<'a>,
     pub(super) nodes: Vec<MaxNode>,
+    /// The scene's Biped when it has no keys (its figure pose is then its pose at every
+    /// time): its nodes' world matrices come from `pmcore::eval::biped`, which pmcore's
+    /// controllers cannot give.
+    pub(super) static_biped: Option<pmcore::model::biped::BipedRig>,
 }
 
 impl<'i, 'a> MaxTree<'i, 'a> {
@@ -47,7 +51,8 @@ impl<'i, 'a> MaxTree<'i, 'a> {
                 }
             })
             .collect();
-        MaxTree { index, nodes }
+        let static_biped = pmcore::model::biped::BipedRig::read(index).ok().filter(|rig| rig.system.keys == 0);
+        MaxTree { index, nodes, static_biped }
     }
 
     /// The class family of a node's object (through its modifier stack), for the

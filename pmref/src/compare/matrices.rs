@@ -5,6 +5,7 @@ use super::axes::Conversion;
 use super::matching::{Matching, MaxTree};
 use crate::scene::RefScene;
 use glam::DMat4;
+use pmcore::eval::biped::{to_max_axes, FigurePose};
 use pmcore::model::keys::world_matrix_at;
 use serde_json::{json, Value};
 
@@ -39,6 +40,28 @@ pub(super) fn describe(m: &DMat4) -> Value {
     })
 }
 
+/// A Max node's world matrix at `tick`: its controllers (`pmcore::model::keys`), or the
+/// figure placement of a static Biped's bone ([`biped_world`]).
+pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Result<DMat4, String> {
+    match world_matrix_at(tree.index, &tree.index.objects[storage], tick) {
+        Ok(world) => Ok(to_dmat(world)),
+        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+    }
+}
+
+/// The world matrix of a node driven by a Biped without keys — whose figure pose is then its
+/// pose at every time — from its figure-mode placement (`pmcore::eval::biped`) in Max axes;
+/// `None` for any other node. pmcore's controllers cannot evaluate Biped controllers.
+pub(super) fn biped_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Result<DMat4, String>> {
+    let rig = tree.static_biped.as_ref()?;
+    let (bone, link) = match &rig.com_node {
+        Some((com, _)) if *com == storage => (pmcore::model::biped::bone::COM_VERTICAL, 0),
+        _ => rig.slaves.iter().find(|s| s.node == storage).map(|s| (s.bone, s.link))?,
+    };
+    let placed = FigurePose::new(&rig.system).bone(bone, link).world();
+    Some(placed.map(to_max_axes).map_err(|why| format!("Biped bone ({bone}, {link}): {why}")))
+}
+
 /// Max's side of a reference node's local matrix at Max time `tick`: relative to the Max
 /// node of its reference parent, or `conversion · world` for a root.
 pub(super) fn max_local_at(
@@ -49,15 +72,12 @@ pub(super) fn max_local_at(
     tick: f64,
     conversion: &Conversion,
 ) -> Result<DMat4, String> {
-    let index = tree.index;
     let mx = m.max_of[r].ok_or("no Max node of that name")?;
-    let world = world_matrix_at(index, &index.objects[tree.nodes[mx].storage], tick).map_err(|e| e.to_string())?;
-    let world = to_dmat(world);
+    let world = node_world(tree, tree.nodes[mx].storage, tick)?;
     match reference.nodes[r].parent.map(|p| m.max_of[p]) {
         Some(Some(pm)) => {
-            let parent = world_matrix_at(index, &index.objects[tree.nodes[pm].storage], tick)
-                .map_err(|e| format!("(parent) {e}"))?;
-            Ok(to_dmat(parent).inverse() * world)
+            let parent = node_world(tree, tree.nodes[pm].storage, tick).map_err(|e| format!("(parent) {e}"))?;
+            Ok(parent.inverse() * world)
         }
         Some(None) => Err("the reference parent has no Max node".into()),
         None if conversion.similarity => Ok(conversion.matrix * world * conversion.matrix.inverse()),

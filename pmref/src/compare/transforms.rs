@@ -4,7 +4,7 @@
 
 use super::axes::{conversions, Conversion};
 use super::matching::Pair;
-use super::matrices::{describe, matrix_error, max_local_at, to_dmat};
+use super::matrices::{biped_world, describe, matrix_error, max_local_at, to_dmat};
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::{max_ticks, RefNode};
@@ -208,10 +208,14 @@ fn max_local(pair: &Pair<'_, '_, '_>, node: &RefNode, mx: usize) -> Result<DMat4
     let (tree, m) = (pair.tree, pair.matching);
     let index = tree.index;
     let o = &index.objects[tree.nodes[mx].storage];
-    let world = to_dmat(world_matrix(index, o).map_err(|e| e.to_string())?);
+    let static_world = |storage: usize| match world_matrix(index, &index.objects[storage]) {
+        Ok(world) => Ok(to_dmat(world)),
+        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+    };
+    let world = static_world(o.storage_index)?;
     match node.parent.map(|p| m.max_of[p]) {
-        Some(Some(pm)) => match world_matrix(index, &index.objects[tree.nodes[pm].storage]) {
-            Ok(pw) => Ok(to_dmat(pw).inverse() * world),
+        Some(Some(pm)) => match static_world(tree.nodes[pm].storage) {
+            Ok(pw) => Ok(pw.inverse() * world),
             Err(e) => Err(format!("(parent) {e}")),
         },
         Some(None) => Err("the reference parent has no Max node".into()),

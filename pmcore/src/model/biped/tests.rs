@@ -277,3 +277,18 @@ fn fa16_arm_pose_halves_hold_elbow_quaternions_and_finger_bends() {
     assert_eq!(pose.right.fingers[0], FingerPose { base: [0.0, 0.0, 0.0, 1.0], bends: [0.248_63, 0.055_92] });
     assert_eq!(pose.left.fingers[0].bends, [0.0, 0.0]);
 }
+
+#[test]
+fn keys_are_counted_in_the_live_blocks_time_chunks() {
+    // A time chunk holds 40 bytes + 40 per key (Rocketbox: 40 B, no keys; LD35 player's
+    // 0x012d: 2120 B = 52 keys). One before the last 0x0108 belongs to a stored collection.
+    assert_eq!(BipedSystem::decode(&fa16_object(), FA16_AT).unwrap().keys, 0);
+    let mut object = fa16_object();
+    if let crate::chunk::Body::Container(kids) = &mut object.body {
+        kids.insert(0, Chunk::leaf(0x012d, vec![0; 40 + 40 * 7]));
+        kids.push(Chunk::leaf(0x012c, vec![0; 200]));
+        kids.push(Chunk::leaf(0x012d, vec![0; 2120]));
+        kids.push(Chunk::leaf(0x0139, vec![0; 40]));
+    }
+    assert_eq!(BipedSystem::decode(&object, FA16_AT).unwrap().keys, 52);
+}
