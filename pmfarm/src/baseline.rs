@@ -257,7 +257,13 @@ mod tests {
         FileResult {
             path: path.into(),
             status,
-            results: vec![TierResult { tier: Tier::T1, stream: "Scene".into(), verdict: t1, detail: None }],
+            results: vec![TierResult {
+                tier: Tier::T1,
+                stream: "Scene".into(),
+                verdict: t1,
+                detail: None,
+                triage: None,
+            }],
             ..Default::default()
         }
     }

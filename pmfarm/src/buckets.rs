@@ -123,6 +123,7 @@ mod tests {
                 stream: "Scene".into(),
                 verdict: pmschema::verdict::Verdict::pass(),
                 detail: None,
+                triage: None,
             }],
             ..Default::default()
         };
@@ -140,6 +141,7 @@ mod tests {
             stream: "skel".into(),
             verdict,
             detail: Some(serde_json::to_value(detail).unwrap()),
+            triage: None,
         }
     }
 
@@ -163,6 +165,7 @@ mod tests {
             stream: "skel".into(),
             verdict: Verdict::Skip { reason: "not-implemented: biped".into() },
             detail: Some(serde_json::json!({ "figure_era": [0] })),
+            triage: None,
         };
         assert!(!era_mismatch(&with(skip, Some(0))), "a skip never ran, so it is never a mismatch");
     }

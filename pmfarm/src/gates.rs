@@ -718,7 +718,7 @@ mod tests {
             status,
             results: verdicts
                 .into_iter()
-                .map(|(tier, verdict)| TierResult { tier, stream: "s".into(), verdict, detail: None })
+                .map(|(tier, verdict)| TierResult { tier, stream: "s".into(), verdict, detail: None, triage: None })
                 .collect(),
             ..Default::default()
         };

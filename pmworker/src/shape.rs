@@ -147,7 +147,7 @@ fn safe_name(node: &str) -> String {
 /// Runs the exporter and its T3.
 pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     let mut event = crate::exporter::begin(NAME, sink);
-    let verdict = |verdict, detail| vec![ExportVerdict { stream: T3_STREAM.into(), verdict, detail }];
+    let verdict = |verdict, detail| vec![ExportVerdict::new(T3_STREAM, verdict, detail)];
     let (shapes, summary) = match nel_shape::export(file) {
         Ok(x) => x,
         Err(e) => {

@@ -634,7 +634,13 @@ mod tests {
             buckets: vec!["all".into(), "max-9".into()],
             results: verdicts
                 .iter()
-                .map(|(tier, v)| TierResult { tier: *tier, stream: "Scene".into(), verdict: v.clone(), detail: None })
+                .map(|(tier, v)| TierResult {
+                    tier: *tier,
+                    stream: "Scene".into(),
+                    verdict: v.clone(),
+                    detail: None,
+                    triage: None,
+                })
                 .collect(),
             ..Default::default()
         }
