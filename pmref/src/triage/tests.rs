@@ -162,3 +162,16 @@ fn every_registered_detector_names_a_distinct_class() {
     classes.dedup();
     assert_eq!(classes.len(), n);
 }
+
+#[test]
+fn a_class_that_stopped_another_mesh_does_not_explain_a_fail() {
+    let t = text();
+    let misses = json!({ "misses": [{ "class": "not-evaluated", "node": "Other", "reason": "evaluation stopped at Boolean (0x51db4f2f, 0x1c596b1a)" }],
+        "stopped": [{ "class_id": "0xf21c5e23:0x00000000", "node": "Hedra01" }] });
+    let v = fail("t3-pairs-geometry", "mesh \"Box001\": vertex 3 differs");
+    assert_eq!(run("pairs/geometry/a.fbx", &v, Some(&misses), None, &t).unwrap().class, class::UNEXPLAINED);
+    let skip = Verdict::Skip { reason: "1 of 2 mesh(es) not comparable (not-evaluated): Other".into() };
+    let got = run("pairs/geometry/a.fbx", &skip, Some(&misses), None, &t).unwrap();
+    assert_eq!(got.class, class::UNSUPPORTED);
+    assert_eq!(got.evidence["classes"], json!([{ "class_id": "0x51db4f2f:0x1c596b1a", "in_file": null }]));
+}

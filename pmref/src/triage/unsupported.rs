@@ -67,12 +67,13 @@ impl Detector for Unsupported {
         }
         if classes.is_empty() {
             let mut texts = vec![input.words().to_string()];
-            if let Some(Value::Array(misses)) = input.detail.and_then(|d| d.get("misses")) {
+            // A skip's misses are what made it a skip; a fail's are other meshes' (a class
+            // that stopped another mesh, or the exporter's `detail.stopped` list, does not
+            // explain a difference on a mesh that evaluated).
+            if let (Some(_), Some(Value::Array(misses))) =
+                (input.skip_reason(), input.detail.and_then(|d| d.get("misses")))
+            {
                 texts.extend(misses.iter().filter_map(|m| m.get("reason").and_then(Value::as_str).map(String::from)));
-            }
-            if let Some(Value::Array(stopped)) = input.detail.and_then(|d| d.get("stopped")) {
-                texts
-                    .extend(stopped.iter().filter_map(|m| m.get("class_id").and_then(Value::as_str).map(String::from)));
             }
             let mut seen = Vec::new();
             for id in texts.iter().flat_map(|t| class_ids_in(t)) {
