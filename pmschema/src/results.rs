@@ -269,6 +269,10 @@ pub struct BaselineEntry {
     /// Distinct degraded classes per `tier:stream` with a `degraded` verdict.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub degraded_classes: BTreeMap<String, u64>,
+    /// Triage class per T3 `tier:stream` that did not pass (`docs/triage.md`): a class
+    /// that changes from one run to the next is a regression (`triage-class`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub triage: BTreeMap<String, String>,
     /// Failure signatures.
     #[serde(default)]
     pub signatures: Vec<String>,
@@ -299,6 +303,11 @@ impl BaselineEntry {
                     }
                     _ => None,
                 })
+                .collect(),
+            triage: r
+                .results
+                .iter()
+                .filter_map(|t| t.triage.as_ref().map(|c| (verdict_key(t.tier, &t.stream), c.class.name().to_string())))
                 .collect(),
             signatures: r.signatures.clone(),
             exports: r
