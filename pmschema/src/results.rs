@@ -110,6 +110,16 @@ pub fn verdict_key(tier: Tier, stream: &str) -> String {
     format!("{}:{stream}", tier.name())
 }
 
+/// The T3 comparison a result stream reports: `pairs/geometry` for
+/// `pairs/geometry/<export>`, else the stream itself (`summary/objects`, `nel-shape`,
+/// `skel`, `pairs`). Report tables and gate globs (`t3_floor`) name comparisons this way.
+pub fn t3_comparison(stream: &str) -> String {
+    match stream.strip_prefix("pairs/").and_then(|rest| rest.split_once('/')) {
+        Some((comparison, _)) => format!("pairs/{comparison}"),
+        None => stream.to_string(),
+    }
+}
+
 /// Count of files per status name (every status present, zeros included).
 pub type StatusCounts = BTreeMap<String, u64>;
 

@@ -255,3 +255,74 @@ fn every_shared_pair_miss_has_a_class_and_its_missing_names_are_absent() {
     }
     println!("{checked} missing_nodes names checked absent");
 }
+
+// ---- the shipped gates ------------------------------------------------------------------
+
+/// Copies manifest rows (their `.max` and exports) of the pairs folder into `to`, with a
+/// manifest holding those rows only.
+fn pairs_subset(pairs: &Path, to: &Path, maxes: &[&str]) {
+    let text = std::fs::read_to_string(pairs.join("manifest.tsv")).unwrap();
+    let mut lines = text.lines();
+    let mut manifest = vec![lines.next().unwrap().to_string()];
+    for line in lines {
+        let cols: Vec<&str> = line.split('\t').collect();
+        if !maxes.contains(&cols[0]) {
+            continue;
+        }
+        for rel in std::iter::once(cols[0]).chain(cols[2].split(';').map(str::trim)) {
+            let dest = to.join(rel);
+            std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            std::fs::copy(pairs.join(rel), &dest).unwrap();
+        }
+        manifest.push(line.to_string());
+    }
+    assert_eq!(manifest.len() - 1, maxes.iter().map(|m| text.matches(&format!("\n{m}\t")).count()).sum::<usize>());
+    std::fs::write(to.join("manifest.tsv"), manifest.join("\n") + "\n").unwrap();
+}
+
+/// `pmfarm run` on `corpus` with the workspace's own `gates/`: the exit code and the
+/// failing gate outcomes (`name metric`).
+fn gated_run(corpus: &Path, out: &Path) -> (Option<i32>, Vec<String>) {
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let args = ["run", &s(corpus), "--tiers", "t3", "--export", "pairs", "--reference", &s(corpus), "--out", &s(out)];
+    let output = pmtests::harness::Farm::new(&args).output();
+    let summary = pmtests::harness::RunDirReader::new(out).summary();
+    let failing = summary["gates"]
+        .as_array()
+        .expect("gates in summary.json")
+        .iter()
+        .filter(|g| g["passed"] == false)
+        .map(|g| format!("{} {} {}", g["name"].as_str().unwrap(), g["metric"].as_str().unwrap(), g["detail"]))
+        .collect();
+    (output.status.code(), failing)
+}
+
+#[test]
+fn the_shipped_triage_gate_passes_on_real_pairs_and_fails_when_one_export_breaks() {
+    let Some(pairs) = pairs() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("pairs");
+    // A passing pair and a scene whose first export is a scene-state miss (era-mismatch).
+    let door = "RabidChinchilla__3D-Modelling-3DS-Max-Unity-Room-and-Escape-Room-/3ds Max/Door.max";
+    pairs_subset(&pairs, &corpus, &[PASSING_MAX, door]);
+    let (code, failing) = gated_run(&corpus, &dir.path().join("real"));
+    assert_eq!((code, failing.clone()), (Some(0), Vec::<String>::new()), "the real pairs pass the shipped gates");
+
+    // The same run with one passing export broken on purpose: a node renamed to a name the
+    // .max holds (no evidence, so unexplained).
+    let export = corpus.join(PASSING_EXPORT);
+    let mut doc = binary::read(&std::fs::read(&export).unwrap()).unwrap();
+    let mut names = model_names(&mut doc);
+    let raw = |p: &Property| match p {
+        Property::String(b) | Property::Raw(b) => b.clone(),
+        other => panic!("{other:?}"),
+    };
+    let other = raw(names[1]).split(|&b| b == 0).next().unwrap().to_vec();
+    let first = raw(names[0]);
+    set_bytes(names[0], renamed(&first, &other));
+    std::fs::write(&export, binary::write(&doc)).unwrap();
+    let (code, failing) = gated_run(&corpus, &dir.path().join("broken"));
+    assert_eq!(code, Some(1), "{failing:#?}");
+    assert!(failing.iter().any(|g| g.contains("t3_floor:pairs/hierarchy")), "{failing:#?}");
+    assert!(failing.iter().any(|g| g.contains("t3_max_unexplained:pairs/hierarchy")), "{failing:#?}");
+}

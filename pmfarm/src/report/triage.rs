@@ -11,14 +11,7 @@ use pmschema::TriageClass;
 use pmworker::events::{Tier, TierResult};
 use std::collections::BTreeMap;
 
-/// The comparison a T3 stream reports: `pairs/geometry` for `pairs/geometry/<export>`,
-/// else the stream itself (`summary/objects`, `nel-shape`, `skel`, `pairs`).
-pub fn comparison_of(stream: &str) -> String {
-    match stream.strip_prefix("pairs/").and_then(|rest| rest.split_once('/')) {
-        Some((comparison, _)) => format!("pairs/{comparison}"),
-        None => stream.to_string(),
-    }
-}
+pub use pmschema::results::t3_comparison as comparison_of;
 
 /// A T3 result's class: `None` for a pass (pass, normalized, degraded); a miss without a
 /// `triage` object is `unexplained`.
