@@ -5,6 +5,8 @@
 //! `unexplained`; node names that are not UTF-8 still get a class. Skips visibly without
 //! `../shared`.
 
+mod report_support;
+
 use pmref::fbx::binary::{self, Document, Node, Property};
 use pmtests::harness::Worker;
 use serde_json::Value;
@@ -325,4 +327,40 @@ fn the_shipped_triage_gate_passes_on_real_pairs_and_fails_when_one_export_breaks
     assert_eq!(code, Some(1), "{failing:#?}");
     assert!(failing.iter().any(|g| g.contains("t3_floor:pairs/hierarchy")), "{failing:#?}");
     assert!(failing.iter().any(|g| g.contains("t3_max_unexplained:pairs/hierarchy")), "{failing:#?}");
+
+    // The report of the broken run: the unexplained miss first on the index, the era
+    // mismatch with its evidence, the counts per comparison; the documented schema holds.
+    let report = dir.path().join("broken").join(pmschema::files::REPORT);
+    let read = |name: &str| std::fs::read_to_string(report.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let index: Value = serde_json::from_str(&read(pmschema::files::INDEX_JSON)).unwrap();
+    let unexplained = index["t3_unexplained"].as_array().unwrap();
+    assert!(
+        unexplained
+            .iter()
+            .any(|m| m["stream"] == format!("pairs/hierarchy/{PASSING_EXPORT}") && m["class"] == "unexplained"),
+        "{unexplained:#?}"
+    );
+    let era = index["t3_era_mismatch"].as_array().unwrap();
+    assert!(
+        era.iter().any(|m| m["stream"].as_str().unwrap().ends_with("Door attempt 2.FBX")
+            && m["evidence"]["missing_nodes"].as_array().is_some_and(|n| !n.is_empty())),
+        "{era:#?}"
+    );
+    let hierarchy =
+        index["t3_triage"].as_array().unwrap().iter().find(|r| r["comparison"] == "pairs/hierarchy").unwrap();
+    assert!(
+        hierarchy["classes"]["unexplained"].as_u64() >= Some(1)
+            && hierarchy["classes"]["era-mismatch"].as_u64() >= Some(1)
+    );
+    let validator =
+        jsonschema::validator_for(&report_support::documented_schema()).expect("the documented schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&index).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let html = read(pmschema::files::INDEX_HTML);
+    let at = |id: &str| html.find(&format!(r#"id="{id}""#)).unwrap_or_else(|| panic!("{id} on the index"));
+    assert!(
+        at("verdict") < at("t3-unexplained") && at("t3-unexplained") < at("totals"),
+        "unexplained first, after the verdict"
+    );
+    assert!(html.contains(r#"id="t3-era-table""#) && html.contains("missing_nodes"), "era rows show their evidence");
 }
