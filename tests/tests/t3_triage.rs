@@ -124,6 +124,45 @@ fn a_scene_state_miss_is_an_era_mismatch_whose_missing_names_no_stream_holds() {
     assert!(find_name(&raw_streams(&max), "Cylinder003").is_some());
 }
 
+/// NeL shapes: a revision the manifest pairs with the same reference as another revision
+/// that matches it is an era mismatch (`other_revision`); so is a reference the other Max
+/// release's normal rule matches; a vertex-count miss with no agreeing revision is not.
+#[test]
+fn nel_shape_misses_of_another_revision_are_era_mismatches_with_that_revision() {
+    let Some(nel) = pmtests::nel_corpus() else { return };
+    let shape = |scene: &str| -> Value {
+        let run = Worker::new(&nel.join("max").join(scene))
+            .args([
+                Path::new("--tiers"),
+                Path::new("t3"),
+                Path::new("--export"),
+                Path::new("shape"),
+                Path::new("--reference"),
+                &nel,
+            ])
+            .run();
+        let results: Vec<Value> = run
+            .events
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .filter(|e| e["event"] == "result" && e["stream"] == "nel-shape")
+            .collect();
+        assert_every_miss_has_a_class(&results);
+        results[0].clone()
+    };
+    let r = shape("skeetmtp__snow_target_100_flat@21758ca9.max");
+    assert_eq!(r["triage"]["class"], "era-mismatch", "{r}");
+    assert_eq!(r["triage"]["evidence"]["other_revision"]["max"], "max/skeetmtp__snow_target_100_flat.max", "{r}");
+    let r = shape("skeetmtp__entity_pingoo_close.max");
+    assert_eq!(
+        (r["kind"].as_str(), r["triage"]["class"].as_str()),
+        (Some("t3-nel-shape-revision"), Some("era-mismatch")),
+        "{r}"
+    );
+    let r = shape("skeetmtp__snow_island.max");
+    assert_eq!((r["verdict"].as_str(), r["triage"]["class"].as_str()), (Some("fail"), Some("unexplained")), "{r}");
+}
+
 // ---- perturbed copies of a passing export --------------------------------------------
 
 const PASSING_MAX: &str = "Daminvar__Armagine/cell.max";

@@ -5,8 +5,9 @@
 //!   other characters, whose code page the `.max` does not say, are never counted);
 //! - `keys_absent`: nodes whose reference curves vary while the `.max` node — with a
 //!   Position/Rotation/Scale controller pmcore samples — holds no key;
-//! - `other_revision`: the NeL shape comparison found that the mesh built with the other
-//!   Max release's normal rule matches the reference at every vertex;
+//! - `other_revision`: the reference the manifest pairs with another saved revision of
+//!   the scene, and that revision matches it (the shape exporter's `detail.other_revision`),
+//!   or the mesh built with the other Max release's normal rule matches it at every vertex;
 //! - `figure_era`: the skel rule of design §10 (offsets ×1.2 / ×0.8, or a fresh Biped figure
 //!   against legacy references).
 //!
@@ -147,7 +148,18 @@ fn figure_era(input: &TriageInput<'_, '_>) -> Option<Triaged> {
 /// The NeL shape revision rule: counts exact, normals differ, and the other Max
 /// release's normal rule matches every vertex.
 fn other_revision(input: &TriageInput<'_, '_>) -> Option<Triaged> {
-    if input.fail_kind()? != "t3-nel-shape-revision" {
+    let kind = input.fail_kind()?;
+    if let Some(other) = input.detail.and_then(|d| d.get("other_revision")).filter(|o| o.is_object()) {
+        if kind.starts_with("t3-nel-shape-") {
+            let max = other.get("max").and_then(Value::as_str).unwrap_or("another revision");
+            return Some(Triaged {
+                class: class::ERA_MISMATCH,
+                evidence: json!({ "other_revision": other }),
+                message: format!("the manifest pairs the reference with {max}, another saved revision of this scene, which matches it"),
+            });
+        }
+    }
+    if kind != "t3-nel-shape-revision" {
         return None;
     }
     let best = input.detail.and_then(|d| d.get("best"));
