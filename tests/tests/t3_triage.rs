@@ -191,6 +191,28 @@ fn set_bytes(p: &mut Property, bytes: Vec<u8>) {
     }
 }
 
+/// A model name property's bytes.
+fn raw_name(p: &Property) -> Vec<u8> {
+    match p {
+        Property::String(b) | Property::Raw(b) => b.clone(),
+        other => panic!("a model name is a string property: {other:?}"),
+    }
+}
+
+/// The first model renamed to the second's name: a name the `.max` holds.
+fn rename_first_model_to_the_second(doc: &mut Document) {
+    let mut names = model_names(doc);
+    let other = raw_name(names[1]).split(|&b| b == 0).next().unwrap().to_vec();
+    let first = raw_name(names[0]);
+    set_bytes(names[0], renamed(&first, &other));
+}
+
+/// The result of `comparison` failed and carries `class`.
+fn assert_miss(results: &[Value], comparison: &str, class: &str) {
+    let r = result(results, comparison);
+    assert_eq!((r["verdict"].as_str(), r["triage"]["class"].as_str()), (Some("fail"), Some(class)), "{r}");
+}
+
 /// The worker's T3 results on the passing pair with its export changed by `change`
 /// (a folder laid out like a pairs folder: the `.max` and its export side by side).
 fn perturbed(change: impl FnOnce(&mut Document)) -> Option<Vec<Value>> {
@@ -216,24 +238,8 @@ fn the_unperturbed_copy_passes_without_a_class() {
 
 #[test]
 fn a_node_renamed_to_a_name_the_max_holds_is_unexplained() {
-    let Some(results) = perturbed(|doc| {
-        let mut names = model_names(doc);
-        let other = match &*names[1] {
-            Property::String(b) | Property::Raw(b) => b.clone(),
-            p => panic!("{p:?}"),
-        };
-        let other_name = other.split(|&b| b == 0).next().unwrap().to_vec();
-        let raw = match &*names[0] {
-            Property::String(b) | Property::Raw(b) => b.clone(),
-            p => panic!("{p:?}"),
-        };
-        set_bytes(names[0], renamed(&raw, &other_name));
-    }) else {
-        return;
-    };
-    let hierarchy = result(&results, "hierarchy");
-    assert_eq!(hierarchy["verdict"], "fail", "{hierarchy}");
-    assert_eq!(hierarchy["triage"]["class"], "unexplained", "{hierarchy}");
+    let Some(results) = perturbed(rename_first_model_to_the_second) else { return };
+    assert_miss(&results, "hierarchy", "unexplained");
 }
 
 #[test]
@@ -246,28 +252,21 @@ fn one_vertex_moved_is_unexplained() {
     }) else {
         return;
     };
-    let geometry = result(&results, "geometry");
-    assert_eq!(geometry["verdict"], "fail", "{geometry}");
-    assert_eq!(geometry["triage"]["class"], "unexplained", "{geometry}");
+    assert_miss(&results, "geometry", "unexplained");
 }
 
 #[test]
 fn node_names_that_are_not_utf8_still_get_a_class() {
     let Some(results) = perturbed(|doc| {
         for p in model_names(doc) {
-            let raw = match &*p {
-                Property::String(b) | Property::Raw(b) => b.clone(),
-                other => panic!("{other:?}"),
-            };
+            let raw = raw_name(p);
             set_bytes(p, renamed(&raw, b"Bo\xff\xfex"));
         }
     }) else {
         return;
     };
-    let hierarchy = result(&results, "hierarchy");
-    assert_eq!(hierarchy["verdict"], "fail", "{hierarchy}");
     // Not-UTF-8 names are never evidence (their bytes in the .max are unknown): no era.
-    assert_eq!(hierarchy["triage"]["class"], "unexplained", "{hierarchy}");
+    assert_miss(&results, "hierarchy", "unexplained");
 }
 
 /// Every manifest row of the shared sets through the worker: every miss has a class and
@@ -353,14 +352,7 @@ fn the_shipped_triage_gate_passes_on_real_pairs_and_fails_when_one_export_breaks
     // .max holds (no evidence, so unexplained).
     let export = corpus.join(PASSING_EXPORT);
     let mut doc = binary::read(&std::fs::read(&export).unwrap()).unwrap();
-    let mut names = model_names(&mut doc);
-    let raw = |p: &Property| match p {
-        Property::String(b) | Property::Raw(b) => b.clone(),
-        other => panic!("{other:?}"),
-    };
-    let other = raw(names[1]).split(|&b| b == 0).next().unwrap().to_vec();
-    let first = raw(names[0]);
-    set_bytes(names[0], renamed(&first, &other));
+    rename_first_model_to_the_second(&mut doc);
     std::fs::write(&export, binary::write(&doc)).unwrap();
     let (code, failing) = gated_run(&corpus, &dir.path().join("broken"));
     assert_eq!(code, Some(1), "{failing:#?}");

@@ -14,6 +14,7 @@ mod era;
 mod ik;
 pub mod max_text;
 mod not_applicable;
+mod objects;
 mod tolerance;
 mod unreadable;
 mod unsupported;

@@ -5,7 +5,7 @@
 //! against the Scene's classes (`in_file`). A summary section of a file without an asset
 //! table (Max 2009 and older) is named by the streams it lacks.
 
-use super::ik::{class_id_text, classes_of, named_objects};
+use super::objects::{class_id_text, classes_of, named_objects};
 use super::{class, first_line, Detector, TriageInput, Triaged};
 use pmcore::model::scene_index::SceneIndex;
 use serde_json::{json, Value};
