@@ -383,6 +383,10 @@ fn the_shipped_triage_gate_passes_on_real_pairs_and_fails_when_one_export_breaks
         hierarchy["classes"]["unexplained"].as_u64() >= Some(1)
             && hierarchy["classes"]["era-mismatch"].as_u64() >= Some(1)
     );
+    let slugs: Vec<&str> = index["buckets"].as_array().unwrap().iter().filter_map(|b| b["slug"].as_str()).collect();
+    for bucket in ["t3-unexplained", "t3-era-mismatch", "t3-not-applicable"] {
+        assert!(slugs.contains(&bucket), "a bucket per triage class: {bucket} in {slugs:?}");
+    }
     let validator =
         jsonschema::validator_for(&report_support::documented_schema()).expect("the documented schema compiles");
     let errors: Vec<String> = validator.iter_errors(&index).map(|e| format!("{e} at {}", e.instance_path)).collect();
