@@ -50,6 +50,15 @@ pub fn load(path: &Path) -> Result<Vec<BaselineEntry>, String> {
                 )));
             }
         }
+        for (key, class) in &e.triage {
+            if class.parse::<pmschema::TriageClass>().is_err() {
+                return Err(at(format!(
+                    "unknown triage class `{class}` for {key} of {} (known: {})",
+                    e.path,
+                    pmschema::TriageClass::names()
+                )));
+            }
+        }
         if let Some((line_no, index)) = first_line.get(&e.path) {
             let same = BaselineEntry { timing: Default::default(), ..entries[*index].clone() }
                 == BaselineEntry { timing: Default::default(), ..e.clone() };
@@ -95,7 +104,7 @@ pub fn save(path: &Path, results: &[FileResult], previous: Option<&[BaselineEntr
 }
 
 /// Every regression kind a diff names; gates can allow each (`allow_regressions`).
-pub const REGRESSION_KINDS: [&str; 7] = [
+pub const REGRESSION_KINDS: [&str; 8] = [
     "to-fail",
     "to-abnormal",
     "to-skip",
@@ -103,6 +112,7 @@ pub const REGRESSION_KINDS: [&str; 7] = [
     "pass-to-degraded",
     "pass-to-normalized",
     "degraded-classes-rise",
+    "triage-class",
 ];
 
 /// True for a verdict or status that means the tier (or file) ran and was judged.
@@ -160,6 +170,20 @@ pub fn classify(before: &BaselineEntry, after: &FileResult) -> FileDiff {
         let a = now.verdicts.get(key).map_or("absent", String::as_str);
         let (tier, stream) = key.split_once(':').unwrap_or((key, ""));
         if a == b {
+            // The same verdict with another cause (`era-mismatch` → `unexplained`): a
+            // regression whichever way it goes, since the cause is what a reader acts on.
+            // A baseline without classes (saved before the triage step) says nothing.
+            if let (Some(was), Some(is)) = (before.triage.get(key), now.triage.get(key)) {
+                if was != is {
+                    changes.push(Change {
+                        tier: tier.into(),
+                        stream: stream.into(),
+                        before: format!("{b} ({was})"),
+                        after: format!("{a} ({is})"),
+                        kind: Some("triage-class".into()),
+                    });
+                }
+            }
             let (was, is) = (before.degraded_classes.get(key), now.degraded_classes.get(key));
             if let (Some(was), Some(is)) = (was, is) {
                 if is > was {
@@ -257,7 +281,13 @@ mod tests {
         FileResult {
             path: path.into(),
             status,
-            results: vec![TierResult { tier: Tier::T1, stream: "Scene".into(), verdict: t1, detail: None }],
+            results: vec![TierResult {
+                tier: Tier::T1,
+                stream: "Scene".into(),
+                verdict: t1,
+                detail: None,
+                triage: None,
+            }],
             ..Default::default()
         }
     }
@@ -324,6 +354,46 @@ mod tests {
         assert_eq!(classify(&BaselineEntry::of(&degraded(1)), &pass).class, DiffClass::Fixed);
     }
 
+    /// One T3 result with a triage class.
+    fn t3(verdict: Verdict, class: Option<pmschema::TriageClass>) -> FileResult {
+        let status = if verdict.is_fail() { Status::Fail } else { Status::Pass };
+        let triage = class.map(|class| pmschema::events::ResultTriage {
+            class,
+            evidence: serde_json::json!({}),
+            message: String::new(),
+        });
+        FileResult {
+            path: "a".into(),
+            status,
+            results: vec![TierResult {
+                tier: Tier::T3,
+                stream: "pairs/geometry/x.FBX".into(),
+                verdict,
+                detail: None,
+                triage,
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_triage_class_that_changes_is_a_regression_whichever_way() {
+        use pmschema::TriageClass::{EraMismatch, Tolerance, Unexplained};
+        let fail = Verdict::Fail(Mismatch { kind: "t3-pairs-geometry".into(), ..Default::default() });
+        assert_eq!(kinds(&t3(fail.clone(), Some(EraMismatch)), &t3(fail.clone(), Some(Unexplained))), ["triage-class"]);
+        assert_eq!(kinds(&t3(fail.clone(), Some(Unexplained)), &t3(fail.clone(), Some(EraMismatch))), ["triage-class"]);
+        // pass → tolerance: the file and its verdict turn `fail` (the class is new, not changed).
+        assert_eq!(kinds(&t3(Verdict::pass(), None), &t3(fail.clone(), Some(Tolerance))), ["to-fail", "to-fail"]);
+        assert!(kinds(&t3(fail.clone(), Some(Unexplained)), &t3(fail.clone(), Some(Unexplained))).is_empty());
+        // A baseline saved before the triage step carries no class: nothing to compare.
+        let mut old = BaselineEntry::of(&t3(fail.clone(), Some(EraMismatch)));
+        old.triage.clear();
+        assert_eq!(classify(&old, &t3(fail.clone(), Some(Unexplained))).class, DiffClass::Same);
+        let change = &classify(&BaselineEntry::of(&t3(fail.clone(), Some(EraMismatch))), &t3(fail, Some(Unexplained)))
+            .changes[0];
+        assert_eq!((change.before.as_str(), change.after.as_str()), ("fail (era-mismatch)", "fail (unexplained)"));
+    }
+
     #[test]
     fn malformed_baselines_are_refused_with_file_and_line() {
         let dir = tempfile::tempdir().unwrap();
@@ -333,6 +403,10 @@ mod tests {
             ("{\"path\":\"a\"}\n", ":1: missing field `status`"),
             ("{\"path\":\"a\",\"status\":\"pass\",\"verdicts\":{\"t1:S\":\"great\"}}\n", "unknown verdict"),
             ("{\"path\":\"a\",\"status\":\"pass\",\"verdicts\":{\"t9:S\":\"pass\"}}\n", "is not `t1|t2|t3:stream`"),
+            (
+                "{\"path\":\"a\",\"status\":\"fail\",\"triage\":{\"t3:S\":\"bad-luck\"}}\n",
+                "unknown triage class `bad-luck`",
+            ),
             (
                 "{\"path\":\"a\",\"status\":\"pass\"}\n\n{\"path\":\"a\",\"status\":\"fail\"}\n",
                 ":3: a conflicts with its entry on line 1",

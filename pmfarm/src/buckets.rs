@@ -32,6 +32,11 @@ pub fn buckets_of(r: &FileResult) -> Vec<String> {
         out.insert(class.clone());
         out.insert(format!("{version}--{class}"));
     }
+    // T3 triage classes (docs/triage.md): one bucket per class a T3 miss of the file has,
+    // so a class's files are one page (`t3-unexplained`, `t3-era-mismatch` …).
+    for class in t3_triage_classes(r) {
+        out.insert(format!("t3-{class}"));
+    }
     for tier in &tiers {
         out.insert(tier.to_string());
         out.insert(format!("{version}--{tier}"));
@@ -54,6 +59,16 @@ pub fn version_bucket(r: &FileResult) -> String {
         (Some(_), Some(label)) if label.starts_with("Max ") => slug(label),
         _ => pmcore::facts::version_slug(root),
     }
+}
+
+/// The triage classes of a file's T3 misses (a miss without a triage object is
+/// `unexplained`), sorted.
+pub fn t3_triage_classes(r: &FileResult) -> BTreeSet<&'static str> {
+    r.results
+        .iter()
+        .filter(|t| t.tier == Tier::T3 && matches!(t.verdict, Verdict::Fail(_) | Verdict::Skip { .. }))
+        .map(|t| t.triage.as_ref().map_or(pmschema::TriageClass::Unexplained, |c| c.class).name())
+        .collect()
 }
 
 /// Triage class slugs of a file, with `era-mismatch` added when the era rule applies.
@@ -123,6 +138,7 @@ mod tests {
                 stream: "Scene".into(),
                 verdict: pmschema::verdict::Verdict::pass(),
                 detail: None,
+                triage: None,
             }],
             ..Default::default()
         };
@@ -140,7 +156,33 @@ mod tests {
             stream: "skel".into(),
             verdict,
             detail: Some(serde_json::to_value(detail).unwrap()),
+            triage: None,
         }
+    }
+
+    #[test]
+    fn a_t3_miss_puts_its_file_in_the_bucket_of_its_triage_class() {
+        use pmschema::events::ResultTriage;
+        use pmschema::verdict::{Mismatch, Verdict};
+        let t3 = |verdict: Verdict, class: Option<pmschema::TriageClass>| TierResult {
+            tier: Tier::T3,
+            stream: "pairs/geometry/a.FBX".into(),
+            verdict,
+            detail: None,
+            triage: class.map(|class| ResultTriage { class, evidence: serde_json::json!({}), message: String::new() }),
+        };
+        let fail = Verdict::Fail(Mismatch { kind: "t3-pairs-geometry".into(), ..Default::default() });
+        let r = FileResult {
+            results: vec![
+                t3(Verdict::pass(), None),
+                t3(fail.clone(), Some(pmschema::TriageClass::EraMismatch)),
+                t3(fail, None),
+            ],
+            ..Default::default()
+        };
+        let b = buckets_of(&r);
+        assert!(b.contains(&"t3-era-mismatch".to_string()) && b.contains(&"t3-unexplained".to_string()), "{b:?}");
+        assert!(!b.iter().any(|s| s == "t3-pass"), "{b:?}");
     }
 
     #[test]
@@ -163,6 +205,7 @@ mod tests {
             stream: "skel".into(),
             verdict: Verdict::Skip { reason: "not-implemented: biped".into() },
             detail: Some(serde_json::json!({ "figure_era": [0] })),
+            triage: None,
         };
         assert!(!era_mismatch(&with(skip, Some(0))), "a skip never ran, so it is never a mismatch");
     }

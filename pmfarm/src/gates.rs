@@ -26,7 +26,9 @@
 
 use crate::buckets::glob_match;
 use crate::results::{FileDiff, FileResult, GateOutcome, Status};
+use pmschema::results::t3_comparison as comparison_of;
 use pmschema::verdict::Verdict;
+use pmschema::TriageClass;
 use pmworker::events::Tier;
 
 /// The `tier` of a rule about file statuses rather than one tier's verdicts.
@@ -76,8 +78,9 @@ pub struct Rule {
     pub normalizations: Option<Vec<String>>,
     /// Skip reason classes that are expected; a skip of any other class fails the rule.
     pub expected_skips: Option<Vec<String>>,
-    /// Failure kinds that are expected (`corrupt-input`: the file itself is broken); a file
-    /// whose status is `fail` with any other kind fails the rule.
+    /// Failure kinds that are expected (`corrupt-input`: the file itself is broken; globs
+    /// allowed: `t3-*` leaves T3 misses to the triage rules); a file whose status is `fail`
+    /// with any other kind fails the rule.
     pub expected_fails: Option<Vec<String>>,
     /// Floors on numeric T3 `detail` values addressed by a dotted path (the minimum over
     /// the bucket's T3 results carrying the path must reach it). An array counts its items.
@@ -90,6 +93,17 @@ pub struct Rule {
     /// bucket's T3 results divided by the sum of every numeric sibling in `a.b`.
     #[serde(default)]
     pub t3_share_min: BTreeMap<String, f64>,
+    /// Floors per T3 comparison (a glob over `pairs/hierarchy`, `summary/objects`,
+    /// `nel-shape` …): passing results ÷ the results that compared, less the evidenced
+    /// `era-mismatch` ones (`docs/triage.md`). A skip the reference or the file could not
+    /// give anything to (`not-applicable`, `reference-absent`) never compared.
+    #[serde(default)]
+    pub t3_floor: BTreeMap<String, f64>,
+    /// Maximum `unexplained` T3 results over every comparison of the bucket.
+    pub max_unexplained: Option<u64>,
+    /// Maximum `unexplained` T3 results per comparison glob.
+    #[serde(default)]
+    pub t3_max_unexplained: BTreeMap<String, u64>,
 }
 
 fn default_buckets() -> Vec<String> {
@@ -115,6 +129,9 @@ impl Rule {
             || !self.t3_min.is_empty()
             || !self.t3_max.is_empty()
             || !self.t3_share_min.is_empty()
+            || !self.t3_floor.is_empty()
+            || self.max_unexplained.is_some()
+            || !self.t3_max_unexplained.is_empty()
     }
 
     /// What is wrong with the rule, if anything.
@@ -131,7 +148,8 @@ impl Rule {
         if !self.has_metric() {
             return Some(
                 "no metric (set min_pass_rate, max_skip_rate, min_ran, max_regressions, max_abnormal, \
-                 max_degraded_classes, normalizations, expected_skips, expected_fails, t3_min, t3_max or t3_share_min)"
+                 max_degraded_classes, normalizations, expected_skips, expected_fails, t3_min, t3_max, t3_share_min, \
+                 t3_floor, max_unexplained or t3_max_unexplained)"
                     .into(),
             );
         }
@@ -154,6 +172,19 @@ impl Rule {
         }
         if self.t3_share_min.values().any(|v| !(0.0..=1.0).contains(v)) {
             return Some("t3_share_min values must be within 0..1".into());
+        }
+        let triage_metrics =
+            !self.t3_floor.is_empty() || self.max_unexplained.is_some() || !self.t3_max_unexplained.is_empty();
+        if triage_metrics && self.tier != Tier::T3.name() {
+            return Some(
+                "t3_floor, max_unexplained and t3_max_unexplained judge T3 results: they need tier = \"t3\"".into(),
+            );
+        }
+        if self.t3_floor.values().any(|v| !(0.0..=1.0).contains(v)) {
+            return Some("t3_floor values must be within 0..1".into());
+        }
+        if self.t3_floor.keys().chain(self.t3_max_unexplained.keys()).any(|k| k.trim().is_empty()) {
+            return Some("t3_floor / t3_max_unexplained: empty comparison glob".into());
         }
         for kind in &self.allow_regressions {
             if !crate::baseline::REGRESSION_KINDS.contains(&kind.as_str()) {
@@ -519,6 +550,8 @@ const CHECKS: &[Check] = &[
     t3_min,
     t3_max,
     t3_share_min,
+    t3_floor,
+    max_unexplained,
 ];
 
 fn evaluate_bucket(rule: &Rule, members: &[&FileResult], ctx: Context<'_>, push: &mut Push<'_>) {
@@ -582,7 +615,7 @@ fn expected_fails(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_
     let unexpected: Vec<String> = t
         .members
         .iter()
-        .filter(|r| r.status == Status::Fail && !r.fail_kinds.iter().all(|k| allowed.contains(k)))
+        .filter(|r| r.status == Status::Fail && !r.fail_kinds.iter().all(|k| allowed.iter().any(|a| glob_match(a, k))))
         .map(|r| format!("{} ({})", r.path, r.fail_kinds.join(", ")))
         .collect();
     let expected = t.failed.len() - unexpected.len().min(t.failed.len());
@@ -707,6 +740,100 @@ fn t3_share_min(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>)
     }
 }
 
+/// How the bucket's T3 results of the comparisons matching `glob` stand, by triage
+/// (`docs/triage.md`): passes, evidenced era mismatches, skips that never compared
+/// (`not-applicable`, `reference-absent`), unexplained misses (a miss without a triage
+/// object counts as one), and every result.
+#[derive(Default)]
+struct TriageTally {
+    results: usize,
+    pass: usize,
+    era: usize,
+    not_compared: usize,
+    unexplained: Vec<String>,
+    others: Vec<String>,
+}
+
+/// An `era-mismatch` with one of the evidence kinds `docs/triage.md` lists.
+fn evidenced(t: &pmschema::events::ResultTriage) -> bool {
+    const KINDS: [&str; 4] = ["missing_nodes", "keys_absent", "other_revision", "figure_era"];
+    t.class == TriageClass::EraMismatch && KINDS.iter().any(|k| t.evidence.get(k).is_some_and(|v| !v.is_null()))
+}
+
+fn triage_tally(t: &Tally<'_>, glob: &str) -> TriageTally {
+    let mut out = TriageTally::default();
+    for r in t.members {
+        for result in r.results.iter().filter(|x| x.tier == Tier::T3) {
+            if !glob_match(glob, &comparison_of(&result.stream)) {
+                continue;
+            }
+            out.results += 1;
+            let at = || format!("{} {}", r.path, result.stream);
+            match (&result.verdict, &result.triage) {
+                (Verdict::Fail(_) | Verdict::Skip { .. }, None) => out.unexplained.push(at()),
+                (Verdict::Fail(_) | Verdict::Skip { .. }, Some(c)) => match c.class {
+                    TriageClass::Unexplained => out.unexplained.push(at()),
+                    TriageClass::NotApplicable | TriageClass::ReferenceAbsent => out.not_compared += 1,
+                    _ if evidenced(c) => out.era += 1,
+                    _ => out.others.push(format!("{} ({})", at(), c.class)),
+                },
+                _ => out.pass += 1,
+            }
+        }
+    }
+    out
+}
+
+fn t3_floor(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    for (glob, floor) in &rule.t3_floor {
+        let n = triage_tally(t, glob);
+        let metric = format!("t3_floor:{glob}");
+        if n.results == 0 {
+            push(&metric, *floor, 0.0, true, false, format!("no T3 result of a comparison matching `{glob}`"));
+            continue;
+        }
+        let compared = n.results - n.not_compared - n.era;
+        let rate = if compared == 0 { 1.0 } else { n.pass as f64 / compared as f64 };
+        let missed: Vec<&String> = n.unexplained.iter().chain(&n.others).take(5).collect();
+        let detail = format!(
+            "{} pass of {compared} compared ({} results, {} evidenced era-mismatch, {} not compared){}",
+            n.pass,
+            n.results,
+            n.era,
+            n.not_compared,
+            if missed.is_empty() {
+                String::new()
+            } else {
+                format!("; missing: {}", missed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))
+            }
+        );
+        push(&metric, *floor, rate, rate >= *floor, true, detail);
+    }
+}
+
+fn max_unexplained(rule: &Rule, t: &Tally<'_>, _: Context<'_>, push: &mut Push<'_>) {
+    let all = rule.max_unexplained.map(|max| ("*".to_string(), max));
+    for (glob, max) in all.into_iter().chain(rule.t3_max_unexplained.iter().map(|(g, m)| (g.clone(), *m))) {
+        let n = triage_tally(t, &glob);
+        let metric = if glob == "*" && rule.max_unexplained.is_some() && !rule.t3_max_unexplained.contains_key("*") {
+            "max_unexplained".to_string()
+        } else {
+            format!("t3_max_unexplained:{glob}")
+        };
+        let count = n.unexplained.len();
+        let detail = format!(
+            "{count} unexplained of {} T3 results{}",
+            n.results,
+            if count == 0 {
+                String::new()
+            } else {
+                format!(": {}", n.unexplained.iter().take(5).cloned().collect::<Vec<_>>().join(", "))
+            }
+        );
+        push(&metric, max as f64, count as f64, count as u64 <= max, n.results > 0, detail);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -718,7 +845,7 @@ mod tests {
             status,
             results: verdicts
                 .into_iter()
-                .map(|(tier, verdict)| TierResult { tier, stream: "s".into(), verdict, detail: None })
+                .map(|(tier, verdict)| TierResult { tier, stream: "s".into(), verdict, detail: None, triage: None })
                 .collect(),
             ..Default::default()
         };
@@ -734,6 +861,81 @@ mod tests {
 
     fn ctx(tiers: &[Tier]) -> Context<'_> {
         Context { diff: None, tiers, complete: true }
+    }
+
+    /// A file with one T3 result per `(stream, verdict, class, evidence)`.
+    fn t3_file(path: &str, results: &[(&str, bool, Option<TriageClass>, serde_json::Value)]) -> FileResult {
+        let results = results
+            .iter()
+            .map(|(stream, passed, class, evidence)| TierResult {
+                tier: Tier::T3,
+                stream: stream.to_string(),
+                verdict: if *passed {
+                    Verdict::pass()
+                } else {
+                    Verdict::Fail(pmschema::verdict::Mismatch { kind: "t3-pairs".into(), ..Default::default() })
+                },
+                detail: None,
+                triage: class.map(|class| pmschema::events::ResultTriage {
+                    class,
+                    evidence: evidence.clone(),
+                    message: String::new(),
+                }),
+            })
+            .collect();
+        let mut r = FileResult { path: path.into(), status: Status::Fail, results, ..Default::default() };
+        r.buckets = crate::buckets::buckets_of(&r);
+        r
+    }
+
+    #[test]
+    fn the_floor_leaves_out_evidenced_era_mismatches_and_unexplained_misses_are_capped() {
+        use serde_json::json;
+        let evidence = json!({ "missing_nodes": ["chair"] });
+        let files = vec![
+            t3_file(
+                "a.max",
+                &[
+                    ("pairs/hierarchy/a.FBX", true, None, json!(null)),
+                    ("pairs/geometry/a.FBX", true, None, json!(null)),
+                ],
+            ),
+            t3_file("b.max", &[("pairs/hierarchy/b.FBX", false, Some(TriageClass::EraMismatch), evidence.clone())]),
+            // Claimed era-mismatch without evidence: never left out of the floor.
+            t3_file("c.max", &[("pairs/hierarchy/c.FBX", false, Some(TriageClass::EraMismatch), json!({}))]),
+            t3_file(
+                "d.max",
+                &[
+                    ("pairs/geometry/d.FBX", false, Some(TriageClass::Unexplained), json!({})),
+                    ("pairs/skin/d.FBX", false, None, json!(null)),
+                ],
+            ),
+        ];
+        let g = rules(
+            "[[gate]]\nname = \"t\"\ntier = \"t3\"\nmax_unexplained = 1\n[gate.t3_floor]\n\"pairs/hierarchy\" = 1.0\n\"pairs/*\" = 0.5\n\"nel-shape\" = 1.0\n[gate.t3_max_unexplained]\n\"pairs/geometry\" = 1\n",
+        );
+        let out = evaluate(&g, &files, ctx(&[Tier::T3]));
+        let get = |m: &str| {
+            out.iter().find(|o| o.metric == m && o.bucket == "all").unwrap_or_else(|| panic!("{m}: {out:#?}"))
+        };
+        let hierarchy = get("t3_floor:pairs/hierarchy");
+        assert_eq!((hierarchy.value, hierarchy.passed), (0.5, false), "{}", hierarchy.detail);
+        assert!(hierarchy.detail.contains("1 evidenced era-mismatch"), "{}", hierarchy.detail);
+        let all = get("t3_floor:pairs/*");
+        assert_eq!((all.value, all.passed), (2.0 / 5.0, false), "a, a / c, d, d compared: {}", all.detail);
+        assert!(!get("t3_floor:nel-shape").checked, "no nel-shape result: not checked, never a pass");
+        let unexplained = get("max_unexplained");
+        assert_eq!((unexplained.value, unexplained.passed), (2.0, false), "a miss without triage is unexplained");
+        assert!(get("t3_max_unexplained:pairs/geometry").passed);
+        let bad = |toml: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("g.toml"), toml).unwrap();
+            load_dir(dir.path()).unwrap_err()
+        };
+        assert!(bad("[[gate]]\nname = \"t\"\ntier = \"t1\"\nmax_unexplained = 0\n").contains("need tier = \"t3\""));
+        assert!(
+            bad("[[gate]]\nname = \"t\"\ntier = \"t3\"\n[gate.t3_floor]\n\"pairs/*\" = 2.0\n").contains("within 0..1")
+        );
     }
 
     #[test]

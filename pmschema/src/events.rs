@@ -7,7 +7,7 @@
 //! or removing an existing field bumps [`SCHEMA_VERSION`].
 
 pub use crate::exit::worker as exit;
-pub use crate::names::{EndStatus, ExportKind, ExportStatus, Tier};
+pub use crate::names::{EndStatus, ExportKind, ExportStatus, Tier, TriageClass};
 pub use crate::verdict::{DegradedClass, Mismatch, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -191,6 +191,24 @@ pub struct TierResult {
     /// Tier-specific counters (T3 field counters, ULP histogram, scale factor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<serde_json::Value>,
+    /// T3 only, on every verdict that is not a pass: why it missed (`docs/triage.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triage: Option<ResultTriage>,
+}
+
+/// The cause class of one T3 miss (a fail or a skip), with the evidence that decided it.
+/// Decided by the worker's triage step (`pmref::triage`), one detector per class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultTriage {
+    /// The class.
+    pub class: TriageClass,
+    /// What decided it, checkable against the files (`missing_nodes`, `keys_absent`,
+    /// `class_id`, `worst_delta` …); an object, empty for `unexplained`.
+    #[serde(default)]
+    pub evidence: serde_json::Value,
+    /// One line saying why.
+    #[serde(default)]
+    pub message: String,
 }
 
 /// One class of the per-file inventory.

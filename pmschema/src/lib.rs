@@ -26,7 +26,7 @@ pub mod results;
 pub mod verdict;
 pub mod work;
 
-pub use names::{EndStatus, ExportKind, ExportStatus, Status, Tier, UnknownName};
+pub use names::{EndStatus, ExportKind, ExportStatus, Status, Tier, TriageClass, UnknownName};
 pub use work::{Checks, Invocation, ReferenceFolders};
 
 /// Lower-case hex, the form of every digest field of the contract (`start.sha256`,

@@ -182,6 +182,29 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// Cause class of a T3 miss (a fail or a skip): `docs/triage.md` has the rule of each
+    /// and the real file that shows it. `unexplained` is the one that means "look at this".
+    pub enum TriageClass ("triage class") {
+        /// The reference was written from another state of the scene, with evidence.
+        EraMismatch = "era-mismatch",
+        /// The miss sits under a class pmcore does not evaluate (named with its Class ID).
+        Unsupported = "unsupported",
+        /// The node is driven by an IK solve that is not implemented.
+        Ik = "ik",
+        /// The reference could not be read.
+        ReferenceUnreadable = "reference-unreadable",
+        /// A skip: the reference does not carry what this comparison checks.
+        NotApplicable = "not-applicable",
+        /// A skip: no reference was found for this file.
+        ReferenceAbsent = "reference-absent",
+        /// A numeric miss just beyond the comparison's tolerance.
+        Tolerance = "tolerance",
+        /// Everything else.
+        Unexplained = "unexplained",
+    }
+}
+
 impl Status {
     /// Parses a stable name.
     pub fn from_name(name: &str) -> Option<Status> {
@@ -223,6 +246,7 @@ mod tests {
     fn every_name_is_the_same_for_serde_clap_and_from_str() {
         round_trip(&Tier::ALL);
         round_trip(&ExportKind::ALL);
+        round_trip(&TriageClass::ALL);
         round_trip(&EndStatus::ALL);
         round_trip(&ExportStatus::ALL);
         round_trip(&Status::ALL);

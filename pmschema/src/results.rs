@@ -110,6 +110,16 @@ pub fn verdict_key(tier: Tier, stream: &str) -> String {
     format!("{}:{stream}", tier.name())
 }
 
+/// The T3 comparison a result stream reports: `pairs/geometry` for
+/// `pairs/geometry/<export>`, else the stream itself (`summary/objects`, `nel-shape`,
+/// `skel`, `pairs`). Report tables and gate globs (`t3_floor`) name comparisons this way.
+pub fn t3_comparison(stream: &str) -> String {
+    match stream.strip_prefix("pairs/").and_then(|rest| rest.split_once('/')) {
+        Some((comparison, _)) => format!("pairs/{comparison}"),
+        None => stream.to_string(),
+    }
+}
+
 /// Count of files per status name (every status present, zeros included).
 pub type StatusCounts = BTreeMap<String, u64>;
 
@@ -269,6 +279,10 @@ pub struct BaselineEntry {
     /// Distinct degraded classes per `tier:stream` with a `degraded` verdict.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub degraded_classes: BTreeMap<String, u64>,
+    /// Triage class per T3 `tier:stream` that did not pass (`docs/triage.md`): a class
+    /// that changes from one run to the next is a regression (`triage-class`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub triage: BTreeMap<String, String>,
     /// Failure signatures.
     #[serde(default)]
     pub signatures: Vec<String>,
@@ -299,6 +313,11 @@ impl BaselineEntry {
                     }
                     _ => None,
                 })
+                .collect(),
+            triage: r
+                .results
+                .iter()
+                .filter_map(|t| t.triage.as_ref().map(|c| (verdict_key(t.tier, &t.stream), c.class.name().to_string())))
                 .collect(),
             signatures: r.signatures.clone(),
             exports: r

@@ -42,3 +42,23 @@ fn every_documented_example_is_a_valid_event() {
     }
     println!("{} documented example lines parse, {} event kinds", lines.len(), kinds.len());
 }
+
+/// docs/results.md: every one-line `results.jsonl` example parses as a `FileResult` and
+/// writes back the same JSON; one of them shows a T3 miss with its `triage`.
+#[test]
+fn every_one_line_results_example_is_a_valid_file_result() {
+    use pmschema::results::FileResult;
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/results.md");
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("{\"path\"") && l.ends_with('}')).collect();
+    assert!(!lines.is_empty(), "docs/results.md has no one-line FileResult example");
+    let mut triaged = 0;
+    for line in lines {
+        let r: FileResult = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let written = serde_json::to_value(&r).unwrap();
+        let documented: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(written, documented, "the example has a field the schema does not keep: {line}");
+        triaged += r.results.iter().filter(|t| t.triage.is_some()).count();
+    }
+    assert!(triaged > 0, "no documented result carries a triage");
+}

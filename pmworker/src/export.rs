@@ -148,7 +148,7 @@ fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &
     let name = kind.name();
     let mut event = crate::exporter::begin(name, sink);
     let outcome = produce(kind, file);
-    let verdict = |verdict, detail| ExportVerdict { stream: name.to_string(), verdict, detail };
+    let verdict = |verdict, detail| ExportVerdict::new(name, verdict, detail);
     let (produced, file_name, digest) = match outcome {
         Outcome::Built { produced, extension, bytes, summary } => {
             let file_name = format!("{stem}.{extension}");

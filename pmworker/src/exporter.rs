@@ -8,8 +8,10 @@ use crate::events::{Breadcrumb, Export, ExportKind, ExportStatus};
 use crate::options::Options;
 use pmcore::verify::Verdict;
 use pmcore::MaxFile;
+use pmref::scene::RefScene;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What an exporter is given: the file, the name it was read as, and the worker's options.
 pub struct ExportInput<'a> {
@@ -41,6 +43,16 @@ pub struct ExportVerdict {
     pub verdict: Verdict,
     /// Field counters and other detail for the `result` event.
     pub detail: Option<serde_json::Value>,
+    /// The reference as read (pairs comparisons), kept for the triage step: its node names
+    /// and curves are the evidence of a reference written from another scene state.
+    pub reference: Option<Arc<RefScene>>,
+}
+
+impl ExportVerdict {
+    /// A verdict with its detail and no reference kept.
+    pub fn new(stream: impl Into<String>, verdict: Verdict, detail: Option<serde_json::Value>) -> Self {
+        ExportVerdict { stream: stream.into(), verdict, detail, reference: None }
+    }
 }
 
 /// Starts exporter `name`: its breadcrumb, and its `export` event, an error until the

@@ -26,6 +26,7 @@ pub mod slot;
 pub mod start;
 pub mod summary;
 pub mod t2;
+pub mod t3_triage;
 pub mod timing;
 pub mod triage;
 pub mod wire;

@@ -54,6 +54,7 @@ pub fn run(bytes: &[u8], opts: &Options, sink: &mut dyn Sink, mut timing: Timing
             stream: verdict.stream,
             verdict: verdict.verdict.to_wire(),
             detail: None,
+            triage: None,
         }));
     }
     timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);

@@ -14,27 +14,23 @@ use pmref::compare::{compare_all, COMPARISONS};
 use pmref::pairs::{lookup, Lookup};
 use serde_json::json;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn skip(reason: String, lookup: &str) -> Vec<ExportVerdict> {
-    vec![ExportVerdict {
-        stream: "pairs".into(),
-        verdict: Verdict::Skip { reason },
-        detail: Some(json!({ "lookup": lookup })),
-    }]
+    vec![ExportVerdict::new("pairs", Verdict::Skip { reason }, Some(json!({ "lookup": lookup })))]
 }
 
 fn fail_all(name: &str, kind: &str, message: String, chunk_path: String) -> Vec<ExportVerdict> {
     COMPARISONS
         .iter()
-        .map(|c| ExportVerdict {
-            stream: format!("pairs/{c}/{name}"),
-            verdict: Verdict::Fail(Mismatch {
+        .map(|c| {
+            let mismatch = Mismatch {
                 kind: kind.into(),
                 message: message.clone(),
                 chunk_path: chunk_path.clone(),
                 ..Default::default()
-            }),
-            detail: None,
+            };
+            ExportVerdict::new(format!("pairs/{c}/{name}"), Verdict::Fail(mismatch), None)
         })
         .collect()
 }
@@ -73,7 +69,7 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
             .map_err(|e| e.to_string())
             .and_then(|bytes| pmref::read_reference(&extension, &bytes).map_err(|e| e.to_string()));
         let scene = match scene {
-            Ok(s) => s,
+            Ok(s) => Arc::new(s),
             Err(e) => {
                 let message = format!("{}: {e}", reference.path.display());
                 out.extend(fail_all(
@@ -95,6 +91,7 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
                 stream: format!("pairs/{}/{}", c.name, reference.name),
                 verdict: c.verdict,
                 detail: Some(detail),
+                reference: Some(Arc::clone(&scene)),
             });
         }
     }

@@ -176,10 +176,19 @@ fn run_input(
 
     if opts.checks.runs(Tier::T3) {
         let clock = Instant::now();
-        for v in crate::export::run(display_path, &file, opts, sink) {
+        let verdicts = crate::export::run(display_path, &file, opts, sink);
+        sink.breadcrumb(Breadcrumb { tier: "t3".into(), stream: "@triage".into(), ..Default::default() });
+        let classes = crate::t3_triage::triage(&file, &verdicts);
+        for (v, triage) in verdicts.into_iter().zip(classes) {
             let verdict = v.verdict.to_wire();
             tally.add(&verdict, &v.stream);
-            sink.emit(Event::Result(TierResult { tier: Tier::T3, stream: v.stream, verdict, detail: v.detail }));
+            sink.emit(Event::Result(TierResult {
+                tier: Tier::T3,
+                stream: v.stream,
+                verdict,
+                detail: v.detail,
+                triage,
+            }));
         }
         timing.durations_ms.insert("export".into(), clock.elapsed().as_millis() as u64);
     }
@@ -199,7 +208,7 @@ fn emit_results(sink: &mut dyn Sink, tier: Tier, verdicts: Vec<StreamVerdict>, t
     for v in verdicts {
         let verdict = v.verdict.to_wire();
         tally.add(&verdict, &v.stream);
-        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict, detail: None }));
+        sink.emit(Event::Result(TierResult { tier, stream: v.stream, verdict, detail: None, triage: None }));
     }
 }
 

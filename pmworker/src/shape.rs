@@ -147,7 +147,7 @@ fn safe_name(node: &str) -> String {
 /// Runs the exporter and its T3.
 pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     let mut event = crate::exporter::begin(NAME, sink);
-    let verdict = |verdict, detail| vec![ExportVerdict { stream: T3_STREAM.into(), verdict, detail }];
+    let verdict = |verdict, detail| vec![ExportVerdict::new(T3_STREAM, verdict, detail)];
     let (shapes, summary) = match nel_shape::export(file) {
         Ok(x) => x,
         Err(e) => {
@@ -252,7 +252,7 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         };
         return verdict(Verdict::Fail(m), Some(json!({ "sha256": sha })));
     };
-    let detail = json!({
+    let mut detail = json!({
         "sha256": sha,
         "best": detail_of(best),
         "references": compared.iter().map(detail_of).collect::<Vec<_>>(),
@@ -273,6 +273,11 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     let revision = best.comparison.counts_exact
         && best.comparison.first_miss().is_some_and(|m| m.field == "normals")
         && other_release_matches(file, best);
+    if best.comparison.first_miss().is_some() && stopped.is_none() && !revision {
+        if let Some(other) = agreeing_revision(source, &best.reference, &opts.reference) {
+            detail["other_revision"] = other;
+        }
+    }
     let v = match (best.comparison.first_miss(), stopped) {
         (None, _) => Verdict::pass(),
         (Some(miss), None) if revision => Verdict::Fail(Mismatch {
@@ -305,6 +310,56 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         }),
     };
     verdict(v, Some(detail))
+}
+
+/// `scene@commit.max` and `scene.max` are revisions of one scene: the file name without its
+/// `@commit` part.
+fn scene_of(file_name: &str) -> String {
+    let (stem, ext) = file_name.rsplit_once('.').unwrap_or((file_name, ""));
+    format!("{}.{ext}", stem.split('@').next().unwrap_or(stem))
+}
+
+/// Another saved revision of the same scene that the reference folder's manifest pairs with
+/// `reference` and whose evaluated shapes match it at the positions level: evidence that
+/// the reference was written from that revision (`other_revision`, docs/triage.md). `None`
+/// when no such revision agrees.
+fn agreeing_revision(source: &str, reference: &Path, dirs: &[PathBuf]) -> Option<Value> {
+    let file_name = Path::new(source).file_name()?.to_string_lossy().into_owned();
+    let facts = shape_t3::file_facts(&std::fs::read(reference).ok()?).ok()?;
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(dir.join("manifest.tsv")) else { continue };
+        let rows = manifest_rows(&text);
+        let Some(key) = rows
+            .iter()
+            .find(|r| field(r, "kind") == "nel_shape" && dir.join(field(r, "file")) == reference)
+            .map(|r| format!("{}:{}", field(r, "source_repo"), field(r, "path")))
+        else {
+            continue;
+        };
+        for row in rows.iter().filter(|r| field(r, "kind") == "max") {
+            let other = Path::new(field(row, "file")).file_name().map(|n| n.to_string_lossy().into_owned());
+            let revision = other.is_some_and(|o| o != file_name && scene_of(&o) == scene_of(&file_name));
+            if !revision || !field(row, "pairs_with").split(';').any(|p| p == key) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(dir.join(field(row, "file"))) else { continue };
+            let pmcore::input::Input::Ole(ole) = pmcore::input::classify(&bytes) else { continue };
+            let Ok((shapes, _)) = nel_shape::export_with(&MaxFile::new(ole), None) else { continue };
+            let agrees = shapes.iter().find(|s| {
+                shape_t3::mesh_facts(&s.mesh)
+                    .is_ok_and(|ours| shape_t3::compare(&ours, &facts).level == Level::Positions)
+            });
+            if let Some(node) = agrees {
+                return Some(json!({
+                    "max": field(row, "file"),
+                    "reference": reference.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    "node": node.node,
+                    "agrees_with": "the other revision's evaluated mesh matches the reference at every vertex",
+                }));
+            }
+        }
+    }
+    None
 }
 
 /// True when the best node, built with the other release's normal weighting, matches its
@@ -350,6 +405,13 @@ impl crate::exporter::Exporter for ShapeExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn revisions_of_one_scene_share_the_name_without_the_commit() {
+        assert_eq!(scene_of("skeetmtp__snow_target_100_flat@21758ca9.max"), "skeetmtp__snow_target_100_flat.max");
+        assert_eq!(scene_of("skeetmtp__snow_target_100_flat.max"), "skeetmtp__snow_target_100_flat.max");
+        assert_ne!(scene_of("a__b@1.max"), scene_of("a__c@1.max"));
+    }
 
     #[test]
     fn reference_names_drop_owner_and_commit() {

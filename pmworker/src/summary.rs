@@ -62,7 +62,7 @@ pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> V
                     ..Default::default()
                 }),
             };
-            ExportVerdict { stream, verdict, detail: serde_json::to_value(&v).ok() }
+            ExportVerdict::new(stream, verdict, serde_json::to_value(&v).ok())
         })
         .collect()
 }

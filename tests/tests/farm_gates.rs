@@ -118,8 +118,10 @@ fn skips_are_not_passes() {
     let rate = gates.iter().find(|g| g["metric"] == "min_pass_rate").unwrap();
     assert_eq!(rate["checked"], false, "a pass rate over zero files that ran is not a pass: {rate}");
 
-    // The default gates' T3 rule on the same run: the rate checks nothing, the other rules
-    // do, and the corrupt input is an expected failure class of the file-status rule.
+    // The default gates' T3 rule on the same run: no floor or cap names `obj`'s absent
+    // comparisons except `obj`, whose skips are `reference-absent` (never unexplained); the
+    // floors check nothing, the other rules do, and the corrupt input is an expected failure
+    // class of the file-status rule.
     let t2 = tempfile::tempdir().unwrap();
     let corpus = demo_corpus(t2.path());
     let out = t2.path().join("out");
@@ -127,9 +129,13 @@ fn skips_are_not_passes() {
         .output();
     assert_exit(&o, 0);
     let gates = summary(&out)["gates"].as_array().unwrap().clone();
-    let t3 = gates.iter().find(|g| g["name"] == "default/t3-exports-match").unwrap();
-    assert_eq!(t3["checked"], false, "{t3}");
-    assert!(t3["detail"].as_str().unwrap().contains("no file ran t3"), "{t3}");
+    let t3: Vec<&serde_json::Value> = gates.iter().filter(|g| g["name"] == "default/t3-exports-match").collect();
+    for floor in t3.iter().filter(|g| g["metric"].as_str().unwrap().starts_with("t3_floor:")) {
+        assert_eq!(floor["checked"], false, "{floor}");
+        assert!(floor["detail"].as_str().unwrap().contains("no T3 result of a comparison matching"), "{floor}");
+    }
+    let obj = t3.iter().find(|g| g["metric"] == "t3_max_unexplained:obj").unwrap();
+    assert_eq!((&obj["checked"], &obj["passed"], &obj["value"]), (&true.into(), &true.into(), &0.0.into()), "{obj}");
     let status = gates.iter().find(|g| g["metric"] == "expected_fails").unwrap();
     assert_eq!(status["passed"], true, "{status}");
 }

@@ -209,6 +209,9 @@ impl RunData {
             largest_rss: self.ranked(|r| r.timing.peak_rss_bytes),
             lists: self.lists(),
             t3_sections: super::sections::section_rows(&self.results, SECTION_CLASSES),
+            t3_triage: super::triage::triage_rows(&self.results),
+            t3_unexplained: super::triage::misses(&self.results, pmschema::TriageClass::Unexplained),
+            t3_era_mismatch: super::triage::misses(&self.results, pmschema::TriageClass::EraMismatch),
             buckets: self.buckets(&diff_by_path),
         }
     }
@@ -472,6 +475,7 @@ impl RunData {
                     same_as: None,
                     aliases: Vec::new(),
                     t3_sections: super::sections::section_rows(files.iter().copied(), BUCKET_SECTION_CLASSES),
+                    t3_triage: super::triage::triage_rows(files.iter().copied()),
                 }
             })
             .collect();
@@ -539,6 +543,12 @@ impl RunData {
                     },
                     detail: t.detail.clone().unwrap_or_default(),
                 })
+                .collect(),
+            t3_triage: r
+                .results
+                .iter()
+                .filter(|t| t.tier == Tier::T3 && super::triage::class_of(t).is_some())
+                .map(|t| super::triage::miss(&r.path, t))
                 .collect(),
             home: home_bucket(r),
             wall_ms: r.timing.wall_ms,
@@ -634,7 +644,13 @@ mod tests {
             buckets: vec!["all".into(), "max-9".into()],
             results: verdicts
                 .iter()
-                .map(|(tier, v)| TierResult { tier: *tier, stream: "Scene".into(), verdict: v.clone(), detail: None })
+                .map(|(tier, v)| TierResult {
+                    tier: *tier,
+                    stream: "Scene".into(),
+                    verdict: v.clone(),
+                    detail: None,
+                    triage: None,
+                })
                 .collect(),
             ..Default::default()
         }

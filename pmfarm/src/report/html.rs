@@ -311,15 +311,17 @@ fn page(title: &str, nav: &str, body: &str, report: &Report) -> String {
     )
 }
 
-const INDEX_SECTIONS: [(&str, &str); 20] = [
+const INDEX_SECTIONS: [(&str, &str); 22] = [
     ("stamp", "Run"),
     ("verdict", "Verdict"),
+    ("t3-unexplained", "Unexplained T3"),
     ("baseline", "Changes"),
     ("totals", "Totals"),
     ("pass-rate", "Pass rate"),
     ("history", "History"),
     ("gates", "Gates"),
     ("t3-summary", "T3 summary"),
+    ("t3-triage", "T3 triage"),
     ("slowest", "Slowest"),
     ("rss", "Peak RSS"),
     ("buckets", "Buckets"),
@@ -511,6 +513,7 @@ fn index_page(r: &Report) -> String {
     );
 
     verdict_section(&mut b, &pages, r);
+    t3_unexplained_section(&mut b, &pages, r);
     changes_section(&mut b, &pages, r);
 
     section(&mut b, "totals", "Totals per status", "Every enumerated file has exactly one status.");
@@ -623,6 +626,7 @@ fn index_page(r: &Report) -> String {
     }
 
     t3_summary_section(&mut b, &r.t3_sections);
+    t3_triage_section(&mut b, &pages, r);
 
     ranked(&mut b, &pages, "slowest", "Slowest files", &r.slowest, r.files, "Wall time", |v| format!("{v} ms"));
     ranked(&mut b, &pages, "rss", "Largest peak RSS", &r.largest_rss, r.files, "Peak RSS", rss_shown);
@@ -710,6 +714,118 @@ fn t3_summary_section(b: &mut String, rows: &[SectionRow]) {
             ("classes", "Classes behind fails and skips (files)", "text"),
         ],
         cells,
+    );
+}
+
+/// Rows of T3 misses: file (linked to its entry), stream, class, what the result says and
+/// the triage's message; with `evidence`, the evidence too.
+fn triage_miss_rows(
+    pages: &Pages,
+    r: &Report,
+    misses: &[TriageMiss],
+    evidence: bool,
+) -> Vec<(Option<String>, Vec<Cell>)> {
+    let homes: BTreeMap<&str, &str> =
+        r.buckets.iter().flat_map(|bk| bk.entries.iter().map(|e| (e.path.as_str(), e.home.as_str()))).collect();
+    misses
+        .iter()
+        .map(|m| {
+            let link = homes.get(m.path.as_str()).and_then(|home| pages.file(home, &m.path));
+            let mut cells = vec![
+                Cell::path(&m.path, link),
+                Cell::text(&m.stream),
+                Cell::html(badge(&m.verdict)),
+                Cell::html(format!(r#"<span class="message">{}</span>"#, escape(&m.result))),
+                Cell::text(&m.message),
+            ];
+            if evidence {
+                cells.push(Cell::html(json_pre(&m.evidence)));
+            }
+            (None, cells)
+        })
+        .collect()
+}
+
+/// The first table after the verdict: every T3 miss no detector explains.
+fn t3_unexplained_section(b: &mut String, pages: &Pages, r: &Report) {
+    if r.t3_triage.is_empty() {
+        return; // no T3 ran: nothing to say on the first screen
+    }
+    let results: u64 = r.t3_triage.iter().map(|row| row.results).sum();
+    if r.t3_unexplained.is_empty() {
+        // One line: the first screen keeps its room for the regressions below.
+        let _ = write!(
+            b,
+            r##"<p id="t3-unexplained" class="stamp-line">Unexplained T3 misses: none of {results} T3 results (<a href="#t3-triage">T3 triage</a>).</p>"##
+        );
+        return;
+    }
+    section(
+        b,
+        "t3-unexplained",
+        &format!("Unexplained T3 misses: {} of {results} T3 results", r.t3_unexplained.len()),
+        "T3 fails and skips that no triage rule explains (docs/triage.md): look at these first.",
+    );
+    table(
+        b,
+        "t3-unexplained-table",
+        "Unexplained T3 misses",
+        &[
+            ("path", "File", "text"),
+            ("stream", "Stream", "text"),
+            ("verdict", "Verdict", "text"),
+            ("result", "Result", "text"),
+            ("message", "Triage", "text"),
+        ],
+        triage_miss_rows(pages, r, &r.t3_unexplained, false),
+    );
+}
+
+/// Per comparison, T3 results by triage class; then every era mismatch with its evidence.
+fn t3_triage_section(b: &mut String, pages: &Pages, r: &Report) {
+    section(
+        b,
+        "t3-triage",
+        "T3 triage per comparison",
+        "Every T3 result that is not a pass carries a cause class (docs/triage.md). Era mismatches need evidence from the files; unexplained is what is left.",
+    );
+    if r.t3_triage.is_empty() {
+        none(b, "T3 results");
+        return;
+    }
+    let classes: Vec<&str> = pmschema::TriageClass::ALL.iter().map(|c| c.name()).collect();
+    let rows = r
+        .t3_triage
+        .iter()
+        .map(|row| {
+            let mut cells = vec![Cell::text(&row.comparison), Cell::num(row.results), Cell::num(row.pass)];
+            cells.extend(classes.iter().map(|c| Cell::num(row.classes.get(*c).copied().unwrap_or(0))));
+            (Some(format!("triage-{}", row.comparison.replace('/', "-"))), cells)
+        })
+        .collect();
+    let mut columns: Vec<Column> =
+        vec![("comparison", "Comparison", "text"), ("results", "Results", "num"), ("pass", "Pass", "num")];
+    columns.extend(classes.iter().map(|c| (*c, *c, "num")));
+    table(b, "t3-triage-table", "T3 results per comparison and triage class", &columns, rows);
+    let _ =
+        write!(b, "<h3 id=\"t3-era-mismatch\">Era mismatches with their evidence ({})</h3>", r.t3_era_mismatch.len());
+    if r.t3_era_mismatch.is_empty() {
+        none(b, "era-mismatch T3 misses");
+        return;
+    }
+    table(
+        b,
+        "t3-era-table",
+        "Era-mismatch T3 misses and their evidence",
+        &[
+            ("path", "File", "text"),
+            ("stream", "Stream", "text"),
+            ("verdict", "Verdict", "text"),
+            ("result", "Result", "text"),
+            ("message", "Triage", "text"),
+            ("evidence", "Evidence", "text"),
+        ],
+        triage_miss_rows(pages, r, &r.t3_era_mismatch, true),
     );
 }
 
@@ -1137,6 +1253,21 @@ fn bucket_page(r: &Report, bk: &BucketReport) -> String {
             }
             for t in &e.t3 {
                 details.push_str(&t3_block(t));
+            }
+            if !e.t3_triage.is_empty() {
+                details.push_str("<h3>T3 triage</h3><ul class=\"triage\">");
+                for m in &e.t3_triage {
+                    let _ = write!(
+                        details,
+                        "<li><code>{}</code> {} <strong>{}</strong>: {}{}</li>",
+                        escape(&m.stream),
+                        badge(&m.verdict),
+                        escape(&m.class),
+                        escape(&m.message),
+                        if m.class == "era-mismatch" { json_pre(&m.evidence) } else { String::new() }
+                    );
+                }
+                details.push_str("</ul>");
             }
             let locator_text = e.locator.clone().or_else(|| e.reason.clone()).unwrap_or_default();
             let shown_here = e.home == bk.slug || bk.aliases.contains(&e.home);

@@ -39,6 +39,9 @@ struct IndexDoc<'a> {
     largest_rss: &'a [FileMetric],
     lists: &'a Lists,
     t3_sections: &'a [SectionRow],
+    t3_triage: &'a [TriageRow],
+    t3_unexplained: &'a [TriageMiss],
+    t3_era_mismatch: &'a [TriageMiss],
     buckets: Vec<BucketLink<'a>>,
 }
 
@@ -56,6 +59,7 @@ struct BucketDoc<'a> {
     same_as: &'a Option<String>,
     aliases: &'a [String],
     t3_sections: &'a [SectionRow],
+    t3_triage: &'a [TriageRow],
 }
 
 /// A bucket document's file: the whole entry in the file's home bucket; elsewhere what it
@@ -118,6 +122,9 @@ impl Exporter for JsonExporter {
             largest_rss: &report.largest_rss,
             lists: &report.lists,
             t3_sections: &report.t3_sections,
+            t3_triage: &report.t3_triage,
+            t3_unexplained: &report.t3_unexplained,
+            t3_era_mismatch: &report.t3_era_mismatch,
             buckets: report
                 .buckets
                 .iter()
@@ -148,6 +155,7 @@ impl Exporter for JsonExporter {
                 same_as: &b.same_as,
                 aliases: &b.aliases,
                 t3_sections: &b.t3_sections,
+                t3_triage: &b.t3_triage,
             };
             out.push(Artifact { contents: to_json(&name, &doc, false)?, name });
         }

@@ -174,6 +174,24 @@ fn lines(r: &Report) -> Vec<String> {
         l.degraded_classes.len()
     ));
     out.push(String::new());
+    if !r.t3_triage.is_empty() {
+        // One line: unexplained first, then the totals per class (the tables are on the HTML index).
+        let results: u64 = r.t3_triage.iter().map(|row| row.results).sum();
+        let pass: u64 = r.t3_triage.iter().map(|row| row.pass).sum();
+        let mut per_class: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+        for row in &r.t3_triage {
+            for (c, n) in &row.classes {
+                *per_class.entry(c.as_str()).or_default() += n;
+            }
+        }
+        let classes: Vec<String> = per_class.iter().map(|(c, n)| format!("{} {n}", md_text(c))).collect();
+        out.push(format!(
+            "**T3 triage:** unexplained {} of {results} T3 results; pass {pass}; {}.",
+            r.t3_unexplained.len(),
+            classes.join(", ")
+        ));
+        out.push(String::new());
+    }
     if !r.t3_sections.is_empty() {
         // One line: the full table with its ranked classes is on the HTML index.
         let sections: Vec<String> = r

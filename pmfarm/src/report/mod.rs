@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod model;
 pub mod sections;
 pub mod svg;
+pub mod triage;
 
 pub use build::RunData;
 pub use history_entry::record as record_history;

@@ -59,6 +59,15 @@ pub struct Report {
     /// classes behind its skips and fails ranked by files affected.
     #[serde(default)]
     pub t3_sections: Vec<SectionRow>,
+    /// T3 results per comparison by triage class.
+    #[serde(default)]
+    pub t3_triage: Vec<TriageRow>,
+    /// Every `unexplained` T3 miss: listed first on the index.
+    #[serde(default)]
+    pub t3_unexplained: Vec<TriageMiss>,
+    /// Every `era-mismatch` T3 miss with its evidence.
+    #[serde(default)]
+    pub t3_era_mismatch: Vec<TriageMiss>,
     /// One entry per bucket, sorted by slug.
     pub buckets: Vec<BucketReport>,
 }
@@ -311,6 +320,9 @@ pub struct BucketReport {
     /// at most [`BUCKET_SECTION_CLASSES`] classes per section.
     #[serde(default)]
     pub t3_sections: Vec<SectionRow>,
+    /// T3 results per comparison by triage class over the bucket's files.
+    #[serde(default)]
+    pub t3_triage: Vec<TriageRow>,
 }
 
 /// How many reason classes a section row keeps on the index ([`SectionRow::classes_total`]
@@ -354,6 +366,39 @@ pub struct SectionClass {
     pub example: String,
 }
 
+/// One comparison's T3 results by triage class (`docs/triage.md`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageRow {
+    /// `pairs/geometry`, `summary/objects`, `nel-shape`, `skel` …
+    pub comparison: String,
+    /// T3 results of this comparison.
+    pub results: u64,
+    /// Of which passed.
+    pub pass: u64,
+    /// The others, per triage class name.
+    pub classes: BTreeMap<String, u64>,
+}
+
+/// One T3 miss with its class, as listed on the index (unexplained, era-mismatch) and on
+/// the file's bucket entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageMiss {
+    /// The file.
+    pub path: String,
+    /// The T3 stream.
+    pub stream: String,
+    /// `fail` or `skip`.
+    pub verdict: String,
+    /// Triage class name.
+    pub class: String,
+    /// The result's own words (a fail's message, a skip's reason).
+    pub result: String,
+    /// The triage's message.
+    pub message: String,
+    /// The triage's evidence.
+    pub evidence: serde_json::Value,
+}
+
 /// One file on a bucket page. Empty fields (`None`, `[]`) are left out of the JSON: a
 /// large run lists every file on several bucket pages, and most entries are passes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -392,6 +437,9 @@ pub struct FileEntry {
     /// export digests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub t3: Vec<T3Detail>,
+    /// Every T3 miss of the file with its triage class (`docs/triage.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub t3_triage: Vec<TriageMiss>,
     /// Slug of the bucket whose page shows this file's details (hex window, diff, T3):
     /// its version bucket. Other bucket pages link there instead of repeating them, which
     /// keeps a large run's report from growing with every bucket a file belongs to.

@@ -127,7 +127,7 @@ mod tests {
     use serde_json::json;
 
     fn t3(stream: &str, verdict: Verdict, detail: Option<serde_json::Value>) -> TierResult {
-        TierResult { tier: Tier::T3, stream: stream.into(), verdict, detail }
+        TierResult { tier: Tier::T3, stream: stream.into(), verdict, detail, triage: None }
     }
 
     fn file(path: &str, status: Status, results: Vec<TierResult>) -> FileResult {

@@ -41,7 +41,7 @@ pub struct Fixture {
 }
 
 fn t1(stream: &str, verdict: Verdict) -> TierResult {
-    TierResult { tier: Tier::T1, stream: stream.into(), verdict, detail: None }
+    TierResult { tier: Tier::T1, stream: stream.into(), verdict, detail: None, triage: None }
 }
 
 fn buckets(version: &str, extra: &[&str]) -> Vec<String> {

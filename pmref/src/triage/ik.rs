@@ -1,0 +1,36 @@
+//! `ik`: the node is driven by an IK solve pmcore does not implement. The comparison
+//! names the controller objects it could not sample (`object #N`); each is looked up in
+//! the Scene and matched by Class ID.
+
+use super::objects::{class_id_text, classes_of, named_objects};
+use super::{class, Detector, TriageInput, Triaged};
+use serde_json::{json, Value};
+
+/// IK controllers by Class ID: IKControl (a bone under an IK chain) and IKChainControl
+/// (the HI solver's chain), measured in `wild/tae8838__green*.max`'s class directory.
+pub const IK_CLASS_IDS: [[u32; 2]; 2] = [[0x0e6f_5815, 0x717f_99a4], [0x7872_4378, 0x008a_4fd9]];
+
+/// The detector.
+pub struct Ik;
+
+impl Detector for Ik {
+    fn class(&self) -> &'static str {
+        class::IK
+    }
+    fn detect(&self, input: &TriageInput<'_, '_>) -> Option<Triaged> {
+        if !input.fail_kind()?.ends_with("-unreadable") {
+            return None;
+        }
+        let found = classes_of(input.index?, &named_objects(input));
+        let ik: Vec<Value> = found
+            .iter()
+            .filter(|(_, id, _)| IK_CLASS_IDS.contains(id))
+            .map(|(n, id, s)| json!({ "object": n, "class_id": class_id_text(*id), "superclass": s }))
+            .collect();
+        (!ik.is_empty()).then(|| Triaged {
+            class: self.class(),
+            message: format!("{} controller object(s) are IK solves, not evaluated", ik.len()),
+            evidence: json!({ "controllers": ik }),
+        })
+    }
+}

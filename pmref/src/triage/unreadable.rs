@@ -1,0 +1,21 @@
+//! `reference-unreadable`: the reference was found but could not be read (the
+//! comparison fails with kind `t3-reference-unreadable`, naming the reader's error).
+
+use super::{class, first_line, Detector, TriageInput, Triaged};
+use serde_json::json;
+
+/// The detector.
+pub struct ReferenceUnreadable;
+
+impl Detector for ReferenceUnreadable {
+    fn class(&self) -> &'static str {
+        class::REFERENCE_UNREADABLE
+    }
+    fn detect(&self, input: &TriageInput<'_, '_>) -> Option<Triaged> {
+        (input.fail_kind()? == "t3-reference-unreadable").then(|| Triaged {
+            class: self.class(),
+            evidence: json!({ "error": input.words() }),
+            message: format!("the reference does not read: {}", first_line(input.words())),
+        })
+    }
+}
