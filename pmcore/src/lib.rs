@@ -13,7 +13,7 @@ pub mod export;
 pub mod facts;
 pub mod guard;
 pub mod input;
-pub mod maxfile;
+mod maxfile;
 pub mod model;
 pub mod nel;
 pub mod pages;

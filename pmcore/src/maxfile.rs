@@ -9,7 +9,7 @@ use std::borrow::Cow;
 /// Streams that Max always writes as chunk trees. Kind is still decided by content; a
 /// stream with one of these names that does not parse is reported as a T1 failure
 /// rather than quietly compared as opaque bytes.
-pub const CHUNK_STREAM_NAMES: &[&str] = &[
+pub(crate) const CHUNK_STREAM_NAMES: &[&str] = &[
     "Scene",
     "DllDirectory",
     "ClassDirectory",
@@ -26,7 +26,7 @@ pub const CHUNK_STREAM_NAMES: &[&str] = &[
 /// `<Name>_Compressed`, except `ScriptedCustAttribDefs`, stored as
 /// `Scripted_CA_Defs_Compressed` (measured on the real files, `wild/README.md`); readers
 /// look streams up by this name so they find both spellings.
-pub fn logical_name(stored: &str) -> &str {
+pub(crate) fn logical_name(stored: &str) -> &str {
     match stored.strip_suffix("_Compressed") {
         Some("Scripted_CA_Defs") => "ScriptedCustAttribDefs",
         Some(base) => base,
@@ -165,7 +165,7 @@ impl MaxFile {
 
 impl DecodedStream {
     /// Decoded bytes, given the stored bytes of the same stream.
-    pub fn data<'a>(&'a self, stored: &'a [u8]) -> Result<&'a [u8], &'a DecompressError> {
+    pub(crate) fn data<'a>(&'a self, stored: &'a [u8]) -> Result<&'a [u8], &'a DecompressError> {
         match &self.inflated {
             None => Ok(stored),
             Some(Ok(v)) => Ok(v),
@@ -174,7 +174,7 @@ impl DecodedStream {
     }
 
     /// Decoded bytes as a `Cow` (borrowed when the stream was not compressed).
-    pub fn data_cow<'a>(&'a self, stored: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+    pub(crate) fn data_cow<'a>(&'a self, stored: &'a [u8]) -> Option<Cow<'a, [u8]>> {
         self.data(stored).ok().map(Cow::Borrowed)
     }
 
@@ -187,7 +187,7 @@ impl DecodedStream {
     }
 
     /// True when Max always writes this stream as a chunk tree.
-    pub fn expected_chunks(&self) -> bool {
+    pub(crate) fn expected_chunks(&self) -> bool {
         CHUNK_STREAM_NAMES.contains(&logical_name(&self.name))
     }
 }

@@ -22,7 +22,7 @@ pub enum ChunkErrorKind {
 
 impl ChunkErrorKind {
     /// Stable kebab-case name used in events and failure signatures.
-    pub fn slug(&self) -> &'static str {
+    pub(crate) fn slug(&self) -> &'static str {
         match self {
             ChunkErrorKind::TruncatedHeader { .. } => "truncated-header",
             ChunkErrorKind::SizeSmallerThanHeader { .. } => "size-smaller-than-header",

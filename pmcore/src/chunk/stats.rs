@@ -23,7 +23,7 @@ pub struct TreeStats {
 
 impl TreeStats {
     /// Walks `chunks` once.
-    pub fn of(chunks: &[Chunk<'_>]) -> Self {
+    pub(crate) fn of(chunks: &[Chunk<'_>]) -> Self {
         let mut s = TreeStats::default();
         s.visit(chunks, 1);
         s
@@ -57,7 +57,7 @@ impl TreeStats {
     }
 
     /// Adds another tree's counts (depth and widest container take the maximum).
-    pub fn merge(&mut self, other: &TreeStats) {
+    pub(crate) fn merge(&mut self, other: &TreeStats) {
         self.headers_6 += other.headers_6;
         self.headers_14 += other.headers_14;
         self.headers_to_end += other.headers_to_end;

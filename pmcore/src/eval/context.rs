@@ -27,7 +27,7 @@ pub struct EvalContext<'i, 'a> {
 
 impl<'i, 'a> EvalContext<'i, 'a> {
     /// The context at time 0 with `budget` vertices left.
-    pub fn new(index: &'i SceneIndex<'a>, budget: u64) -> Self {
+    pub(crate) fn new(index: &'i SceneIndex<'a>, budget: u64) -> Self {
         EvalContext { index, time: 0, budget }
     }
 }
@@ -50,12 +50,12 @@ pub struct ModContext<'c, 'a> {
 
 impl<'c, 'a> ModContext<'c, 'a> {
     /// The modifier object.
-    pub fn object(&self) -> &'c SceneObject<'a> {
+    pub(crate) fn object(&self) -> &'c SceneObject<'a> {
         self.modifier.object
     }
 
     /// The scene's objects.
-    pub fn index(&self) -> &'c SceneIndex<'a> {
+    pub(crate) fn index(&self) -> &'c SceneIndex<'a> {
         self.eval.index
     }
 }

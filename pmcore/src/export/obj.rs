@@ -21,7 +21,7 @@ use crate::MaxFile;
 use std::fmt::Write as _;
 
 /// Superclass of geometric objects.
-pub const GEOM_OBJECT_SUPERCLASS: u32 = 0x10;
+pub(crate) const GEOM_OBJECT_SUPERCLASS: u32 = 0x10;
 
 /// One exported object.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -105,7 +105,7 @@ impl ObjError {
 }
 
 /// Exports every geometry node of `file`, evaluated.
-pub fn export(file: &MaxFile) -> Result<(Vec<ObjObject>, ObjSummary), ObjError> {
+pub(crate) fn export(file: &MaxFile) -> Result<(Vec<ObjObject>, ObjSummary), ObjError> {
     export_with(file, ExportOptions::default())
 }
 

@@ -41,10 +41,10 @@
 use crate::chunk::Chunk;
 
 /// ParamBlock2 class (ClassId, SuperClassId).
-pub const PB2_CLASS: ([u32; 2], u32) =
+pub(crate) const PB2_CLASS: ([u32; 2], u32) =
     (crate::classes::ids::PARAM_BLOCK2, crate::classes::ids::superclass::PARAM_BLOCK2);
 /// Old ParamBlock class (ClassId, SuperClassId).
-pub const PB_CLASS: ([u32; 2], u32) = (crate::classes::ids::PARAM_BLOCK, crate::classes::ids::superclass::PARAM_BLOCK);
+pub(crate) const PB_CLASS: ([u32; 2], u32) = (crate::classes::ids::PARAM_BLOCK, crate::classes::ids::superclass::PARAM_BLOCK);
 
 /// Chunk ids of the parameter blocks.
 pub mod ids {
@@ -71,39 +71,39 @@ pub mod ids {
     /// Counted table of (`u32`, `u32`) entries.
     pub const TABLE_0012: u16 = 0x0012;
     /// One byte.
-    pub const BYTE_0011: u16 = 0x0011;
+    pub(crate) const BYTE_0011: u16 = 0x0011;
     /// Two `u32`.
-    pub const PAIR_0004: u16 = 0x0004;
+    pub(crate) const PAIR_0004: u16 = 0x0004;
     /// Empty or one byte.
-    pub const MARK_0007: u16 = 0x0007;
+    pub(crate) const MARK_0007: u16 = 0x0007;
     /// Container of one 16-byte id (0x0002).
-    pub const GUID_000F: u16 = 0x000f;
+    pub(crate) const GUID_000F: u16 = 0x000f;
     /// Old ParamBlock: parameter count.
-    pub const OLD_COUNT: u16 = 0x0001;
+    pub(crate) const OLD_COUNT: u16 = 0x0001;
     /// Old ParamBlock: `u16` after the count.
-    pub const OLD_0005: u16 = 0x0005;
+    pub(crate) const OLD_0005: u16 = 0x0005;
     /// Old ParamBlock: one parameter (container).
-    pub const OLD_PARAM: u16 = 0x0002;
+    pub(crate) const OLD_PARAM: u16 = 0x0002;
     /// Old ParamBlock: parameter index.
-    pub const OLD_INDEX: u16 = 0x0003;
+    pub(crate) const OLD_INDEX: u16 = 0x0003;
     /// Old ParamBlock: empty marker before some values.
-    pub const OLD_MARK: u16 = 0x0004;
+    pub(crate) const OLD_MARK: u16 = 0x0004;
     /// Old ParamBlock: float value.
-    pub const OLD_FLOAT: u16 = 0x0100;
+    pub(crate) const OLD_FLOAT: u16 = 0x0100;
     /// Old ParamBlock: int value.
-    pub const OLD_INT: u16 = 0x0101;
+    pub(crate) const OLD_INT: u16 = 0x0101;
     /// Old ParamBlock: point3 value.
-    pub const OLD_POINT3: u16 = 0x0102;
+    pub(crate) const OLD_POINT3: u16 = 0x0102;
     /// Old ParamBlock: colour value.
-    pub const OLD_COLOR: u16 = 0x0103;
+    pub(crate) const OLD_COLOR: u16 = 0x0103;
     /// Old ParamBlock: bool value.
-    pub const OLD_BOOL: u16 = 0x0104;
+    pub(crate) const OLD_BOOL: u16 = 0x0104;
 }
 
 /// Bit of the type word marking a Tab (array) parameter.
-pub const TAB: u16 = 0x800;
+pub(crate) const TAB: u16 = 0x800;
 /// Tag bit: an inline value follows.
-pub const TAG_VALUE: u8 = 0x40;
+pub(crate) const TAG_VALUE: u8 = 0x40;
 
 /// How a value of a base type is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,7 +147,7 @@ pub enum PbString {
 impl PbString {
     /// The text: UTF-16 when the bytes look like UTF-16 (even length, NUL unit at the
     /// end), 8-bit otherwise; the trailing NUL is dropped. `None` for a marker.
-    pub fn text(&self) -> Option<String> {
+    pub(crate) fn text(&self) -> Option<String> {
         let PbString::Bytes(b) = self else { return None };
         if b.len() >= 2 && b.len().is_multiple_of(2) && b[b.len() - 2..] == [0, 0] {
             let units: Vec<u16> = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
@@ -201,7 +201,7 @@ pub enum ParamValue {
 
 impl ParamValue {
     /// As `f32` (floats; ints converted).
-    pub fn as_f32(&self) -> Option<f32> {
+    pub(crate) fn as_f32(&self) -> Option<f32> {
         match *self {
             ParamValue::Float(f) => Some(f),
             ParamValue::Int(i) | ParamValue::Bool(i) => Some(i as f32),
@@ -210,7 +210,7 @@ impl ParamValue {
     }
 
     /// As `i32` (ints and bools; floats are not truncated silently).
-    pub fn as_i32(&self) -> Option<i32> {
+    pub(crate) fn as_i32(&self) -> Option<i32> {
         match *self {
             ParamValue::Int(i) | ParamValue::Bool(i) => Some(i),
             _ => None,
@@ -218,12 +218,12 @@ impl ParamValue {
     }
 
     /// As bool (non-zero int or bool).
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         self.as_i32().map(|i| i != 0)
     }
 
     /// As a point3 / colour.
-    pub fn as_point3(&self) -> Option<[f32; 3]> {
+    pub(crate) fn as_point3(&self) -> Option<[f32; 3]> {
         match *self {
             ParamValue::Point3(p) => Some(p),
             ParamValue::Point4([a, b, c, _]) => Some([a, b, c]),
@@ -232,7 +232,7 @@ impl ParamValue {
     }
 
     /// As text (strings and filenames).
-    pub fn as_text(&self) -> Option<String> {
+    pub(crate) fn as_text(&self) -> Option<String> {
         match self {
             ParamValue::Str(s) => s.text(),
             _ => None,
@@ -264,7 +264,7 @@ pub struct Param {
 }
 
 /// Number of extra `u32` words a record form carries.
-pub fn extra_words(form: u16) -> Option<usize> {
+pub(crate) fn extra_words(form: u16) -> Option<usize> {
     match form {
         ids::PARAM_000A => Some(0),
         ids::PARAM_000E | ids::PARAM_100E => Some(1),
@@ -432,13 +432,13 @@ impl Param {
     }
 
     /// True for a Tab parameter.
-    pub fn is_tab(&self) -> bool {
+    pub(crate) fn is_tab(&self) -> bool {
         self.param_type & TAB != 0
     }
 
     /// True when the value lives in a controller: a non-Tab value type stored without an
     /// inline value.
-    pub fn is_controller_backed(&self) -> bool {
+    pub(crate) fn is_controller_backed(&self) -> bool {
         !self.is_tab()
             && self.tag & TAG_VALUE == 0
             && shape(self.param_type).is_some_and(|s| s != Shape::Ref)
@@ -625,7 +625,7 @@ pub struct ParamBlock2 {
 
 impl ParamBlock2 {
     /// From records in stored order.
-    pub fn from_params(params: Vec<Param>) -> Self {
+    pub(crate) fn from_params(params: Vec<Param>) -> Self {
         let mut next = 0;
         let controller_slots = params
             .iter()
@@ -656,38 +656,38 @@ impl ParamBlock2 {
     }
 
     /// The stored record of parameter `id`.
-    pub fn get(&self, id: u16) -> Option<&Param> {
+    pub(crate) fn get(&self, id: u16) -> Option<&Param> {
         self.params.iter().find(|p| p.id == id)
     }
 
     /// The value of parameter `id` ([`ParamValue::None`] when it lives in a controller).
-    pub fn param(&self, id: u16) -> Option<&ParamValue> {
+    pub(crate) fn param(&self, id: u16) -> Option<&ParamValue> {
         self.get(id).map(|p| &p.value)
     }
 
     /// Reference slot of the controller of parameter `id`, when controller-backed.
-    pub fn controller_slot(&self, id: u16) -> Option<usize> {
+    pub(crate) fn controller_slot(&self, id: u16) -> Option<usize> {
         let i = self.params.iter().position(|p| p.id == id)?;
         self.controller_slots[i]
     }
 
     /// `f32` value of parameter `id`.
-    pub fn float(&self, id: u16) -> Option<f32> {
+    pub(crate) fn float(&self, id: u16) -> Option<f32> {
         self.param(id)?.as_f32()
     }
 
     /// `i32` value of parameter `id`.
-    pub fn int(&self, id: u16) -> Option<i32> {
+    pub(crate) fn int(&self, id: u16) -> Option<i32> {
         self.param(id)?.as_i32()
     }
 
     /// Bool value of parameter `id`.
-    pub fn bool(&self, id: u16) -> Option<bool> {
+    pub(crate) fn bool(&self, id: u16) -> Option<bool> {
         self.param(id)?.as_bool()
     }
 
     /// Point3 value of parameter `id`.
-    pub fn point3(&self, id: u16) -> Option<[f32; 3]> {
+    pub(crate) fn point3(&self, id: u16) -> Option<[f32; 3]> {
         self.param(id)?.as_point3()
     }
 }
@@ -713,7 +713,7 @@ pub struct ParamBlock {
 }
 
 /// Decodes an old ParamBlock value chunk (`None` when its size does not fit).
-pub fn old_value(id: u16, payload: &[u8]) -> Option<ParamValue> {
+pub(crate) fn old_value(id: u16, payload: &[u8]) -> Option<ParamValue> {
     let mut r = Rd { p: payload, at: 0 };
     let v = match id {
         ids::OLD_FLOAT => ParamValue::Float(r.f32()?),
@@ -754,22 +754,22 @@ impl ParamBlock {
     }
 
     /// The value of parameter `index`.
-    pub fn param(&self, index: u32) -> Option<&ParamValue> {
+    pub(crate) fn param(&self, index: u32) -> Option<&ParamValue> {
         self.params.iter().find(|p| p.index == index).map(|p| &p.value)
     }
 
     /// `f32` value of parameter `index`.
-    pub fn float(&self, index: u32) -> Option<f32> {
+    pub(crate) fn float(&self, index: u32) -> Option<f32> {
         self.param(index)?.as_f32()
     }
 
     /// `i32` value of parameter `index`.
-    pub fn int(&self, index: u32) -> Option<i32> {
+    pub(crate) fn int(&self, index: u32) -> Option<i32> {
         self.param(index)?.as_i32()
     }
 
     /// Reference slot of the controller of parameter `index`, when animated.
-    pub fn controller_slot(&self, index: u32) -> Option<usize> {
+    pub(crate) fn controller_slot(&self, index: u32) -> Option<usize> {
         self.params.iter().find(|p| p.index == index)?.controller_slot
     }
 }

@@ -59,7 +59,7 @@ pub struct RunModel {
 }
 
 /// DllDirectory header leaf (`u32`).
-pub const DLL_HEADER: u16 = 0x21C0;
+pub(crate) const DLL_HEADER: u16 = 0x21C0;
 
 impl RunModel {
     /// Decodes a top-level run with the decoder of `kind` (not `Scene`). A sole run-to-end
@@ -83,7 +83,7 @@ impl RunModel {
     }
 
     /// The stream's entry parts: below a run-to-end wrapper root, else the top level.
-    pub fn entries(&self) -> &[Part] {
+    pub(crate) fn entries(&self) -> &[Part] {
         match self.parts.as_slice() {
             [Part::Container(c)] if c.width == HeaderWidth::ShortToEnd => &c.parts,
             parts => parts,
@@ -91,7 +91,7 @@ impl RunModel {
     }
 
     /// Number of typed entries with chunk id `id` (at the top level, or below a wrapper root).
-    pub fn typed_count(&self, id: u16) -> usize {
+    pub(crate) fn typed_count(&self, id: u16) -> usize {
         self.entries().iter().filter(|p| p.id() == Some(id)).count()
     }
 

@@ -188,7 +188,7 @@ fn read_body(r: &mut Reader, version: u32) -> Result<InstanceGroupBody, NelError
 }
 
 /// Reads an `.ig` file.
-pub fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
+pub(crate) fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
     r.within("CInstanceGroup", |r| {
         r.check(&MAGIC)?;
         let version = r.version(5)?;
@@ -198,7 +198,7 @@ pub fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
 }
 
 /// Writes an `.ig` file.
-pub fn write(w: &mut Writer, g: &InstanceGroup) {
+pub(crate) fn write(w: &mut Writer, g: &InstanceGroup) {
     w.bytes(&MAGIC);
     w.version(g.version);
     let version = g.version;

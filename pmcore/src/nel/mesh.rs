@@ -33,26 +33,26 @@ use super::skel::{read_matrix, write_matrix, NelMatrix};
 use super::stream::{NelError, Part, Reader, Writer};
 
 /// Material flag: per-stage texture addressing modes are stored.
-pub const MAT_TEX_ADDR: u32 = 0x0400;
+pub(crate) const MAT_TEX_ADDR: u32 = 0x0400;
 /// Material flag: user texture matrix of stage 0 (stage `i` is this `<< i`).
-pub const MAT_USER_TEX_0_MAT: u32 = 0x0010_0000;
+pub(crate) const MAT_USER_TEX_0_MAT: u32 = 0x0010_0000;
 /// Vertex buffer: number of value slots.
-pub const NUM_VALUES: usize = 16;
+pub(crate) const NUM_VALUES: usize = 16;
 /// Vertex buffer: byte size of each value type (`CVertexBuffer::SizeType`).
-pub const VALUE_TYPE_SIZE: [usize; 13] = [8, 4, 2, 16, 8, 4, 24, 12, 6, 32, 16, 8, 4];
+pub(crate) const VALUE_TYPE_SIZE: [usize; 13] = [8, 4, 2, 16, 8, 4, 24, 12, 6, 32, 16, 8, 4];
 /// Vertex buffer value slot of the position.
-pub const VALUE_POSITION: usize = 0;
+pub(crate) const VALUE_POSITION: usize = 0;
 /// Vertex buffer value slot of the normal.
-pub const VALUE_NORMAL: usize = 1;
+pub(crate) const VALUE_NORMAL: usize = 1;
 /// Vertex buffer value slot of the first texture coordinate set.
-pub const VALUE_TEXCOORD0: usize = 2;
+pub(crate) const VALUE_TEXCOORD0: usize = 2;
 /// Value type `Float3`.
-pub const TYPE_FLOAT3: u8 = 7;
+pub(crate) const TYPE_FLOAT3: u8 = 7;
 /// Value type `Float2`.
-pub const TYPE_FLOAT2: u8 = 4;
+pub(crate) const TYPE_FLOAT2: u8 = 4;
 
 /// RGBA as stored (four bytes).
-pub type Rgba = [u8; 4];
+pub(crate) type Rgba = [u8; 4];
 
 /// A texture behind a poly pointer.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,7 +159,7 @@ pub struct Material {
 }
 
 /// (material id, stage id) pairs a light map is used at.
-pub type MatStages = Vec<(u8, u8)>;
+pub(crate) type MatStages = Vec<(u8, u8)>;
 
 /// Light-map info of a mesh base.
 #[derive(Clone, Debug, PartialEq)]
@@ -239,7 +239,7 @@ pub struct VertexBuffer {
 
 impl VertexBuffer {
     /// Bytes per vertex.
-    pub fn vertex_size(&self) -> usize {
+    pub(crate) fn vertex_size(&self) -> usize {
         (0..NUM_VALUES)
             .filter(|i| self.flags & (1 << i) != 0)
             .map(|i| VALUE_TYPE_SIZE.get(self.types[i] as usize).copied().unwrap_or(0))
@@ -247,7 +247,7 @@ impl VertexBuffer {
     }
 
     /// Offset of slot `value` in a vertex, when present.
-    pub fn value_offset(&self, value: usize) -> Option<usize> {
+    pub(crate) fn value_offset(&self, value: usize) -> Option<usize> {
         if self.flags & (1 << value) == 0 {
             return None;
         }
@@ -255,7 +255,7 @@ impl VertexBuffer {
     }
 
     /// The `Float3` or `Float2` values of one slot (e.g. positions), decoded.
-    pub fn floats(&self, value: usize) -> Option<Vec<Vec<f32>>> {
+    pub(crate) fn floats(&self, value: usize) -> Option<Vec<Vec<f32>>> {
         let off = self.value_offset(value)?;
         let n = match self.types[value] {
             TYPE_FLOAT3 => 3,
@@ -296,7 +296,7 @@ pub enum IndexBuffer {
 
 impl IndexBuffer {
     /// Triangle corner indices.
-    pub fn triangles(&self) -> &[u32] {
+    pub(crate) fn triangles(&self) -> &[u32] {
         match self {
             IndexBuffer::PrimitiveBlock(p) => &p[1].2,
             IndexBuffer::Indices { indices, .. } => indices,
@@ -620,7 +620,7 @@ fn stage_list(r: &mut Reader, versioned: bool) -> Result<MatStages, NelError> {
 }
 
 /// Reads `CMeshBase::serialMeshBase`.
-pub fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
+pub(crate) fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
     r.within("MeshBase", |r| {
         let version = r.version(10)?;
         if version < 1 {
@@ -675,7 +675,7 @@ pub fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
 }
 
 /// Writes `CMeshBase::serialMeshBase`.
-pub fn write_mesh_base(w: &mut Writer, b: &MeshBase) {
+pub(crate) fn write_mesh_base(w: &mut Writer, b: &MeshBase) {
     w.version(b.version);
     if b.version >= 2 {
         w.count(0);
@@ -858,7 +858,7 @@ fn write_blend_shape(w: &mut Writer, b: &BlendShape) {
 }
 
 /// Reads `CMeshGeom::serial`.
-pub fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
+pub(crate) fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
     let version = r.version(4)?;
     let bones_name = if version >= 4 { r.vec(4, |r| r.string())? } else { Vec::new() };
     if version >= 3 && r.poly_ptr_head()?.is_some() {
@@ -893,7 +893,7 @@ pub fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
 }
 
 /// Writes `CMeshGeom::serial`.
-pub fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
+pub(crate) fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
     w.version(g.version);
     if g.version >= 4 {
         w.vec(&g.bones_name, |w, s| w.string(s));
@@ -925,7 +925,7 @@ pub fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
 }
 
 /// Reads a `CMesh` body (after the class name); the geometry must end the stream.
-pub fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
+pub(crate) fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
     let version = r.version(6)?;
     if version < 6 {
         return Err(r.error(format!("mesh version {version} (NeL refuses < 6)")));
@@ -943,7 +943,7 @@ pub fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
 }
 
 /// Writes a `CMesh` body.
-pub fn write_mesh(w: &mut Writer, m: &Mesh) {
+pub(crate) fn write_mesh(w: &mut Writer, m: &Mesh) {
     w.version(m.version);
     w.part(&m.body, |w, b| {
         write_mesh_base(w, &b.base);
@@ -952,7 +952,7 @@ pub fn write_mesh(w: &mut Writer, m: &Mesh) {
 }
 
 /// Reads a `CMeshMRMSkinned` body.
-pub fn read_mesh_mrm_skinned(r: &mut Reader) -> Result<MeshMrmSkinned, NelError> {
+pub(crate) fn read_mesh_mrm_skinned(r: &mut Reader) -> Result<MeshMrmSkinned, NelError> {
     let version = r.version(0)?;
     let body = r.part("CMeshMRMSkinned", |r| {
         let base = read_mesh_base(r)?;
@@ -1069,7 +1069,7 @@ fn write_mrm_skinned_geom(w: &mut Writer, g: &MrmSkinnedGeom) {
 }
 
 /// Writes a `CMeshMRMSkinned` body.
-pub fn write_mesh_mrm_skinned(w: &mut Writer, m: &MeshMrmSkinned) {
+pub(crate) fn write_mesh_mrm_skinned(w: &mut Writer, m: &MeshMrmSkinned) {
     w.version(m.version);
     w.part(&m.body, |w, (base, geom)| {
         write_mesh_base(w, base);

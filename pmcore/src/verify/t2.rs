@@ -85,7 +85,7 @@ pub fn run_with(file: &MaxFile, opts: Options, on_step: impl FnMut(&str, Option<
 }
 
 /// Verdicts and inventory for a decoded file.
-pub fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
+pub(crate) fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
     let mut report = T2Report::default();
     for s in &typed.streams {
         let verdict = verify_stream(file, s, opts);
@@ -137,7 +137,7 @@ pub fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
 }
 
 /// Counts of typed-owned chunks the coverage floor checks (Scene only).
-pub fn typed_counts(typed: &TypedFile) -> TypedCounts {
+pub(crate) fn typed_counts(typed: &TypedFile) -> TypedCounts {
     typed.scene().map(|s| s.typed_counts()).unwrap_or_default()
 }
 

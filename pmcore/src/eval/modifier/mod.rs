@@ -14,29 +14,29 @@ use super::outcome::{Evaluated, Stop};
 use super::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
-pub mod bend;
+pub(crate) mod bend;
 pub mod cloth;
 pub mod edit_mesh;
-pub mod edit_poly;
+pub(crate) mod edit_poly;
 pub mod lathe;
-pub mod mesh_select;
-pub mod meshsmooth;
-pub mod mirror;
-pub mod normal;
-pub mod pass_through;
-pub mod ripple;
-pub mod select_by_channel;
-pub mod shell;
-pub mod symmetry;
-pub mod taper;
-pub mod turbosmooth;
-pub mod uvw_map;
+pub(crate) mod mesh_select;
+pub(crate) mod meshsmooth;
+pub(crate) mod mirror;
+pub(crate) mod normal;
+pub(crate) mod pass_through;
+pub(crate) mod ripple;
+pub(crate) mod select_by_channel;
+pub(crate) mod shell;
+pub(crate) mod symmetry;
+pub(crate) mod taper;
+pub(crate) mod turbosmooth;
+pub(crate) mod uvw_map;
 
 /// A modifier's evaluation: its input in, its output or what stopped it out.
-pub type Apply = fn(&ModContext<'_, '_>, Evaluated) -> Result<Evaluated, Stop>;
+pub(crate) type Apply = fn(&ModContext<'_, '_>, Evaluated) -> Result<Evaluated, Stop>;
 
 /// Whether a modifier turns its faces over (what edge numbering above it sees).
-pub type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
+pub(crate) type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
 
 /// What the stack needs to know of a modifier besides its evaluation.
 #[derive(Clone, Copy)]
@@ -61,14 +61,14 @@ pub struct Modifier {
 
 impl Modifier {
     /// A modifier that neither indexes the poly conversion, re-orders, nor flips.
-    pub const fn new(module: &'static str, apply: Apply, keeps_indices: bool, carry: Carry) -> Self {
+    pub(crate) const fn new(module: &'static str, apply: Apply, keeps_indices: bool, carry: Carry) -> Self {
         Modifier { module, apply, keeps_indices, indexes_poly: false, outputs_tri_order: false, carry, flips: None }
     }
 }
 
 /// A modifier that builds a mesh from the spline shape directly under it (Lathe): the
 /// mesh, and whether its vertex and face order is Max's.
-pub type OverShape =
+pub(crate) type OverShape =
     fn(&SceneIndex<'_>, &SceneObject<'_>, &StackModifier<'_, '_>, u64) -> Result<(EvalMesh, bool), Stop>;
 
 /// A modifier over a shape.
