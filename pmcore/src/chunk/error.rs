@@ -39,7 +39,7 @@ pub struct ChunkError {
     /// Stream name (e.g. `Scene`).
     pub stream: String,
     /// Chunk path of the offending chunk (or of the parent whose run is broken).
-    pub path: ChunkPath,
+    pub(crate) path: ChunkPath,
     /// Byte offset in the (decompressed) stream.
     pub offset: u64,
     /// What is wrong.

@@ -42,7 +42,7 @@ pub enum TypedClass {
 
 /// What a class is in a scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// Scene structure (the scene singleton, its material library, track view).
     Scene,
     /// A scene node.
@@ -75,7 +75,7 @@ pub enum Role {
 
 /// The evaluator a class uses.
 #[derive(Clone, Copy)]
-pub enum Evaluator {
+pub(crate) enum Evaluator {
     /// None: evaluation stops at it, named (or leaves it out by Max's rules).
     None,
     /// A base object's builder (`eval/primitive/`).
@@ -88,7 +88,7 @@ pub enum Evaluator {
 
 /// What a modifier does to geometry, as the exporters and comparisons need it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Effect {
+pub(crate) struct Effect {
     /// Its output is geometry whatever its input: a shape under it is counted under Objects
     /// by Max. Measured: with this set the categories of 235 of 236 readable real files
     /// agree with Max's Scene Totals; shapes under only Bend / Noise / UVW Map / XForm / FFD
@@ -119,11 +119,11 @@ pub struct Class {
     /// English display name (informative only: files store localized names).
     pub name: &'static str,
     /// Role.
-    pub role: Role,
+    pub(crate) role: Role,
     /// Its evaluator.
-    pub evaluator: Evaluator,
+    pub(crate) evaluator: Evaluator,
     /// What it does to geometry.
-    pub effect: Effect,
+    pub(crate) effect: Effect,
     /// Its typed model, when it has one.
     pub typed: Option<TypedClass>,
 }

@@ -15,7 +15,7 @@ pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
 
 /// The scene-wide inputs of an evaluation.
 #[derive(Clone, Copy, Debug)]
-pub struct EvalContext<'i, 'a> {
+pub(crate) struct EvalContext<'i, 'a> {
     /// The scene's objects.
     pub index: &'i SceneIndex<'a>,
     /// Evaluation time in ticks. Parameters are read at their stored values (what Max
@@ -35,7 +35,7 @@ impl<'i, 'a> EvalContext<'i, 'a> {
 /// One modifier's call: the scene context, the modifier and its mod context, and what the
 /// stack knows of its input.
 #[derive(Clone, Copy, Debug)]
-pub struct ModContext<'c, 'a> {
+pub(crate) struct ModContext<'c, 'a> {
     /// Scene, time and budget.
     pub eval: &'c EvalContext<'c, 'a>,
     /// The modifier and its per-node data (mod-context matrix and box, local data).

@@ -35,7 +35,7 @@ pub(crate) const EDITABLE_SEL_LEVEL: u16 = 0x4038;
 
 /// What a deformer receives.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Selection {
+pub(crate) enum Selection {
     /// Object level: every vertex.
     Object,
     /// Sub-object level: the vertices marked `true`, by index.
@@ -85,7 +85,7 @@ pub(crate) type OwnSelection = fn(&SceneIndex<'_>, &StackModifier<'_, '_>, Optio
 
 /// How a modifier passes the selection it receives on.
 #[derive(Clone, Copy)]
-pub enum Carry {
+pub(crate) enum Carry {
     /// A vertex selection stays when the output has as many vertices (mapping, selection
     /// and material edits, deformers that only move vertices).
     Keeps,

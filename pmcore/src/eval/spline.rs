@@ -50,7 +50,7 @@ pub(crate) const MAX_STEPS: i32 = 100;
 
 /// A knot's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KnotType {
+pub(crate) enum KnotType {
     /// Smooth (automatic tangents).
     Smooth,
     /// Corner.
@@ -82,7 +82,7 @@ impl KnotType {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Knot {
     /// Knot type.
-    pub kind: KnotType,
+    pub(crate) kind: KnotType,
     /// The segment starting here is a straight line (line type 1).
     pub line: bool,
     /// The knot point.

@@ -37,7 +37,7 @@ pub(crate) const CLASS: &str = "CMesh";
 
 /// A Max material as the shape exporter needs it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ShapeMaterial {
+pub(crate) struct ShapeMaterial {
     /// Material name (informative).
     pub name: String,
     /// Diffuse colour, 0..=255 per channel.
@@ -58,7 +58,7 @@ struct Corner {
 
 /// What [`build`] made, beside the mesh.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct BuildNotes {
+pub(crate) struct BuildNotes {
     /// Triangles written.
     pub triangles: usize,
     /// Vertex-buffer entries after welding.
@@ -425,9 +425,9 @@ pub struct NodeShape {
     /// The shape.
     pub mesh: Mesh,
     /// Build counters.
-    pub notes: BuildNotes,
+    pub(crate) notes: BuildNotes,
     /// The node's materials as read from the scene.
-    pub materials: Vec<ShapeMaterial>,
+    pub(crate) materials: Vec<ShapeMaterial>,
 }
 
 /// What the exporter did with the scene's nodes.

@@ -77,7 +77,7 @@ pub struct ObjSummary {
     /// Nodes over the memory budget: counted, not written (`name: why`).
     pub count_only: Vec<String>,
     /// Geometry nodes whose evaluation stopped, with the class that stopped them.
-    pub stopped: Vec<StoppedNode>,
+    pub(crate) stopped: Vec<StoppedNode>,
     /// Nodes Max does not count (lights, cameras, helpers, shapes …), by reason.
     pub left_out: Vec<(String, usize)>,
     /// Nodes left out because their transform cannot be read, with why.

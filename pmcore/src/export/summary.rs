@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// Scene Totals as derived, with the nodes whose category could not be decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DerivedTotals {
+pub(crate) struct DerivedTotals {
     /// Counts in Max's order (Objects, Shapes, Lights, Cameras, Helpers, Space Warps, Total).
     pub counts: [u64; 7],
     /// Class names of the objects at the top of stacks whose category is unknown.
@@ -29,7 +29,7 @@ pub struct SceneAccount {
     /// Node names without the root, in storage order.
     pub objects: Vec<String>,
     /// Scene Totals.
-    pub totals: DerivedTotals,
+    pub(crate) totals: DerivedTotals,
     /// Plug-in files.
     pub plugins: Vec<String>,
     /// External files: the asset table's file names, or why not.
@@ -42,12 +42,12 @@ pub struct SceneAccount {
     pub mesh: Result<(u64, u64), Vec<String>>,
     /// Nodes (storage index) by category, for the detail.
     #[serde(skip)]
-    pub categories: BTreeMap<usize, Category>,
+    pub(crate) categories: BTreeMap<usize, Category>,
 }
 
 /// A node's Scene Totals category.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub enum Category {
+pub(crate) enum Category {
     /// Geometry.
     Objects,
     /// Splines.

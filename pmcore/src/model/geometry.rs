@@ -64,7 +64,7 @@ pub enum GeometryError {
 /// Which kind of object the buffers came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum MeshKind {
+pub(crate) enum MeshKind {
     /// Tri object (Editable Mesh).
     Tri,
     /// Poly object (Editable Poly).
@@ -73,7 +73,7 @@ pub enum MeshKind {
 
 /// One live face: corner vertex indices (into [`Mesh::positions`]) and its cuts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Polygon {
+pub(crate) struct Polygon {
     /// Corner vertex indices in stored order.
     pub corners: Vec<u32>,
     /// Triangulation cuts as pairs of local corner indices (poly faces only).
@@ -88,11 +88,11 @@ pub struct Polygon {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mesh {
     /// Tri or poly.
-    pub kind: MeshKind,
+    pub(crate) kind: MeshKind,
     /// One entry per stored vertex; `None` for a dead poly vertex.
     pub positions: Vec<Option<[f32; 3]>>,
     /// Live faces in stored order.
-    pub polygons: Vec<Polygon>,
+    pub(crate) polygons: Vec<Polygon>,
     /// Faces skipped because they are dead (dead bit or fewer than 3 corners).
     pub dead_faces: usize,
 }

@@ -137,7 +137,7 @@ fn shape(base: u16) -> Option<Shape> {
 /// A stored string value: the bytes (encoding as written, NUL included), or a negative
 /// length that carries no bytes (−1 = none; −2 seen on filenames).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PbString {
+pub(crate) enum PbString {
     /// Negative stored length, no bytes.
     Marker(i32),
     /// The stored bytes (length regenerated from them).
@@ -160,7 +160,7 @@ impl PbString {
 
 /// One element of a Tab parameter.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TabItem {
+pub(crate) struct TabItem {
     /// Element tag (bit 0x40 = inline value).
     pub tag: u8,
     /// Its value ([`ParamValue::None`] when none is stored).
@@ -169,7 +169,7 @@ pub struct TabItem {
 
 /// A decoded parameter value, in the shape it is stored.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ParamValue {
+pub(crate) enum ParamValue {
     /// No inline value: the value lives in a controller, or a reference is unset.
     None,
     /// `f32` (float, angle in radians, percent fraction, world units, colour channel).
@@ -260,7 +260,7 @@ pub struct Param {
     /// Tag byte (bit 0x40 = inline value).
     pub tag: u8,
     /// The value.
-    pub value: ParamValue,
+    pub(crate) value: ParamValue,
 }
 
 /// Number of extra `u32` words a record form carries.
@@ -694,7 +694,7 @@ impl ParamBlock2 {
 
 /// One parameter of an old ParamBlock.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OldParam {
+pub(crate) struct OldParam {
     /// Parameter index (0x0003).
     pub index: u32,
     /// The value; [`ParamValue::None`] when animated.
@@ -709,7 +709,7 @@ pub struct OldParam {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ParamBlock {
     /// Parameters in stored order.
-    pub params: Vec<OldParam>,
+    pub(crate) params: Vec<OldParam>,
 }
 
 /// Decodes an old ParamBlock value chunk (`None` when its size does not fit).

@@ -22,7 +22,7 @@ use crate::chunk::{Chunk, HeaderWidth};
 
 /// A typed leaf chunk: id, header width as read, decoded value.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedLeaf {
+pub(crate) struct TypedLeaf {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -33,7 +33,7 @@ pub struct TypedLeaf {
 
 /// A container whose header is regenerated and whose children are parts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedContainer {
+pub(crate) struct TypedContainer {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -45,7 +45,7 @@ pub struct TypedContainer {
 /// What a structured leaf payload decodes to: every byte is a decoded field, and the
 /// payload is regenerated from them.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// A ParamBlock2 parameter record.
     Param(Param),
     /// A parameter-block header, table or name list.
@@ -67,7 +67,7 @@ impl Payload {
 
 /// A leaf chunk whose payload is a [`Payload`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedPayload {
+pub(crate) struct TypedPayload {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -78,7 +78,7 @@ pub struct TypedPayload {
 
 /// One stored chunk inside a typed model.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Not understood (or kept on purpose): copied verbatim from the source buffer.
     Raw(Span),
     /// A documented leaf, regenerated from its value.

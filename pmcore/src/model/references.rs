@@ -15,7 +15,7 @@ pub(crate) const MAP: u16 = 0x2035;
 
 /// A decoded reference chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum References {
+pub(crate) enum References {
     /// 0x2034: one stored value per slot.
     Flat {
         /// Header width as read.

@@ -63,7 +63,7 @@ impl ClassInfo {
 
 /// What the model did with one object.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ObjectState {
+pub(crate) enum ObjectState {
     /// Decoded through its class level(s).
     Typed,
     /// Unknown superclass or unresolvable id: only the Animatable / ReferenceMaker base
@@ -75,7 +75,7 @@ pub enum ObjectState {
 
 /// How an object's bytes are rebuilt.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ObjectBody {
+pub(crate) enum ObjectBody {
     /// The whole object chunk copied verbatim.
     Raw(Span),
     /// A 0-byte leaf (container bit clear), header regenerated.
@@ -99,9 +99,9 @@ pub struct Object {
     /// Index into [`SceneModel::classes`].
     pub class: usize,
     /// Typed / generic / degraded.
-    pub state: ObjectState,
+    pub(crate) state: ObjectState,
     /// Content.
-    pub body: ObjectBody,
+    pub(crate) body: ObjectBody,
     /// Bytes of the object chunk (header included).
     pub bytes: u64,
     /// Of which regenerated from typed state (the rest is copied raw).
@@ -180,7 +180,7 @@ pub struct SceneModel {
     /// Objects in storage order (storage index = position).
     pub objects: Vec<Object>,
     /// Distinct classes seen, in first-seen order.
-    pub classes: Vec<ClassInfo>,
+    pub(crate) classes: Vec<ClassInfo>,
     /// Parts of every typed object, object after object.
     parts: Vec<Part>,
     tail: Vec<Span>,

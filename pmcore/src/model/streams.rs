@@ -53,7 +53,7 @@ pub struct DegradedEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunModel {
     /// Top-level chunks in stored order.
-    pub parts: Vec<Part>,
+    pub(crate) parts: Vec<Part>,
     /// Entries kept raw after a surprise.
     pub degraded: Vec<DegradedEntry>,
 }

@@ -37,7 +37,7 @@ pub(crate) enum Kind {
 /// exactly (`to_bits`/`from_bits`); strings keep their code units, so unpaired
 /// surrogates survive.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// No payload.
     Empty,
     /// One byte.

@@ -16,7 +16,7 @@ pub const MAGIC: [u8; 8] = *b"NEL_ANIM";
 
 /// Key layouts of the keyframer track classes this reader types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// `CTrackKeyFramerLinearFloat`: one float.
     LinearFloat,
     /// `CTrackKeyFramerLinearVector`: x, y, z.
@@ -74,7 +74,7 @@ impl KeyKind {
 
 /// One key: its time and its floats (value first, then tangent data).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Key {
+pub(crate) struct Key {
     /// Time in seconds (the map key).
     pub time: f32,
     /// Value and TCB parameters, [`KeyKind::floats`] of them.
@@ -83,7 +83,7 @@ pub struct Key {
 
 /// One keyframer track.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Track {
+pub(crate) struct Track {
     /// Poly-pointer id.
     pub ptr_id: u64,
     /// Key layout (from the class name).
@@ -110,12 +110,12 @@ pub struct Animation {
     /// Channel name → track index, in file order.
     pub id_by_name: Vec<(String, u32)>,
     /// Tracks, then min end time and SSS shapes; opaque from the first untyped track on.
-    pub body: Part<AnimationBody>,
+    pub(crate) body: Part<AnimationBody>,
 }
 
 /// What follows the name map.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AnimationBody {
+pub(crate) struct AnimationBody {
     /// Tracks in id order (`None` for a null pointer).
     pub tracks: Vec<Option<Track>>,
     /// `_MinEndTime` (v1+).

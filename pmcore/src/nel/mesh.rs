@@ -56,7 +56,7 @@ pub(crate) type Rgba = [u8; 4];
 
 /// A texture behind a poly pointer.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Texture {
+pub(crate) enum Texture {
     /// `CTextureFile`.
     File {
         /// Serial version (≤ 1).
@@ -81,7 +81,7 @@ pub enum Texture {
 
 /// `ITexture::serial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TextureBase {
+pub(crate) struct TextureBase {
     /// Serial version (≤ 1).
     pub version: u32,
     /// Upload format, wrap S, wrap T, min filter, mag filter (enums).
@@ -92,7 +92,7 @@ pub struct TextureBase {
 
 /// A texture poly pointer: id, and the texture when this is its first occurrence.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TexturePtr {
+pub(crate) enum TexturePtr {
     /// Null.
     Null,
     /// Back-reference to an id already read.
@@ -103,7 +103,7 @@ pub enum TexturePtr {
 
 /// One of the four material stages.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Stage {
+pub(crate) struct Stage {
     /// The texture.
     pub texture: TexturePtr,
     /// Texture-environment bit-field bytes (RGB then alpha; 10 or 14), v1+.
@@ -114,7 +114,7 @@ pub struct Stage {
 
 /// A light map of a material.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LightMap {
+pub(crate) struct LightMap {
     /// `serial2` version (v7+ materials; `None` for the old form).
     pub version: Option<u32>,
     /// Factor.
@@ -127,7 +127,7 @@ pub struct LightMap {
 
 /// A `CMaterial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Material {
+pub(crate) struct Material {
     /// Serial version (≤ 9).
     pub version: u32,
     /// Shader type.
@@ -163,7 +163,7 @@ pub(crate) type MatStages = Vec<(u8, u8)>;
 
 /// Light-map info of a mesh base.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LightInfos {
+pub(crate) enum LightInfos {
     /// v8+: list of (light group, animated light, stages).
     V8(Vec<(u32, String, MatStages)>),
     /// Before v8: map of name → stages.
@@ -172,7 +172,7 @@ pub enum LightInfos {
 
 /// `CMeshBase::serialMeshBase`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshBase {
+pub(crate) struct MeshBase {
     /// Serial version (1..=10).
     pub version: u32,
     /// Default position, pivot, Euler rotation.
@@ -195,7 +195,7 @@ pub struct MeshBase {
 
 /// A `CBlendShape`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BlendShape {
+pub(crate) struct BlendShape {
     /// Serial version (≤ 1).
     pub version: u32,
     /// Name.
@@ -214,7 +214,7 @@ pub struct BlendShape {
 
 /// A `CVertexBuffer` (version 2 form).
 #[derive(Clone, Debug, PartialEq)]
-pub struct VertexBuffer {
+pub(crate) struct VertexBuffer {
     /// Header version (1..=3).
     pub header_version: u32,
     /// Value-present flags (bit `i` = slot `i`).
@@ -276,7 +276,7 @@ impl VertexBuffer {
 
 /// A `CIndexBuffer`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum IndexBuffer {
+pub(crate) enum IndexBuffer {
     /// Version 0 primitive block: lines, triangles, quads as (count, capacity, indices).
     PrimitiveBlock([(u32, u32, Vec<u32>); 3]),
     /// Version 1 or 2.
@@ -306,7 +306,7 @@ impl IndexBuffer {
 
 /// A render pass: material id and index buffer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RdrPass {
+pub(crate) struct RdrPass {
     /// Material id.
     pub material_id: u32,
     /// Primitives.
@@ -315,7 +315,7 @@ pub struct RdrPass {
 
 /// A matrix block of render passes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatrixBlock {
+pub(crate) struct MatrixBlock {
     /// The 16 matrix ids (unused ones are whatever the exporter's memory held).
     pub matrix_ids: [u32; 16],
     /// Matrices in use.
@@ -326,7 +326,7 @@ pub struct MatrixBlock {
 
 /// `CMeshGeom::serial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshGeom {
+pub(crate) struct MeshGeom {
     /// Serial version (≤ 4).
     pub version: u32,
     /// Bone names (v4+).
@@ -349,12 +349,12 @@ pub struct Mesh {
     /// Serial version (6).
     pub version: u32,
     /// Mesh base and geometry; opaque from the first field that could not be typed.
-    pub body: Part<MeshBody>,
+    pub(crate) body: Part<MeshBody>,
 }
 
 /// Mesh base then geometry.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshBody {
+pub(crate) struct MeshBody {
     /// Materials and defaults.
     pub base: MeshBase,
     /// Geometry.
@@ -367,13 +367,13 @@ pub struct MeshMrmSkinned {
     /// Serial version (0).
     pub version: u32,
     /// Mesh base, then the geometry; opaque from the first field that could not be typed.
-    pub body: Part<(MeshBase, Part<MrmSkinnedGeom>)>,
+    pub(crate) body: Part<(MeshBase, Part<MrmSkinnedGeom>)>,
 }
 
 /// A packed vertex of `CMeshMRMSkinnedGeom` (integer position, normal, UV scaled by the
 /// buffer's decompact scale; four matrix ids and weights).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PackedVertex {
+pub(crate) struct PackedVertex {
     /// Position, normal, UV as stored.
     pub coords: [i16; 8],
     /// Matrix ids then weights.
@@ -382,7 +382,7 @@ pub struct PackedVertex {
 
 /// One MRM level of detail.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MrmLod {
+pub(crate) struct MrmLod {
     /// Wedge count.
     pub n_wedges: u32,
     /// Render passes: material id and 16-bit triangle indices.
@@ -397,7 +397,7 @@ pub struct MrmLod {
 
 /// `CMeshMRMSkinnedGeom::serial` (version 0).
 #[derive(Clone, Debug, PartialEq)]
-pub struct MrmSkinnedGeom {
+pub(crate) struct MrmSkinnedGeom {
     /// Bone names.
     pub bones_name: Vec<String>,
     /// Bounding box centre and half size.

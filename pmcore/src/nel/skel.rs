@@ -134,7 +134,7 @@ impl Bone {
 
 /// One `CLod`: a distance and the per-bone enable flags (0xFF on, 0 off).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Lod {
+pub(crate) struct Lod {
     /// Distance from which this LOD applies.
     pub distance: f32,
     /// One byte per bone.
@@ -154,7 +154,7 @@ pub struct Skeleton {
     /// Name → bone id, sorted by name (a `std::map`).
     pub bone_map: Vec<(String, u32)>,
     /// LODs, ascending distance.
-    pub lods: Vec<Lod>,
+    pub(crate) lods: Vec<Lod>,
 }
 
 impl Skeleton {

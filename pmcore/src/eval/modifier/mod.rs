@@ -40,7 +40,7 @@ pub(crate) type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
 
 /// What the stack needs to know of a modifier besides its evaluation.
 #[derive(Clone, Copy)]
-pub struct Modifier {
+pub(crate) struct Modifier {
     /// The evaluator's module (`module_path!()`): which file implements it.
     pub module: &'static str,
     /// The evaluation.
@@ -73,7 +73,7 @@ pub(crate) type OverShape =
 
 /// A modifier over a shape.
 #[derive(Clone, Copy)]
-pub struct ShapeModifier {
+pub(crate) struct ShapeModifier {
     /// The evaluator's module (`module_path!()`).
     pub module: &'static str,
     /// The evaluation.

@@ -37,7 +37,7 @@ pub(crate) type Check = fn(&EvalContext<'_, '_>, &SceneObject<'_>) -> bool;
 /// Whether a builder's vertex and face indices are Max's own (what Edit Poly and Edit Mesh
 /// records index).
 #[derive(Clone, Copy)]
-pub enum MaxOrder {
+pub(crate) enum MaxOrder {
     /// Not checked: records over it are not trusted with indices.
     No,
     /// Checked against an export Max wrote, tri mesh and poly conversion (the Box).
@@ -50,7 +50,7 @@ pub enum MaxOrder {
 
 /// What the stack needs to know of an object class.
 #[derive(Clone, Copy)]
-pub struct Primitive {
+pub(crate) struct Primitive {
     /// The evaluator's module (`module_path!()`): which file implements it.
     pub module: &'static str,
     /// Its tri mesh.
