@@ -4,7 +4,6 @@
 use crate::chunk::{self, Chunk, ChunkError, TreeStats};
 use crate::compression::{self, Compression, DecompressError};
 use crate::container::OleFile;
-use std::borrow::Cow;
 
 /// Streams that Max always writes as chunk trees. Kind is still decided by content; a
 /// stream with one of these names that does not parse is reported as a T1 failure
@@ -171,11 +170,6 @@ impl DecodedStream {
             Some(Ok(v)) => Ok(v),
             Some(Err(e)) => Err(e),
         }
-    }
-
-    /// Decoded bytes as a `Cow` (borrowed when the stream was not compressed).
-    pub(crate) fn data_cow<'a>(&'a self, stored: &'a [u8]) -> Option<Cow<'a, [u8]>> {
-        self.data(stored).ok().map(Cow::Borrowed)
     }
 
     /// Error from inflating, if any.

@@ -23,7 +23,8 @@ pub(crate) const FLARE_CLASS_A: u32 = 0x4e913532;
 pub(crate) use crate::classes::ids::BIPED_SYSTEM;
 /// The four confirmed Biped ClassIds (design §10): system, COM controller, per-part
 /// controller, per-part geometry.
-pub(crate) const BIPED_CLASSES: [[u32; 2]; 4] = [ids::BIPED_SYSTEM, ids::BIPED_COM, ids::BIPED_PART, ids::BIPED_GEOMETRY];
+pub(crate) const BIPED_CLASSES: [[u32; 2]; 4] =
+    [ids::BIPED_SYSTEM, ids::BIPED_COM, ids::BIPED_PART, ids::BIPED_GEOMETRY];
 /// Chunk on a biped system object holding the figure-format flag (3 legacy, 0 fresh).
 pub(crate) const FIGURE_ERA_CHUNK: u16 = 0x0115;
 /// ParamBlock2 ClassId and superclass (digest §8.1).

@@ -20,17 +20,7 @@ pub enum ChunkErrorKind {
     TooDeep { limit: usize },
 }
 
-impl ChunkErrorKind {
-    /// Stable kebab-case name used in events and failure signatures.
-    pub(crate) fn slug(&self) -> &'static str {
-        match self {
-            ChunkErrorKind::TruncatedHeader { .. } => "truncated-header",
-            ChunkErrorKind::SizeSmallerThanHeader { .. } => "size-smaller-than-header",
-            ChunkErrorKind::SizePastParentEnd { .. } => "size-past-parent-end",
-            ChunkErrorKind::TooDeep { .. } => "too-deep",
-        }
-    }
-}
+impl ChunkErrorKind {}
 
 /// A parse error with its locator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -24,8 +24,8 @@ pub use parse::parse_stream;
 pub use path::mask_positions;
 pub(crate) use path::{locate_offset, ChunkPath};
 pub(crate) use stats::TreeStats;
-pub use write::{compare_stream, encoded_len, write_stream};
 pub(crate) use write::write_stream_into;
+pub use write::{compare_stream, encoded_len, write_stream};
 
 use std::borrow::Cow;
 
@@ -65,17 +65,7 @@ impl HeaderWidth {
     }
 }
 
-/// Wrapper root ids of the non-Scene streams of Max 2024+ zstd files, as measured on the
-/// real files (`../shared/corpus/wild/README.md`), with the stream each wraps.
-pub(crate) const WRAPPER_ROOTS: &[(u16, &str)] = &[
-    (0x2201, "ScriptedCustAttribDefs"),
-    (0x2203, "DllDirectory"),
-    (0x2204, "ClassDirectory3"),
-    (0x2205, "ClassData"),
-    (0x2206, "Config"),
-    (0x2208, "VideoPostQueue"),
-];
-
+#[cfg(test)]
 /// The content of a stream's top-level run: the children of a sole run-to-end 6-byte
 /// wrapper root (Max 2024+ zstd streams), else the run itself. Readers of directories,
 /// classes and typed models look here; T1 keeps the whole tree.
@@ -161,18 +151,5 @@ impl<'a> Chunk<'a> {
     /// First direct child with `id`.
     pub fn child(&self, id: u16) -> Option<&Chunk<'a>> {
         self.children().iter().find(|c| c.id == id)
-    }
-
-    /// Copy that no longer borrows the source buffer.
-    pub(crate) fn into_owned(self) -> Chunk<'static> {
-        Chunk {
-            id: self.id,
-            width: self.width,
-            offset: self.offset,
-            body: match self.body {
-                Body::Leaf(p) => Body::Leaf(Cow::Owned(p.into_owned())),
-                Body::Container(c) => Body::Container(c.into_iter().map(Chunk::into_owned).collect()),
-            },
-        }
     }
 }

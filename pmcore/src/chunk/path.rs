@@ -10,11 +10,6 @@ use std::fmt;
 pub struct ChunkPath(pub String);
 
 impl ChunkPath {
-    /// Path of a stream itself (no chunk).
-    pub(crate) fn stream(name: &str) -> Self {
-        ChunkPath(name.to_string())
-    }
-
     /// Path from a stream name and a stack of (position, id) pairs.
     pub(crate) fn from_steps(stream: &str, steps: &[(usize, u16)]) -> Self {
         let mut s = String::from(stream);
@@ -28,6 +23,7 @@ impl ChunkPath {
         ChunkPath(s)
     }
 
+    #[cfg(test)]
     /// The path as text.
     pub(crate) fn as_str(&self) -> &str {
         &self.0

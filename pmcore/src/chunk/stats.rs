@@ -55,14 +55,4 @@ impl TreeStats {
             self.mixed_containers += 1;
         }
     }
-
-    /// Adds another tree's counts (depth and widest container take the maximum).
-    pub(crate) fn merge(&mut self, other: &TreeStats) {
-        self.headers_6 += other.headers_6;
-        self.headers_14 += other.headers_14;
-        self.headers_to_end += other.headers_to_end;
-        self.max_depth = self.max_depth.max(other.max_depth);
-        self.mixed_containers += other.mixed_containers;
-        self.max_children = self.max_children.max(other.max_children);
-    }
 }

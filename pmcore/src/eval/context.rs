@@ -20,6 +20,7 @@ pub(crate) struct EvalContext<'i, 'a> {
     pub index: &'i SceneIndex<'a>,
     /// Evaluation time in ticks. Parameters are read at their stored values (what Max
     /// shows at frame 0), so 0 is the only time evaluated today.
+    #[allow(dead_code)] // issue 38 point 3: the context carries the time; no evaluator reads it yet
     pub time: i32,
     /// Vertices the evaluator may still build ([`DEFAULT_BUDGET_VERTICES`] for a scene).
     pub budget: u64,

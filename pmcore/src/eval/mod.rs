@@ -46,15 +46,12 @@ pub use modifier::{cloth, edit_mesh, lathe};
 
 /// The primitive builders under their former path (fuzz targets and probes name them so).
 pub mod primitives {
-    pub(crate) use super::primitive::cylinder::{cylinder_mesh, cylinder_poly, CylinderParams};
-    pub(crate) use super::primitive::plane::{plane_mesh, PlaneParams};
+
     pub use super::primitive::r#box::{box_mesh, BoxParams};
-    pub(crate) use super::primitive::PrimitiveError;
 }
 
 pub use context::DEFAULT_BUDGET_VERTICES;
 pub use mesh::{EvalMesh, FaceRule};
-pub(crate) use mesh::Counts;
 pub use outcome::{Evaluated, NodeEval, NodeOutcome, Stop};
 pub use stack::{evaluate_index, evaluate_node};
 

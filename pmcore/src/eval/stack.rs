@@ -12,11 +12,8 @@ use crate::classes::{self, ids, ids::superclass};
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 pub use super::base::evaluate_base;
-pub(crate) use super::context::DEFAULT_BUDGET_VERTICES;
 pub use super::derived::{mod_context_box, mod_context_tm, stack, stack_with_data, StackModifier};
-pub(crate) use super::derived::{MOD_APP, MOD_CONTEXT_BOX, MOD_CONTEXT_TM};
 pub use super::outcome::{Evaluated, NodeEval, NodeOutcome, Stop};
-pub(crate) use super::stored::from_stored;
 
 use super::outcome::stop;
 

@@ -20,9 +20,6 @@ use crate::model::scene_index::{SceneIndex, SceneTrees};
 use crate::MaxFile;
 use std::fmt::Write as _;
 
-/// Superclass of geometric objects.
-pub(crate) const GEOM_OBJECT_SUPERCLASS: u32 = 0x10;
-
 /// One exported object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjObject {
@@ -102,11 +99,6 @@ impl ObjError {
     pub fn stream_offset(&self) -> Option<u64> {
         None
     }
-}
-
-/// Exports every geometry node of `file`, evaluated.
-pub(crate) fn export(file: &MaxFile) -> Result<(Vec<ObjObject>, ObjSummary), ObjError> {
-    export_with(file, ExportOptions::default())
 }
 
 /// Exports every geometry node of `file` with `options`.

@@ -114,7 +114,8 @@ impl SceneTotals {
     }
 
     /// English names of the seven values.
-    pub(crate) const NAMES: [&'static str; 7] = ["Objects", "Shapes", "Lights", "Cameras", "Helpers", "Space Warps", "Total"];
+    pub(crate) const NAMES: [&'static str; 7] =
+        ["Objects", "Shapes", "Lights", "Cameras", "Helpers", "Space Warps", "Total"];
 }
 
 /// Mesh Totals.
@@ -340,6 +341,7 @@ fn counted<const N: usize>(parts: &[String], keys: &[&[&str]; N]) -> Result<[u64
     Ok(out)
 }
 
+#[cfg(test)]
 /// The saving release with a decimal point whatever the locale (`18.00`, `22,00` → `22.00`,
 /// `9,0` → `9.0`): the number of the release part of General, in any known language, never
 /// the build string.

@@ -148,12 +148,6 @@ impl AppData {
         }
     }
 
-    /// Removes the entry with `key`; returns its value.
-    pub(crate) fn remove(&mut self, key: AppDataKey) -> Option<Vec<u8>> {
-        let i = self.entries.iter().position(|e| e.key == key)?;
-        Some(self.entries.remove(i).value)
-    }
-
     /// Writes the container, or nothing (recording the normalization) when empty.
     pub(crate) fn build(&self, w: &mut Writer<'_>) -> Result<(), BuildError> {
         if self.entries.is_empty() {

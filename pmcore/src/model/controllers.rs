@@ -280,7 +280,10 @@ pub fn scale_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<(Vec
 /// The node's local transform (relative to its parent) from its controller defaults.
 /// LookAt rotations need the target's world position, which this view does not evaluate:
 /// they are reported as unsupported rather than guessed.
-pub(crate) fn local_transform(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<LocalTransform, ControllerError> {
+pub(crate) fn local_transform(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+) -> Result<LocalTransform, ControllerError> {
     match transform_refs(index, node)? {
         TransformRefs::Prs { position, rotation, scale } => {
             let (scale, scale_axis) = scale_default(index, scale)?;

@@ -97,6 +97,7 @@ pub struct Mesh {
     pub dead_faces: usize,
 }
 
+#[cfg(test)]
 /// Triangles of a mesh plus how they were obtained.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Triangulation {
@@ -135,11 +136,13 @@ impl Mesh {
         decode_poly(container)
     }
 
+    #[cfg(test)]
     /// Number of live vertices.
     pub(crate) fn live_vertices(&self) -> usize {
         self.positions.iter().filter(|p| p.is_some()).count()
     }
 
+    #[cfg(test)]
     /// Splits every polygon into triangles: through the stored cuts where present (design
     /// §7), otherwise as a fan (counted, never silent).
     pub(crate) fn triangulate(&self) -> Triangulation {

@@ -36,20 +36,12 @@ use glam::{Quat, Vec3};
 
 /// Bezier Float key table chunk.
 pub(crate) const BEZIER_FLOAT_KEYS: u16 = 0x2525;
-/// Bezier Position key table chunk (decoded for counting only).
-pub(crate) const BEZIER_POSITION_KEYS: u16 = 0x2526;
 /// Bezier Scale key table chunk.
 pub(crate) const BEZIER_SCALE_KEYS: u16 = 0x2528;
-/// Every key-table chunk id the design notes list (Linear 0x2513–0x2515, TCB 0x2521–0x2523,
-/// Bezier 0x2525–0x2528): a controller holding one this module does not sample is reported,
-/// not read as its default.
-pub(crate) const KEY_TABLES: [u16; 9] = [0x2513, 0x2514, 0x2515, 0x2521, 0x2522, 0x2523, 0x2525, 0x2526, 0x2528];
 /// Bytes per Bezier Float key.
 pub(crate) const BEZIER_FLOAT_KEY_BYTES: usize = 28;
 /// Bytes per Bezier Scale key.
 pub(crate) const BEZIER_SCALE_KEY_BYTES: usize = 148;
-/// Max ticks per second.
-pub(crate) const TICKS_PER_SECOND: i64 = 4800;
 
 /// One Bezier Float key.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +68,7 @@ impl FloatKey {
         self.out_type() == 2
     }
 
+    #[cfg(test)]
     /// In tangent type (flag bits 7..9: 0 smooth, 1 linear, 2 step, 3 fast, 4 slow, 5 custom…).
     pub(crate) fn in_type(&self) -> u32 {
         (self.flags >> 7) & 7

@@ -27,13 +27,6 @@ const FACE_SMOOTHING: u16 = 0x0010;
 const FACE_CUTS: u16 = 0x0020;
 const FACE_KNOWN: u16 = FACE_FLAGS | FACE_MATERIAL | FACE_SMOOTHING | FACE_CUTS;
 
-/// Editable Poly class (ClassId, SuperClassId).
-pub(crate) const EDITABLE_POLY: ([u32; 2], u32) =
-    (crate::classes::ids::EDITABLE_POLY, crate::classes::ids::superclass::GEOM_OBJECT);
-/// Editable Mesh class (ClassId, SuperClassId).
-pub(crate) const EDITABLE_MESH: ([u32; 2], u32) =
-    (crate::classes::ids::EDITABLE_MESH, crate::classes::ids::superclass::GEOM_OBJECT);
-
 /// Which layout a chunk is stored in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -105,11 +98,6 @@ impl IndexLists {
     /// Number of lists.
     pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
-    }
-
-    /// True when there are no lists.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// List `i`.

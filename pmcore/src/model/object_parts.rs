@@ -4,7 +4,7 @@
 //! the layouts are measured, not exhaustive); chunks without a known layout stay raw.
 
 use super::mesh_chunks::{self, MeshArray};
-use super::paramblock::{self, ids, BlockLeaf, Param};
+use super::paramblock::{ids, BlockLeaf, Param};
 use super::part::{leaf_or_raw, lenient_container, payload_or_raw, Ctx, Part, Payload, Span};
 use super::value::Kind;
 use crate::chunk::Chunk;
@@ -114,9 +114,10 @@ fn map_channel(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Part
     })
 }
 
+#[cfg(test)]
 /// Reads a ParamBlock2 back from typed parts (the records, in stored order).
-pub(crate) fn param_block2_of(parts: &[Part]) -> paramblock::ParamBlock2 {
-    paramblock::ParamBlock2::from_params(
+pub(crate) fn param_block2_of(parts: &[Part]) -> super::paramblock::ParamBlock2 {
+    super::paramblock::ParamBlock2::from_params(
         parts
             .iter()
             .filter_map(|p| match p {

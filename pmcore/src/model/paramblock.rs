@@ -40,12 +40,6 @@
 
 use crate::chunk::Chunk;
 
-/// ParamBlock2 class (ClassId, SuperClassId).
-pub(crate) const PB2_CLASS: ([u32; 2], u32) =
-    (crate::classes::ids::PARAM_BLOCK2, crate::classes::ids::superclass::PARAM_BLOCK2);
-/// Old ParamBlock class (ClassId, SuperClassId).
-pub(crate) const PB_CLASS: ([u32; 2], u32) = (crate::classes::ids::PARAM_BLOCK, crate::classes::ids::superclass::PARAM_BLOCK);
-
 /// Chunk ids of the parameter blocks.
 pub mod ids {
     /// ParamBlock2 record without extra words.
@@ -144,19 +138,7 @@ pub(crate) enum PbString {
     Bytes(Vec<u8>),
 }
 
-impl PbString {
-    /// The text: UTF-16 when the bytes look like UTF-16 (even length, NUL unit at the
-    /// end), 8-bit otherwise; the trailing NUL is dropped. `None` for a marker.
-    pub(crate) fn text(&self) -> Option<String> {
-        let PbString::Bytes(b) = self else { return None };
-        if b.len() >= 2 && b.len().is_multiple_of(2) && b[b.len() - 2..] == [0, 0] {
-            let units: Vec<u16> = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
-            return Some(String::from_utf16_lossy(&units[..units.len() - 1]));
-        }
-        let end = if b.last() == Some(&0) { b.len() - 1 } else { b.len() };
-        Some(String::from_utf8_lossy(&b[..end]).into_owned())
-    }
-}
+impl PbString {}
 
 /// One element of a Tab parameter.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,6 +182,7 @@ pub(crate) enum ParamValue {
 }
 
 impl ParamValue {
+    #[cfg(test)]
     /// As `f32` (floats; ints converted).
     pub(crate) fn as_f32(&self) -> Option<f32> {
         match *self {
@@ -209,6 +192,7 @@ impl ParamValue {
         }
     }
 
+    #[cfg(test)]
     /// As `i32` (ints and bools; floats are not truncated silently).
     pub(crate) fn as_i32(&self) -> Option<i32> {
         match *self {
@@ -217,24 +201,12 @@ impl ParamValue {
         }
     }
 
-    /// As bool (non-zero int or bool).
-    pub(crate) fn as_bool(&self) -> Option<bool> {
-        self.as_i32().map(|i| i != 0)
-    }
-
+    #[cfg(test)]
     /// As a point3 / colour.
     pub(crate) fn as_point3(&self) -> Option<[f32; 3]> {
         match *self {
             ParamValue::Point3(p) => Some(p),
             ParamValue::Point4([a, b, c, _]) => Some([a, b, c]),
-            _ => None,
-        }
-    }
-
-    /// As text (strings and filenames).
-    pub(crate) fn as_text(&self) -> Option<String> {
-        match self {
-            ParamValue::Str(s) => s.text(),
             _ => None,
         }
     }
@@ -655,40 +627,29 @@ impl ParamBlock2 {
         Ok(ParamBlock2::from_params(params))
     }
 
+    #[cfg(test)]
     /// The stored record of parameter `id`.
     pub(crate) fn get(&self, id: u16) -> Option<&Param> {
         self.params.iter().find(|p| p.id == id)
     }
 
+    #[cfg(test)]
     /// The value of parameter `id` ([`ParamValue::None`] when it lives in a controller).
     pub(crate) fn param(&self, id: u16) -> Option<&ParamValue> {
         self.get(id).map(|p| &p.value)
     }
 
+    #[cfg(test)]
     /// Reference slot of the controller of parameter `id`, when controller-backed.
     pub(crate) fn controller_slot(&self, id: u16) -> Option<usize> {
         let i = self.params.iter().position(|p| p.id == id)?;
         self.controller_slots[i]
     }
 
+    #[cfg(test)]
     /// `f32` value of parameter `id`.
     pub(crate) fn float(&self, id: u16) -> Option<f32> {
         self.param(id)?.as_f32()
-    }
-
-    /// `i32` value of parameter `id`.
-    pub(crate) fn int(&self, id: u16) -> Option<i32> {
-        self.param(id)?.as_i32()
-    }
-
-    /// Bool value of parameter `id`.
-    pub(crate) fn bool(&self, id: u16) -> Option<bool> {
-        self.param(id)?.as_bool()
-    }
-
-    /// Point3 value of parameter `id`.
-    pub(crate) fn point3(&self, id: u16) -> Option<[f32; 3]> {
-        self.param(id)?.as_point3()
     }
 }
 
@@ -753,21 +714,25 @@ impl ParamBlock {
         Ok(ParamBlock { params })
     }
 
+    #[cfg(test)]
     /// The value of parameter `index`.
     pub(crate) fn param(&self, index: u32) -> Option<&ParamValue> {
         self.params.iter().find(|p| p.index == index).map(|p| &p.value)
     }
 
+    #[cfg(test)]
     /// `f32` value of parameter `index`.
     pub(crate) fn float(&self, index: u32) -> Option<f32> {
         self.param(index)?.as_f32()
     }
 
+    #[cfg(test)]
     /// `i32` value of parameter `index`.
     pub(crate) fn int(&self, index: u32) -> Option<i32> {
         self.param(index)?.as_i32()
     }
 
+    #[cfg(test)]
     /// Reference slot of the controller of parameter `index`, when animated.
     pub(crate) fn controller_slot(&self, index: u32) -> Option<usize> {
         self.params.iter().find(|p| p.index == index)?.controller_slot

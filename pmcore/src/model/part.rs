@@ -9,8 +9,8 @@
 //! that typed bytes really are regenerated (T2 does so on every run, without a copy:
 //! [`super::writer::Writer::scribbling`]).
 
+pub(crate) use super::decode_state::{child_spans, Claims, Surprise};
 pub use super::decode_state::{Ctx, Span};
-pub(crate) use super::decode_state::{child_spans, ClaimMark, Claims, Surprise};
 
 use super::appdata::AppData;
 use super::mesh_chunks::MeshArray;

@@ -74,6 +74,7 @@ impl References {
         }
     }
 
+    #[cfg(test)]
     /// `(slot, target)` for every bound slot (targets > 0), in stored order.
     pub(crate) fn targets(&self) -> Vec<(usize, usize)> {
         match self {
@@ -86,6 +87,7 @@ impl References {
         }
     }
 
+    #[cfg(test)]
     /// Target storage index of `slot`, when bound.
     pub(crate) fn target(&self, slot: usize) -> Option<usize> {
         match self {

@@ -18,8 +18,6 @@ use std::collections::HashMap;
 
 /// Chunk ids the object levels type.
 pub(crate) mod ids {
-    /// Animatable: note tracks etc., kept raw in place.
-    pub(crate) const ANIMATABLE_2140: u16 = 0x2140;
     /// ReferenceMaker: one byte (0x2E in every documented file).
     pub(crate) const REFMAKER_204B: u16 = 0x204B;
     /// NodeImpl version (`u32`).
@@ -136,6 +134,7 @@ pub struct ClassTally {
     pub typed_bytes: u64,
 }
 
+#[cfg(test)]
 /// Counts of typed-owned chunks, for the coverage floor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TypedCounts {
@@ -153,6 +152,7 @@ pub(crate) struct TypedCounts {
     pub node_name: u64,
 }
 
+#[cfg(test)]
 /// One TrackViewNode child as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TrackViewChild {
@@ -164,6 +164,7 @@ pub(crate) struct TrackViewChild {
     pub flag: Option<i32>,
 }
 
+#[cfg(test)]
 /// Node parent/children links, from NodeImpl parent chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct NodeTree {
@@ -318,6 +319,7 @@ impl SceneModel {
         }
     }
 
+    #[cfg(test)]
     /// The first reference chunk of an object.
     pub(crate) fn references(&self, storage_index: usize) -> Option<&References> {
         self.parts(storage_index).iter().find_map(|p| match p {
@@ -344,11 +346,6 @@ impl SceneModel {
 
     fn value(&self, storage_index: usize, id: u16) -> Option<&Value> {
         super::part::leaf(self.parts(storage_index), id).map(|l| &l.value)
-    }
-
-    /// Format version (the root chunk id).
-    pub(crate) fn version(&self) -> Option<u16> {
-        self.root.map(|(id, _)| id)
     }
 
     /// Class of the object at `storage_index`.
@@ -379,6 +376,7 @@ impl SceneModel {
         }
     }
 
+    #[cfg(test)]
     /// Parent storage index (0x0960) of a NodeImpl.
     pub(crate) fn node_parent(&self, storage_index: usize) -> Option<usize> {
         match self.value(storage_index, ids::NODE_PARENT)? {
@@ -387,6 +385,7 @@ impl SceneModel {
         }
     }
 
+    #[cfg(test)]
     /// Node version (0x09ce) of a NodeImpl.
     pub(crate) fn node_version(&self, storage_index: usize) -> Option<u32> {
         match self.value(storage_index, ids::NODE_VERSION)? {
@@ -404,6 +403,7 @@ impl SceneModel {
         })
     }
 
+    #[cfg(test)]
     /// Parent/children links of every NodeImpl.
     pub(crate) fn node_tree(&self) -> NodeTree {
         let mut tree = NodeTree::default();
@@ -416,6 +416,7 @@ impl SceneModel {
         tree
     }
 
+    #[cfg(test)]
     /// Controllers of a PRS (position, rotation, scale = slots 0/1/2) or LookAt
     /// (target node, position, roll, scale = slots 0/1/2/3) controller, by slot.
     pub(crate) fn controller_slots(&self, storage_index: usize) -> Option<Vec<(&'static str, Option<usize>)>> {
@@ -430,6 +431,7 @@ impl SceneModel {
         Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
     }
 
+    #[cfg(test)]
     /// The ParamBlock2 at `storage_index`, read from its typed records (`None` unless the
     /// object is a typed ParamBlock2).
     pub(crate) fn param_block2(&self, storage_index: usize) -> Option<super::paramblock::ParamBlock2> {
@@ -437,6 +439,7 @@ impl SceneModel {
             .then(|| object_parts::param_block2_of(self.parts(storage_index)))
     }
 
+    #[cfg(test)]
     /// Children of a TrackViewNode: per reference slot, the stored (0x0110 display name,
     /// 0x0120 ClassId, 0x0130 "is not another node") triple, in stored order.
     pub(crate) fn track_view_children(&self, storage_index: usize) -> Option<Vec<TrackViewChild>> {
@@ -501,6 +504,7 @@ impl SceneModel {
         tallies
     }
 
+    #[cfg(test)]
     /// Counts of typed-owned chunks of the kinds the coverage floor checks.
     pub(crate) fn typed_counts(&self) -> TypedCounts {
         let mut n = TypedCounts::default();

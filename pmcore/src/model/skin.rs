@@ -20,6 +20,7 @@
 
 use crate::chunk::Chunk;
 
+#[cfg(test)]
 /// Per-node data of a modifier on its derived object.
 pub(crate) const MOD_APP: u16 = 0x2500;
 /// The Skin's local data inside [`MOD_APP`].

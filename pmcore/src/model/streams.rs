@@ -82,6 +82,7 @@ impl RunModel {
         model
     }
 
+    #[cfg(test)]
     /// The stream's entry parts: below a run-to-end wrapper root, else the top level.
     pub(crate) fn entries(&self) -> &[Part] {
         match self.parts.as_slice() {
@@ -90,6 +91,7 @@ impl RunModel {
         }
     }
 
+    #[cfg(test)]
     /// Number of typed entries with chunk id `id` (at the top level, or below a wrapper root).
     pub(crate) fn typed_count(&self, id: u16) -> usize {
         self.entries().iter().filter(|p| p.id() == Some(id)).count()

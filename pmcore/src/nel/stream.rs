@@ -70,11 +70,6 @@ impl<'a> Reader<'a> {
         Reader { data, pos: 0, path: Vec::new(), seen_ptrs: BTreeSet::new(), opaque_runs: Vec::new() }
     }
 
-    /// Current byte offset.
-    pub(crate) fn pos(&self) -> usize {
-        self.pos
-    }
-
     /// Bytes not read yet.
     pub(crate) fn left(&self) -> usize {
         self.data.len() - self.pos

@@ -37,9 +37,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Every stable name [`Verdict::name`] returns.
-    pub(crate) const NAMES: [&'static str; 5] = ["pass", "fail", "normalized", "degraded", "skip"];
-
     /// A plain pass.
     pub fn pass() -> Self {
         Verdict::Pass { note: None }

@@ -16,7 +16,7 @@ use super::{first_mismatch, DegradedClass, Mismatch, StreamVerdict, Verdict};
 use crate::chunk::{parse_stream, write_stream};
 use crate::model::file::{StreamModel, TypedFile, TypedStream};
 use crate::model::normalize;
-use crate::model::scene::{ClassTally, TypedCounts};
+use crate::model::scene::ClassTally;
 use crate::MaxFile;
 
 /// How to run T2.
@@ -134,11 +134,6 @@ pub(crate) fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Repo
         }
     }
     report
-}
-
-/// Counts of typed-owned chunks the coverage floor checks (Scene only).
-pub(crate) fn typed_counts(typed: &TypedFile) -> TypedCounts {
-    typed.scene().map(|s| s.typed_counts()).unwrap_or_default()
 }
 
 fn verify_stream(file: &MaxFile, s: &TypedStream, opts: Options) -> Verdict {

@@ -78,7 +78,8 @@ pub(crate) const FACE_SMOOTHING: u16 = 0x0230;
 /// Face deletions.
 pub(crate) const DELETED_FACES: u16 = 0x0270;
 /// Records that leave the geometry as it is (selections, map channels).
-pub(crate) const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0334, 0x0338, 0x033b, 0x0400, 0x0410, 0x0420];
+pub(crate) const NEUTRAL_RECORDS: &[u16] =
+    &[0x0300, 0x0320, 0x0324, 0x0328, 0x0334, 0x0338, 0x033b, 0x0400, 0x0410, 0x0420];
 /// The `ATTRIB_MATID` flag of a face attribute change.
 const ATTRIB_MATID: u32 = 0x10;
 /// The hidden-face flag of a face attribute change (and of its value).

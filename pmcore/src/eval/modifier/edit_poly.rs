@@ -117,6 +117,7 @@ pub(crate) const LOCAL_DATA: u16 = 0x2512;
 /// Operation id chunk (u32), one per committed operation.
 pub(crate) const OPERATION_ID: u16 = 0x0230;
 
+#[cfg(test)]
 /// The committed operation ids stored in a node's Edit Poly data, in application order;
 /// `None` when the data is missing or an id chunk is not 4 bytes.
 pub(crate) fn committed_operations(mod_app: Option<&Chunk<'_>>) -> Option<Vec<u32>> {
@@ -315,6 +316,7 @@ const EXTRUDE_FACE_BIAS: u32 = 120;
 /// stops the node.
 const BEVEL_BIAS: u32 = 121;
 
+#[cfg(test)]
 /// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
 /// is not replayed or whose records are unreadable.
 pub(crate) fn replay(mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {

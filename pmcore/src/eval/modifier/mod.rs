@@ -42,6 +42,7 @@ pub(crate) type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
 #[derive(Clone, Copy)]
 pub(crate) struct Modifier {
     /// The evaluator's module (`module_path!()`): which file implements it.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// The evaluation.
     pub apply: Apply,
@@ -75,6 +76,7 @@ pub(crate) type OverShape =
 #[derive(Clone, Copy)]
 pub(crate) struct ShapeModifier {
     /// The evaluator's module (`module_path!()`).
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// The evaluation.
     pub evaluate: OverShape,

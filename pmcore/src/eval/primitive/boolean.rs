@@ -43,7 +43,8 @@ pub(crate) fn proboolean_result(object: &SceneObject<'_>) -> Result<EvalMesh, Bo
 }
 
 /// The ProBoolean's evaluator: its cached result, not a replay.
-pub(crate) const PROBOOLEAN: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const PROBOOLEAN: Primitive =
+    Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// The cached result, or what keeps it from being read.
 fn build(_: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {

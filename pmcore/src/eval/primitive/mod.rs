@@ -52,6 +52,7 @@ pub(crate) enum MaxOrder {
 #[derive(Clone, Copy)]
 pub(crate) struct Primitive {
     /// The evaluator's module (`module_path!()`): which file implements it.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// Its tri mesh.
     pub build: Build,

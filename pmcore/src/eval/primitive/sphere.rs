@@ -11,7 +11,8 @@ use glam::Vec3;
 use std::f32::consts::TAU;
 
 /// The Sphere's evaluator.
-pub(crate) const SPHERE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::TriOnly, as_poly: None };
+pub(crate) const SPHERE: Primitive =
+    Primitive { module: module_path!(), build, order: MaxOrder::TriOnly, as_poly: None };
 
 /// Sphere (class 0x00000011, 0): parameter block ids 0 radius, 1 segments, 2 smooth,
 /// 3 hemisphere, 4 chop (0) / squash (1), 5 base to pivot, 7 slice on, 8 slice from,
