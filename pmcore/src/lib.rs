@@ -3,6 +3,14 @@
 //!
 //! No processes and no I/O beyond the bytes handed in: the worker owns files, the farm
 //! owns scheduling.
+//!
+//! The public API is what other crates use (pmref, pmworker, pmfarm, the `pmtests`
+//! crate, and pmcore's own benches and examples): the `pub` modules and re-exports below,
+//! and inside them only the items those crates name and the types their signatures need.
+//! Everything else is `pub(crate)`; `unreachable_pub` keeps a new `pub` from leaking out
+//! of a private module.
+
+#![warn(unreachable_pub)]
 
 pub mod chunk;
 pub mod classes;

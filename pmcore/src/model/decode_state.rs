@@ -21,7 +21,7 @@ impl Span {
     }
 
     /// True when empty.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.end == self.start
     }
 }
