@@ -4,7 +4,7 @@
 //! ([`crate::classes::CATALOGUE`]) names: the stack finds a modifier's evaluator by its
 //! Class ID there, never by a match of its own.
 //!
-//! Adding a modifier: a new file here with its `apply` and its descriptor, `pub mod` it
+//! Adding a modifier: a new file here with its `apply` and its descriptor, `pub(crate) mod` it
 //! below, and one catalogue row naming the descriptor (`docs/architecture.md`).
 
 use super::context::ModContext;
