@@ -85,7 +85,8 @@ pub type ManifestRow = BTreeMap<String, String>;
 
 /// Every row of a tab-separated manifest with a header line, in file order.
 pub fn read_tsv(path: &Path) -> Vec<ManifestRow> {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} is not readable: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{} is not readable: {e}", path.display()));
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap_or_default().split('\t').collect();
     lines
@@ -135,10 +136,7 @@ pub fn manifest_files(corpus: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf
         .filter(|n| keep(n) && !listed.contains(n))
         .collect();
     if !unlisted.is_empty() {
-        notice(&format!(
-            "NOTE: {} holds files its manifest does not list (not checked): {unlisted:?}",
-            corpus.display()
-        ));
+        notice(&format!("NOTE: {} holds files its manifest does not list (not checked): {unlisted:?}", corpus.display()));
     }
     let mut files: Vec<PathBuf> = listed.iter().map(|n| corpus.join(n)).collect();
     files.sort();
