@@ -50,7 +50,7 @@ pub enum DecompressError {
 impl DecompressError {
     /// Failure kind of a stream that could not be inflated: `inflation-limit` past the
     /// budget, `oom` when memory ran out, else `decompress`.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             DecompressError::TooLarge { .. } => "inflation-limit",
             DecompressError::OutOfMemory { .. } => "oom",
@@ -66,11 +66,11 @@ const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// than this per input byte is treated as hostile.
 const MAX_RATIO: u64 = 1100;
 /// Absolute bound on the inflated bytes of one file.
-pub const MAX_INFLATED: u64 = 8 << 30;
+pub(crate) const MAX_INFLATED: u64 = 8 << 30;
 /// Share of the address-space cap the inflated streams of a file may take: the worker
 /// peaks at about 3 × its decoded bytes + 32 MiB (docs/performance.md), and the cap also
 /// covers the allocator's reservations, so a fifth leaves room for the rest.
-pub const MEMORY_SHARE_DIVISOR: u64 = 5;
+pub(crate) const MEMORY_SHARE_DIVISOR: u64 = 5;
 /// First growth step of an output buffer with no (or a tiny) size hint.
 const MIN_GROWTH: usize = 64 << 10;
 
@@ -97,7 +97,7 @@ impl Budget {
     }
 
     /// The budget [`file_budget`] gives a file of `input_len` bytes under no memory cap.
-    pub fn for_input(input_len: u64) -> Self {
+    pub(crate) fn for_input(input_len: u64) -> Self {
         Budget::new(file_budget(input_len, None))
     }
 }

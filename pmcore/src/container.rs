@@ -125,7 +125,7 @@ pub fn write_file(file: &OleFile) -> Result<Vec<u8>, ContainerError> {
 
 /// How one stream of a reopened file compares with what was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StreamCheck {
+pub(crate) enum StreamCheck {
     /// Same bytes.
     Same,
     /// Not present in the reopened file.
@@ -136,7 +136,7 @@ pub enum StreamCheck {
 
 /// What a rewritten file looked like when reopened.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Reopened {
+pub(crate) struct Reopened {
     /// Root CLSID of the reopened file.
     pub clsid: [u8; 16],
     /// One check per expected stream, same order.
@@ -147,7 +147,7 @@ pub struct Reopened {
 
 /// Reopens `bytes` and compares each expected stream, streaming through a small buffer
 /// (no copy of the streams).
-pub fn reopen_and_compare(bytes: &[u8], expected: &[(&str, &[u8])]) -> Result<Reopened, ContainerError> {
+pub(crate) fn reopen_and_compare(bytes: &[u8], expected: &[(&str, &[u8])]) -> Result<Reopened, ContainerError> {
     match guard::contain(|| reopen_and_compare_uncontained(bytes, expected)) {
         Ok(r) => r,
         Err(message) => Err(ContainerError::ReaderPanic(message)),

@@ -15,7 +15,7 @@ pub fn is_containing() -> bool {
 }
 
 /// Runs `f`; a panic inside it is returned as `Err(message)` instead of unwinding.
-pub fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn contain<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     CONTAINING.with(|c| c.set(c.get() + 1));
     let result = catch_unwind(AssertUnwindSafe(f));
     CONTAINING.with(|c| c.set(c.get() - 1));

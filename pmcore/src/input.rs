@@ -5,7 +5,7 @@
 use crate::container::{self, OleFile};
 
 /// The eight-byte OLE2 compound file signature.
-pub const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+pub(crate) const OLE_MAGIC: [u8; 8] = [0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
 const LFS_PREFIX: &[u8] = b"version https://git-lfs.github.com/spec/v1";
 
 /// The class of an input file.

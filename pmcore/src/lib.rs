@@ -3,6 +3,14 @@
 //!
 //! No processes and no I/O beyond the bytes handed in: the worker owns files, the farm
 //! owns scheduling.
+//!
+//! The public API is what other crates use (pmref, pmworker, pmfarm, the `pmtests`
+//! crate, and pmcore's own benches and examples): the `pub` modules and re-exports below,
+//! and inside them only the items those crates name and the types their signatures need.
+//! Everything else is `pub(crate)`; `unreachable_pub` keeps a new `pub` from leaking out
+//! of a private module.
+
+#![warn(unreachable_pub)]
 
 pub mod chunk;
 pub mod classes;
@@ -13,7 +21,7 @@ pub mod export;
 pub mod facts;
 pub mod guard;
 pub mod input;
-pub mod maxfile;
+mod maxfile;
 pub mod model;
 pub mod nel;
 pub mod pages;
@@ -22,7 +30,7 @@ pub mod triage;
 pub mod verify;
 
 pub use input::{classify, Input};
-pub use maxfile::{MaxFile, StreamKind};
+pub use maxfile::{logical_name as stream_logical_name, MaxFile, StreamKind};
 
 /// Lower-case slug of `text` (`[a-z0-9-]`, runs of anything else become one `-`):
 /// the one spelling of bucket names.

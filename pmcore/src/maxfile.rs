@@ -4,12 +4,11 @@
 use crate::chunk::{self, Chunk, ChunkError, TreeStats};
 use crate::compression::{self, Compression, DecompressError};
 use crate::container::OleFile;
-use std::borrow::Cow;
 
 /// Streams that Max always writes as chunk trees. Kind is still decided by content; a
 /// stream with one of these names that does not parse is reported as a T1 failure
 /// rather than quietly compared as opaque bytes.
-pub const CHUNK_STREAM_NAMES: &[&str] = &[
+pub(crate) const CHUNK_STREAM_NAMES: &[&str] = &[
     "Scene",
     "DllDirectory",
     "ClassDirectory",
@@ -165,17 +164,12 @@ impl MaxFile {
 
 impl DecodedStream {
     /// Decoded bytes, given the stored bytes of the same stream.
-    pub fn data<'a>(&'a self, stored: &'a [u8]) -> Result<&'a [u8], &'a DecompressError> {
+    pub(crate) fn data<'a>(&'a self, stored: &'a [u8]) -> Result<&'a [u8], &'a DecompressError> {
         match &self.inflated {
             None => Ok(stored),
             Some(Ok(v)) => Ok(v),
             Some(Err(e)) => Err(e),
         }
-    }
-
-    /// Decoded bytes as a `Cow` (borrowed when the stream was not compressed).
-    pub fn data_cow<'a>(&'a self, stored: &'a [u8]) -> Option<Cow<'a, [u8]>> {
-        self.data(stored).ok().map(Cow::Borrowed)
     }
 
     /// Error from inflating, if any.
@@ -187,7 +181,7 @@ impl DecodedStream {
     }
 
     /// True when Max always writes this stream as a chunk tree.
-    pub fn expected_chunks(&self) -> bool {
+    pub(crate) fn expected_chunks(&self) -> bool {
         CHUNK_STREAM_NAMES.contains(&logical_name(&self.name))
     }
 }

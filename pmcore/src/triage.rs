@@ -14,36 +14,37 @@ use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees};
 use std::collections::BTreeSet;
 
 /// Map Extender modifier ClassId (`mapext198m3.dlm`, design §9 T3 caveats).
-pub use crate::classes::ids::MAP_EXTENDER as MAPEXT_CLASS;
+pub(crate) use crate::classes::ids::MAP_EXTENDER as MAPEXT_CLASS;
 /// Map Extender superclass: OSModifier.
-pub const MAPEXT_SUPERCLASS: u32 = 0x810;
+pub(crate) const MAPEXT_SUPERCLASS: u32 = 0x810;
 /// NeL flare scripted plugin, ClassId part A (digest §8.2).
-pub const FLARE_CLASS_A: u32 = 0x4e913532;
+pub(crate) const FLARE_CLASS_A: u32 = 0x4e913532;
 /// Biped system root (superclass Object): the one that carries the figure era.
-pub use crate::classes::ids::BIPED_SYSTEM;
+pub(crate) use crate::classes::ids::BIPED_SYSTEM;
 /// The four confirmed Biped ClassIds (design §10): system, COM controller, per-part
 /// controller, per-part geometry.
-pub const BIPED_CLASSES: [[u32; 2]; 4] = [ids::BIPED_SYSTEM, ids::BIPED_COM, ids::BIPED_PART, ids::BIPED_GEOMETRY];
+pub(crate) const BIPED_CLASSES: [[u32; 2]; 4] =
+    [ids::BIPED_SYSTEM, ids::BIPED_COM, ids::BIPED_PART, ids::BIPED_GEOMETRY];
 /// Chunk on a biped system object holding the figure-format flag (3 legacy, 0 fresh).
-pub const FIGURE_ERA_CHUNK: u16 = 0x0115;
+pub(crate) const FIGURE_ERA_CHUNK: u16 = 0x0115;
 /// ParamBlock2 ClassId and superclass (digest §8.1).
-pub use crate::classes::ids::PARAM_BLOCK2 as PARAM_BLOCK2_CLASS;
+pub(crate) use crate::classes::ids::PARAM_BLOCK2 as PARAM_BLOCK2_CLASS;
 /// ParamBlock2 superclass.
-pub const PARAM_BLOCK2_SUPERCLASS: u32 = 0x82;
+pub(crate) const PARAM_BLOCK2_SUPERCLASS: u32 = 0x82;
 /// ParamBlock2 header leaf: owner ClassId (8 bytes) first.
-pub const PB2_OWNER_CHUNK: u16 = 0x000b;
+pub(crate) const PB2_OWNER_CHUNK: u16 = 0x000b;
 /// ParamBlock2 parameter record leaf.
-pub const PB2_PARAM_CHUNK: u16 = 0x000e;
+pub(crate) const PB2_PARAM_CHUNK: u16 = 0x000e;
 /// Parameter id of `FirstFlareKeepSize` in the flare's `pblock` (digest §8.2).
-pub const FIRST_FLARE_KEEP_SIZE_PARAM: u16 = 45;
+pub(crate) const FIRST_FLARE_KEEP_SIZE_PARAM: u16 = 45;
 /// ParamType2 code of a boolean (TYPE_BOOL, stored as a 4-byte integer).
-pub const PB2_TYPE_BOOL: u16 = 4;
+pub(crate) const PB2_TYPE_BOOL: u16 = 4;
 /// Length of a parameter record with a 4-byte inline value.
 const PB2_VALUE_RECORD_LEN: usize = 19;
 /// Offset of that inline value.
 const PB2_VALUE_OFFSET: usize = 15;
 /// NodeImpl reference slot holding the node's object (base object or derived object).
-pub const NODE_OBJECT_SLOT: usize = 1;
+pub(crate) const NODE_OBJECT_SLOT: usize = 1;
 
 /// Where a detected object sits: the node(s) whose object stack holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -137,7 +138,7 @@ pub fn detect_file(file: &MaxFile) -> Option<SceneTriage> {
 }
 
 /// Runs the detectors on a resolved Scene.
-pub fn detect(index: &SceneIndex<'_>) -> SceneTriage {
+pub(crate) fn detect(index: &SceneIndex<'_>) -> SceneTriage {
     let holders = node_holders(index);
     let placements = |object: usize| -> Vec<Placement> {
         let nodes = &holders[object];

@@ -20,17 +20,7 @@ pub enum ChunkErrorKind {
     TooDeep { limit: usize },
 }
 
-impl ChunkErrorKind {
-    /// Stable kebab-case name used in events and failure signatures.
-    pub fn slug(&self) -> &'static str {
-        match self {
-            ChunkErrorKind::TruncatedHeader { .. } => "truncated-header",
-            ChunkErrorKind::SizeSmallerThanHeader { .. } => "size-smaller-than-header",
-            ChunkErrorKind::SizePastParentEnd { .. } => "size-past-parent-end",
-            ChunkErrorKind::TooDeep { .. } => "too-deep",
-        }
-    }
-}
+impl ChunkErrorKind {}
 
 /// A parse error with its locator.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -39,7 +29,7 @@ pub struct ChunkError {
     /// Stream name (e.g. `Scene`).
     pub stream: String,
     /// Chunk path of the offending chunk (or of the parent whose run is broken).
-    pub path: ChunkPath,
+    pub(crate) path: ChunkPath,
     /// Byte offset in the (decompressed) stream.
     pub offset: u64,
     /// What is wrong.

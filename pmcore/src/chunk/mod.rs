@@ -21,16 +21,18 @@ mod write;
 
 pub use error::{ChunkError, ChunkErrorKind, WriteError};
 pub use parse::parse_stream;
-pub use path::{locate_offset, mask_positions, ChunkPath};
-pub use stats::TreeStats;
-pub use write::{compare_stream, encoded_len, write_stream, write_stream_into};
+pub use path::mask_positions;
+pub(crate) use path::{locate_offset, ChunkPath};
+pub(crate) use stats::TreeStats;
+pub(crate) use write::write_stream_into;
+pub use write::{compare_stream, encoded_len, write_stream};
 
 use std::borrow::Cow;
 
 /// Deepest nesting the parser follows before it reports [`ChunkErrorKind::TooDeep`].
 /// The deepest real tree is 11 levels (`Config`); 64 leaves ample room while keeping
 /// recursion bounded on hostile input.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// Header form of one chunk; kept per chunk because files mix both widths (and Max 2024+
 /// zstd streams add the two run-to-end forms).
@@ -58,26 +60,16 @@ impl HeaderWidth {
     }
 
     /// True for the forms whose size field says "to the end of the stream".
-    pub const fn runs_to_end(self) -> bool {
+    pub(crate) const fn runs_to_end(self) -> bool {
         matches!(self, HeaderWidth::ShortToEnd | HeaderWidth::LongToEnd)
     }
 }
 
-/// Wrapper root ids of the non-Scene streams of Max 2024+ zstd files, as measured on the
-/// real files (`../shared/corpus/wild/README.md`), with the stream each wraps.
-pub const WRAPPER_ROOTS: &[(u16, &str)] = &[
-    (0x2201, "ScriptedCustAttribDefs"),
-    (0x2203, "DllDirectory"),
-    (0x2204, "ClassDirectory3"),
-    (0x2205, "ClassData"),
-    (0x2206, "Config"),
-    (0x2208, "VideoPostQueue"),
-];
-
+#[cfg(test)]
 /// The content of a stream's top-level run: the children of a sole run-to-end 6-byte
 /// wrapper root (Max 2024+ zstd streams), else the run itself. Readers of directories,
 /// classes and typed models look here; T1 keeps the whole tree.
-pub fn content<'c, 'a>(run: &'c [Chunk<'a>]) -> &'c [Chunk<'a>] {
+pub(crate) fn content<'c, 'a>(run: &'c [Chunk<'a>]) -> &'c [Chunk<'a>] {
     match run {
         [only] if only.width == HeaderWidth::ShortToEnd => only.children(),
         _ => run,
@@ -85,7 +77,7 @@ pub fn content<'c, 'a>(run: &'c [Chunk<'a>]) -> &'c [Chunk<'a>] {
 }
 
 /// Owned version of [`content`]: unwraps a sole run-to-end wrapper root.
-pub fn into_content(mut run: Vec<Chunk<'_>>) -> Vec<Chunk<'_>> {
+pub(crate) fn into_content(mut run: Vec<Chunk<'_>>) -> Vec<Chunk<'_>> {
     if run.len() == 1 && run[0].width == HeaderWidth::ShortToEnd {
         if let Some(Chunk { body: Body::Container(children), .. }) = run.pop() {
             return children;
@@ -120,7 +112,7 @@ pub struct Chunk<'a> {
 
 impl<'a> Chunk<'a> {
     /// A leaf chunk built in memory (6-byte header).
-    pub fn leaf(id: u16, payload: impl Into<Cow<'a, [u8]>>) -> Self {
+    pub(crate) fn leaf(id: u16, payload: impl Into<Cow<'a, [u8]>>) -> Self {
         Chunk { id, width: HeaderWidth::Short, offset: None, body: Body::Leaf(payload.into()) }
     }
 
@@ -130,7 +122,7 @@ impl<'a> Chunk<'a> {
     }
 
     /// Same chunk with another header width.
-    pub fn with_width(mut self, width: HeaderWidth) -> Self {
+    pub(crate) fn with_width(mut self, width: HeaderWidth) -> Self {
         self.width = width;
         self
     }
@@ -159,18 +151,5 @@ impl<'a> Chunk<'a> {
     /// First direct child with `id`.
     pub fn child(&self, id: u16) -> Option<&Chunk<'a>> {
         self.children().iter().find(|c| c.id == id)
-    }
-
-    /// Copy that no longer borrows the source buffer.
-    pub fn into_owned(self) -> Chunk<'static> {
-        Chunk {
-            id: self.id,
-            width: self.width,
-            offset: self.offset,
-            body: match self.body {
-                Body::Leaf(p) => Body::Leaf(Cow::Owned(p.into_owned())),
-                Body::Container(c) => Body::Container(c.into_iter().map(Chunk::into_owned).collect()),
-            },
-        }
     }
 }

@@ -10,13 +10,8 @@ use std::fmt;
 pub struct ChunkPath(pub String);
 
 impl ChunkPath {
-    /// Path of a stream itself (no chunk).
-    pub fn stream(name: &str) -> Self {
-        ChunkPath(name.to_string())
-    }
-
     /// Path from a stream name and a stack of (position, id) pairs.
-    pub fn from_steps(stream: &str, steps: &[(usize, u16)]) -> Self {
+    pub(crate) fn from_steps(stream: &str, steps: &[(usize, u16)]) -> Self {
         let mut s = String::from(stream);
         for (level, (pos, id)) in steps.iter().enumerate() {
             if level == 0 && *pos == 0 {
@@ -28,8 +23,9 @@ impl ChunkPath {
         ChunkPath(s)
     }
 
+    #[cfg(test)]
     /// The path as text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -61,7 +57,7 @@ pub fn mask_positions(path: &str) -> String {
 
 /// Deepest chunk of `chunks` whose encoded span (as written by the writer) contains
 /// `offset`; used to name the first differing byte of a round trip.
-pub fn locate_offset(stream: &str, chunks: &[Chunk<'_>], offset: u64) -> ChunkPath {
+pub(crate) fn locate_offset(stream: &str, chunks: &[Chunk<'_>], offset: u64) -> ChunkPath {
     let mut steps = Vec::new();
     let mut level = chunks;
     let mut base = 0u64;

@@ -23,7 +23,7 @@ pub struct TreeStats {
 
 impl TreeStats {
     /// Walks `chunks` once.
-    pub fn of(chunks: &[Chunk<'_>]) -> Self {
+    pub(crate) fn of(chunks: &[Chunk<'_>]) -> Self {
         let mut s = TreeStats::default();
         s.visit(chunks, 1);
         s
@@ -54,15 +54,5 @@ impl TreeStats {
         if short && long {
             self.mixed_containers += 1;
         }
-    }
-
-    /// Adds another tree's counts (depth and widest container take the maximum).
-    pub fn merge(&mut self, other: &TreeStats) {
-        self.headers_6 += other.headers_6;
-        self.headers_14 += other.headers_14;
-        self.headers_to_end += other.headers_to_end;
-        self.max_depth = self.max_depth.max(other.max_depth);
-        self.mixed_containers += other.mixed_containers;
-        self.max_children = self.max_children.max(other.max_children);
     }
 }

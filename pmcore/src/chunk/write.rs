@@ -36,7 +36,7 @@ pub fn write_stream(chunks: &[Chunk<'_>]) -> Result<Vec<u8>, WriteError> {
 }
 
 /// Appends a run of chunks to `out`; `stream` only names the locator of an error.
-pub fn write_stream_into(stream: &str, chunks: &[Chunk<'_>], out: &mut Vec<u8>) -> Result<(), WriteError> {
+pub(crate) fn write_stream_into(stream: &str, chunks: &[Chunk<'_>], out: &mut Vec<u8>) -> Result<(), WriteError> {
     let mut sizes = Vec::new();
     let total: u64 = chunks.iter().map(|c| measure(c, &mut sizes)).sum();
     out.reserve(usize::try_from(total).unwrap_or(0));

@@ -42,7 +42,7 @@ pub enum TypedClass {
 
 /// What a class is in a scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// Scene structure (the scene singleton, its material library, track view).
     Scene,
     /// A scene node.
@@ -75,7 +75,7 @@ pub enum Role {
 
 /// The evaluator a class uses.
 #[derive(Clone, Copy)]
-pub enum Evaluator {
+pub(crate) enum Evaluator {
     /// None: evaluation stops at it, named (or leaves it out by Max's rules).
     None,
     /// A base object's builder (`eval/primitive/`).
@@ -88,7 +88,7 @@ pub enum Evaluator {
 
 /// What a modifier does to geometry, as the exporters and comparisons need it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Effect {
+pub(crate) struct Effect {
     /// Its output is geometry whatever its input: a shape under it is counted under Objects
     /// by Max. Measured: with this set the categories of 235 of 236 readable real files
     /// agree with Max's Scene Totals; shapes under only Bend / Noise / UVW Map / XForm / FFD
@@ -119,11 +119,11 @@ pub struct Class {
     /// English display name (informative only: files store localized names).
     pub name: &'static str,
     /// Role.
-    pub role: Role,
+    pub(crate) role: Role,
     /// Its evaluator.
-    pub evaluator: Evaluator,
+    pub(crate) evaluator: Evaluator,
     /// What it does to geometry.
-    pub effect: Effect,
+    pub(crate) effect: Effect,
     /// Its typed model, when it has one.
     pub typed: Option<TypedClass>,
 }
@@ -149,7 +149,7 @@ const fn modifier_row(id: [u32; 2], name: &'static str, e: Option<&'static Modif
 }
 
 /// Every class the code knows.
-pub const CATALOGUE: &[Class] = &[
+pub(crate) const CATALOGUE: &[Class] = &[
     // Scene structure and the typed model.
     row(ids::OSM_DERIVED, 0, "OSM Derived", Role::Derived),
     row(ids::WSM_DERIVED, 0, "WSM Derived", Role::Derived),
@@ -258,12 +258,12 @@ pub const CATALOGUE: &[Class] = &[
 ];
 
 /// The class with this Class ID and superclass.
-pub fn find(id: [u32; 2], superclass: u32) -> Option<&'static Class> {
+pub(crate) fn find(id: [u32; 2], superclass: u32) -> Option<&'static Class> {
     CATALOGUE.iter().find(|c| c.id == id && c.superclass == superclass)
 }
 
 /// The typed model of a class, when it has one.
-pub fn typed_class(id: [u32; 2], superclass: u32) -> Option<TypedClass> {
+pub(crate) fn typed_class(id: [u32; 2], superclass: u32) -> Option<TypedClass> {
     find(id, superclass).and_then(|c| c.typed)
 }
 
@@ -280,22 +280,22 @@ fn evaluator<T>(id: [u32; 2], role: Role, pick: fn(Evaluator) -> Option<T>) -> O
 
 /// The evaluator of a modifier on a stack, `None` when evaluation does not know it. A stack
 /// entry is a modifier by its place: its superclass is not looked at.
-pub fn modifier(id: [u32; 2]) -> Option<&'static Modifier> {
+pub(crate) fn modifier(id: [u32; 2]) -> Option<&'static Modifier> {
     evaluator(id, Role::Modifier, |e| if let Evaluator::Modifier(m) = e { Some(m) } else { None })
 }
 
 /// The evaluator of a modifier directly over a spline shape.
-pub fn over_shape(id: [u32; 2]) -> Option<&'static ShapeModifier> {
+pub(crate) fn over_shape(id: [u32; 2]) -> Option<&'static ShapeModifier> {
     evaluator(id, Role::Modifier, |e| if let Evaluator::OverShape(m) = e { Some(m) } else { None })
 }
 
 /// The builder of a base object's class (geometric objects).
-pub fn object(id: [u32; 2]) -> Option<&'static Primitive> {
+pub(crate) fn object(id: [u32; 2]) -> Option<&'static Primitive> {
     evaluator(id, Role::Object, |e| if let Evaluator::Object(p) = e { Some(p) } else { None })
 }
 
 /// Whether a modifier class makes geometry whatever its input ([`Effect::makes_geometry`]).
-pub fn makes_geometry(id: [u32; 2]) -> bool {
+pub(crate) fn makes_geometry(id: [u32; 2]) -> bool {
     modifiers_with(id).any(|c| c.effect.makes_geometry)
 }
 

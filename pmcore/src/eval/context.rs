@@ -15,11 +15,12 @@ pub const DEFAULT_BUDGET_VERTICES: u64 = 250_000;
 
 /// The scene-wide inputs of an evaluation.
 #[derive(Clone, Copy, Debug)]
-pub struct EvalContext<'i, 'a> {
+pub(crate) struct EvalContext<'i, 'a> {
     /// The scene's objects.
     pub index: &'i SceneIndex<'a>,
     /// Evaluation time in ticks. Parameters are read at their stored values (what Max
     /// shows at frame 0), so 0 is the only time evaluated today.
+    #[allow(dead_code)] // issue 38 point 3: the context carries the time; no evaluator reads it yet
     pub time: i32,
     /// Vertices the evaluator may still build ([`DEFAULT_BUDGET_VERTICES`] for a scene).
     pub budget: u64,
@@ -27,7 +28,7 @@ pub struct EvalContext<'i, 'a> {
 
 impl<'i, 'a> EvalContext<'i, 'a> {
     /// The context at time 0 with `budget` vertices left.
-    pub fn new(index: &'i SceneIndex<'a>, budget: u64) -> Self {
+    pub(crate) fn new(index: &'i SceneIndex<'a>, budget: u64) -> Self {
         EvalContext { index, time: 0, budget }
     }
 }
@@ -35,7 +36,7 @@ impl<'i, 'a> EvalContext<'i, 'a> {
 /// One modifier's call: the scene context, the modifier and its mod context, and what the
 /// stack knows of its input.
 #[derive(Clone, Copy, Debug)]
-pub struct ModContext<'c, 'a> {
+pub(crate) struct ModContext<'c, 'a> {
     /// Scene, time and budget.
     pub eval: &'c EvalContext<'c, 'a>,
     /// The modifier and its per-node data (mod-context matrix and box, local data).
@@ -50,12 +51,12 @@ pub struct ModContext<'c, 'a> {
 
 impl<'c, 'a> ModContext<'c, 'a> {
     /// The modifier object.
-    pub fn object(&self) -> &'c SceneObject<'a> {
+    pub(crate) fn object(&self) -> &'c SceneObject<'a> {
         self.modifier.object
     }
 
     /// The scene's objects.
-    pub fn index(&self) -> &'c SceneIndex<'a> {
+    pub(crate) fn index(&self) -> &'c SceneIndex<'a> {
         self.eval.index
     }
 }

@@ -18,10 +18,10 @@ pub fn stack<'a, 'b>(
 }
 
 /// Chunk of a modifier's per-node data on its derived object (mod context, local data).
-pub const MOD_APP: u16 = 0x2500;
+pub(crate) const MOD_APP: u16 = 0x2500;
 /// Mod-context matrix inside [`MOD_APP`]: a Matrix3 (4 rows of 3 floats, Max's
 /// row-vector convention) and a flags word.
-pub const MOD_CONTEXT_TM: u16 = 0x2510;
+pub(crate) const MOD_CONTEXT_TM: u16 = 0x2510;
 
 /// One modifier on a node's stack with its per-node data.
 #[derive(Clone, Copy, Debug)]
@@ -60,7 +60,7 @@ pub fn stack_with_data<'a, 'b>(
 }
 
 /// Mod-context bounding box inside [`MOD_APP`]: min and max corners (6 floats).
-pub const MOD_CONTEXT_BOX: u16 = 0x2511;
+pub(crate) const MOD_CONTEXT_BOX: u16 = 0x2511;
 
 /// The mod-context box of a modifier (min, max); `None` when absent or short.
 pub fn mod_context_box(mod_app: Option<&Chunk<'_>>) -> Option<(Vec3, Vec3)> {

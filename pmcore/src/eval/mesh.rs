@@ -38,12 +38,12 @@ pub struct Polygon {
 
 impl Polygon {
     /// A polygon triangulated as a fan.
-    pub fn new(corners: Vec<u32>) -> Self {
+    pub(crate) fn new(corners: Vec<u32>) -> Self {
         Polygon { corners, material: 0, smoothing: 0, triangles: Vec::new() }
     }
 
     /// Number of triangles this polygon makes.
-    pub fn triangle_count(&self) -> usize {
+    pub(crate) fn triangle_count(&self) -> usize {
         if self.triangles.is_empty() {
             self.corners.len().saturating_sub(2)
         } else {
@@ -112,7 +112,7 @@ impl Counts {
 
 impl EvalMesh {
     /// An empty mesh counted under `rule`.
-    pub fn empty(rule: FaceRule) -> Self {
+    pub(crate) fn empty(rule: FaceRule) -> Self {
         EvalMesh { positions: Vec::new(), polygons: Vec::new(), uv: None, rule }
     }
 
@@ -139,7 +139,7 @@ impl EvalMesh {
     }
 
     /// Applies `f` to every position (modifiers that only move vertices).
-    pub fn map_positions(&mut self, f: impl Fn(Vec3) -> Vec3) {
+    pub(crate) fn map_positions(&mut self, f: impl Fn(Vec3) -> Vec3) {
         for p in &mut self.positions {
             *p = f(*p);
         }
@@ -147,7 +147,7 @@ impl EvalMesh {
 
     /// Drops vertices no polygon uses and renumbers the rest (Max's poly conversion does
     /// this to the centre vertex of a capped fan).
-    pub fn remove_unused_vertices(&mut self) {
+    pub(crate) fn remove_unused_vertices(&mut self) {
         let mut used = vec![false; self.positions.len()];
         for p in &self.polygons {
             for &c in p.corners.iter().chain(p.triangles.iter().flatten()) {
@@ -172,7 +172,7 @@ impl EvalMesh {
 
     /// The mesh as a poly object: polygons stay what they are (a tri object's polygons
     /// are its triangles joined across hidden edges), vertices no polygon uses are gone.
-    pub fn into_poly(mut self) -> EvalMesh {
+    pub(crate) fn into_poly(mut self) -> EvalMesh {
         for p in &mut self.polygons {
             p.triangles.clear();
         }
@@ -186,7 +186,7 @@ impl EvalMesh {
 /// faces are welded by their lattice key, so generators can emit each face on its own
 /// and still get Max's vertex count.
 #[derive(Default)]
-pub struct Welder {
+pub(crate) struct Welder {
     keys: HashMap<[i64; 3], u32>,
     /// Positions in first-use order.
     pub positions: Vec<Vec3>,
@@ -194,7 +194,7 @@ pub struct Welder {
 
 impl Welder {
     /// Index of the vertex with lattice `key`, created at `position` on first use.
-    pub fn vertex(&mut self, key: [i64; 3], position: Vec3) -> u32 {
+    pub(crate) fn vertex(&mut self, key: [i64; 3], position: Vec3) -> u32 {
         let next = self.positions.len() as u32;
         *self.keys.entry(key).or_insert_with(|| {
             self.positions.push(position);

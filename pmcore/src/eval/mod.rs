@@ -25,36 +25,34 @@
 //! Anything not evaluable stops the node with the Class ID that stopped it; no node is
 //! dropped without a counted reason.
 
-pub mod base;
+pub(crate) mod base;
 pub mod biped;
-pub mod context;
-pub mod deform;
-pub mod derived;
-pub mod gizmo;
+pub(crate) mod context;
+pub(crate) mod deform;
+pub(crate) mod derived;
+pub(crate) mod gizmo;
 pub mod mesh;
-pub mod modifier;
-pub mod outcome;
+pub(crate) mod modifier;
+pub(crate) mod outcome;
 pub mod params;
-pub mod poly_edges;
-pub mod primitive;
-pub mod selection;
+pub(crate) mod poly_edges;
+pub(crate) mod primitive;
+pub(crate) mod selection;
 pub mod spline;
 pub mod stack;
-pub mod stored;
-pub mod subdivide;
+pub(crate) mod stored;
+pub(crate) mod subdivide;
 
 pub use modifier::{cloth, edit_mesh, lathe};
 
 /// The primitive builders under their former path (fuzz targets and probes name them so).
 pub mod primitives {
-    pub use super::primitive::cylinder::{cylinder_mesh, cylinder_poly, CylinderParams};
-    pub use super::primitive::plane::{plane_mesh, PlaneParams};
+
     pub use super::primitive::r#box::{box_mesh, BoxParams};
-    pub use super::primitive::PrimitiveError;
 }
 
 pub use context::DEFAULT_BUDGET_VERTICES;
-pub use mesh::{Counts, EvalMesh, FaceRule};
+pub use mesh::{EvalMesh, FaceRule};
 pub use outcome::{Evaluated, NodeEval, NodeOutcome, Stop};
 pub use stack::{evaluate_index, evaluate_node};
 

@@ -8,9 +8,9 @@ use crate::model::paramblock::{self as pb, ParamBlock, ParamBlock2};
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 /// Superclass of an old ParamBlock.
-pub const PARAM_BLOCK_SUPERCLASS: u32 = 0x08;
+pub(crate) const PARAM_BLOCK_SUPERCLASS: u32 = 0x08;
 /// Superclass of a ParamBlock2.
-pub const PARAM_BLOCK2_SUPERCLASS: u32 = 0x82;
+pub(crate) const PARAM_BLOCK2_SUPERCLASS: u32 = 0x82;
 
 /// One parameter value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub enum ParamValue {
 
 impl ParamValue {
     /// As a float (ints converted).
-    pub fn as_f32(self) -> f32 {
+    pub(crate) fn as_f32(self) -> f32 {
         match self {
             ParamValue::Float(f) => f,
             ParamValue::Int(i) => i as f32,
@@ -34,7 +34,7 @@ impl ParamValue {
     }
 
     /// As an integer (floats rounded the way Max's spinners store counts: truncated).
-    pub fn as_i32(self) -> i32 {
+    pub(crate) fn as_i32(self) -> i32 {
         match self {
             ParamValue::Float(f) => f as i32,
             ParamValue::Int(i) => i,
@@ -129,7 +129,7 @@ impl Params {
     }
 
     /// Parameter `id`.
-    pub fn get(&self, id: u16) -> Result<ParamValue, ParamError> {
+    pub(crate) fn get(&self, id: u16) -> Result<ParamValue, ParamError> {
         if let Some((_, v)) = self.values.iter().find(|(i, _)| *i == id) {
             return Ok(*v);
         }
@@ -140,18 +140,18 @@ impl Params {
     }
 
     /// Parameter `id` as a float.
-    pub fn float(&self, id: u16) -> Result<f32, ParamError> {
+    pub(crate) fn float(&self, id: u16) -> Result<f32, ParamError> {
         self.get(id).map(ParamValue::as_f32)
     }
 
     /// Parameter `id` as an integer.
-    pub fn int(&self, id: u16) -> Result<i32, ParamError> {
+    pub(crate) fn int(&self, id: u16) -> Result<i32, ParamError> {
         self.get(id).map(ParamValue::as_i32)
     }
 
     /// Parameter `id` as an integer, `default` when the block does not store it (older
     /// releases omit parameters added later).
-    pub fn int_or(&self, id: u16, default: i32) -> Result<i32, ParamError> {
+    pub(crate) fn int_or(&self, id: u16, default: i32) -> Result<i32, ParamError> {
         match self.int(id) {
             Err(ParamError::Missing(_)) => Ok(default),
             other => other,

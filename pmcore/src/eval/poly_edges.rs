@@ -25,7 +25,7 @@ use super::mesh::{EvalMesh, Polygon};
 
 /// One edge: end vertices in the order its first face walks it, and its faces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
+pub(crate) struct Edge {
     /// First vertex (the edge runs `v1 → v2` in face `f1`).
     pub v1: u32,
     /// Second vertex.
@@ -40,7 +40,7 @@ pub struct Edge {
 /// were flipped since the edges were numbered, so they are numbered along the faces as
 /// they were (corner 0, then the others backwards) and run the way the flipped faces walk
 /// them.
-pub fn fill_edges(mesh: &EvalMesh, turned: bool) -> Vec<Edge> {
+pub(crate) fn fill_edges(mesh: &EvalMesh, turned: bool) -> Vec<Edge> {
     let mut out: Vec<Edge> = Vec::new();
     let mut by_pair: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
     for (f, p) in mesh.polygons.iter().enumerate() {
@@ -65,7 +65,7 @@ pub fn fill_edges(mesh: &EvalMesh, turned: bool) -> Vec<Edge> {
 
 /// Inserts a vertex on edge `e` at `prop` of the way from `v1` to `v2` (see the module
 /// notes); returns it. `Err` when `e` is out of range or a face does not walk the edge.
-pub fn split_edge(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, e: usize, prop: f32) -> Result<u32, String> {
+pub(crate) fn split_edge(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, e: usize, prop: f32) -> Result<u32, String> {
     let edge = *edges.get(e).ok_or_else(|| format!("insert vertex: edge {e} of {}", edges.len()))?;
     let (a, b) = (mesh.positions[edge.v1 as usize], mesh.positions[edge.v2 as usize]);
     let nv = mesh.positions.len() as u32;
@@ -93,7 +93,7 @@ fn insert_between(p: &mut Polygon, a: u32, b: u32, v: u32) -> Result<(), String>
 /// Splits every face holding exactly two marked, non-adjacent vertices along the line
 /// between them (`MNMesh::ConnectVertices`), faces in order; a face holding more than two
 /// stops (the order Max joins them in is not established).
-pub fn connect_vertices(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, marked: &[bool]) -> Result<(), String> {
+pub(crate) fn connect_vertices(mesh: &mut EvalMesh, edges: &mut Vec<Edge>, marked: &[bool]) -> Result<(), String> {
     let mut by_ends: std::collections::HashMap<(u32, u32), usize> =
         edges.iter().enumerate().map(|(i, e)| ((e.v1, e.v2), i)).collect();
     for f in 0..mesh.polygons.len() {
@@ -146,7 +146,7 @@ fn separate_face(
 /// faces both died dies; one whose first face died is turned around (its second face
 /// becomes its first); faces and vertices are renumbered (`face_map` / `vertex_map`: new
 /// index, `None` for the dead).
-pub fn after_delete(
+pub(crate) fn after_delete(
     edges: &mut Vec<Edge>,
     face_map: &[Option<usize>],
     vertex_map: &[Option<u32>],
@@ -169,7 +169,7 @@ pub fn after_delete(
 
 /// Decodes an insert-vertex-in-edge record (`0x1600`: `u32` count, the edge indices, then
 /// one `f32` proportion per edge; `LocalInsertVertexEdgeData::Save` in the SDK sample).
-pub fn insert_records(payload: &[u8]) -> Option<Vec<(usize, f32)>> {
+pub(crate) fn insert_records(payload: &[u8]) -> Option<Vec<(usize, f32)>> {
     let n = u32::from_le_bytes(payload.get(..4)?.try_into().ok()?) as usize;
     if payload.len() != 4 + 8 * n {
         return None;
@@ -182,7 +182,7 @@ pub fn insert_records(payload: &[u8]) -> Option<Vec<(usize, f32)>> {
 /// The border edges of the marked faces in edge index order, each as the marked face walks
 /// it (`a → b`): an extrude walks each cluster's border from the first of these
 /// (`ModularWallSingleDoor.fbx`'s frame vertices come in that order).
-pub fn directed_border(edges: &[Edge], mesh: &EvalMesh, faces: &[bool]) -> Vec<(u32, u32)> {
+pub(crate) fn directed_border(edges: &[Edge], mesh: &EvalMesh, faces: &[bool]) -> Vec<(u32, u32)> {
     let marked = |f: Option<usize>| f.is_some_and(|f| faces.get(f).copied().unwrap_or(false));
     let walks = |f: usize, a: u32, b: u32| {
         let c = &mesh.polygons[f].corners;
@@ -208,7 +208,7 @@ const WELD_COMPARE_LIMIT: usize = 200_000;
 
 /// Decodes target-weld records (`0x06c0` starts, `0x06c4` targets: `u32` count, then the
 /// vertex indices; `LocalTargetWeldData::Save` in the SDK sample).
-pub fn weld_records(starts: &[u8], targets: &[u8]) -> Option<Vec<(u32, u32)>> {
+pub(crate) fn weld_records(starts: &[u8], targets: &[u8]) -> Option<Vec<(u32, u32)>> {
     let list = |p: &[u8]| -> Option<Vec<u32>> {
         let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
         (p.len() == 4 + 4 * n)
@@ -227,7 +227,7 @@ pub fn weld_records(starts: &[u8], targets: &[u8]) -> Option<Vec<(u32, u32)>> {
 /// Otherwise both must lie on the border (`MNMesh::WeldBorderVerts`), else nothing
 /// happens. When both choices of survivor give the same mesh (the two are neighbours in
 /// the vertex list) no direction is needed; else an unknown direction stops.
-pub fn target_weld(
+pub(crate) fn target_weld(
     mesh: &mut EvalMesh,
     known: &mut Option<Vec<(u32, u32)>>,
     start: u32,
@@ -340,7 +340,7 @@ fn on_border(mesh: &EvalMesh, v: u32) -> bool {
 /// vertices in the order `Chair.fbx` has them). Only edges whose ends coincide (within
 /// 1e-4) are collapsed — where the survivor ends up otherwise is not established — and a
 /// vertex on two such edges stops.
-pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Result<(), String> {
+pub(crate) fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Result<(), String> {
     use std::collections::HashMap;
     let n = mesh.positions.len();
     let is_marked = |v: u32| marked.get(v as usize).copied().unwrap_or(false);

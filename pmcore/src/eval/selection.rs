@@ -19,23 +19,23 @@ use crate::chunk::Chunk;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 /// Edit Poly modifier: selection level (`kChunkSelLevel`, an `int`).
-pub const EDIT_POLY_SEL_LEVEL: u16 = 0x0100;
+pub(crate) const EDIT_POLY_SEL_LEVEL: u16 = 0x0100;
 /// Edit Poly per-node data: vertex, edge and face selections (each a `0x2700` bit array).
-pub const EDIT_POLY_VERTEX_SEL: u16 = 0x0200;
+pub(crate) const EDIT_POLY_VERTEX_SEL: u16 = 0x0200;
 /// See [`EDIT_POLY_VERTEX_SEL`].
-pub const EDIT_POLY_EDGE_SEL: u16 = 0x0210;
+pub(crate) const EDIT_POLY_EDGE_SEL: u16 = 0x0210;
 /// See [`EDIT_POLY_VERTEX_SEL`].
-pub const EDIT_POLY_FACE_SEL: u16 = 0x0220;
+pub(crate) const EDIT_POLY_FACE_SEL: u16 = 0x0220;
 /// Edit Mesh modifier: selection level (an `int16`).
-pub const EDIT_MESH_SEL_LEVEL: u16 = 0x2800;
+pub(crate) const EDIT_MESH_SEL_LEVEL: u16 = 0x2800;
 /// Mesh Select modifier: selection level.
-pub const MESH_SELECT_SEL_LEVEL: u16 = 0x0100;
+pub(crate) const MESH_SELECT_SEL_LEVEL: u16 = 0x0100;
 /// Editable Poly / Editable Mesh object: selection level.
-pub const EDITABLE_SEL_LEVEL: u16 = 0x4038;
+pub(crate) const EDITABLE_SEL_LEVEL: u16 = 0x4038;
 
 /// What a deformer receives.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Selection {
+pub(crate) enum Selection {
     /// Object level: every vertex.
     Object,
     /// Sub-object level: the vertices marked `true`, by index.
@@ -47,7 +47,7 @@ pub enum Selection {
 impl Selection {
     /// The vertices a deformer moves over a mesh of `vertices` vertices: `Ok(None)` for
     /// all, `Err` with the reason when the selection is not known or does not fit.
-    pub fn deformed(&self, vertices: usize) -> Result<Option<&[bool]>, String> {
+    pub(crate) fn deformed(&self, vertices: usize) -> Result<Option<&[bool]>, String> {
         match self {
             Selection::Object => Ok(None),
             Selection::Vertices(v) if v.len() == vertices => Ok(Some(v)),
@@ -72,7 +72,7 @@ pub(crate) fn level(chunk: Option<&Chunk<'_>>) -> Option<i32> {
 /// The selection a base object passes up: object level for procedural objects; an
 /// Editable Poly or Mesh at a sub-object level is not decoded (its selection lives in the
 /// stored mesh's flags).
-pub fn of_base(base: &SceneObject<'_>) -> Selection {
+pub(crate) fn of_base(base: &SceneObject<'_>) -> Selection {
     match level(base.chunk.child(EDITABLE_SEL_LEVEL)) {
         None | Some(0) => Selection::Object,
         Some(l) => Selection::Unknown(format!("base object at selection level {l}")),
@@ -81,11 +81,11 @@ pub fn of_base(base: &SceneObject<'_>) -> Selection {
 
 /// A modifier's own rule for the selection it outputs: `(scene, the modifier, its output,
 /// whether the output's indices are Max's own)`.
-pub type OwnSelection = fn(&SceneIndex<'_>, &StackModifier<'_, '_>, Option<&EvalMesh>, bool) -> Selection;
+pub(crate) type OwnSelection = fn(&SceneIndex<'_>, &StackModifier<'_, '_>, Option<&EvalMesh>, bool) -> Selection;
 
 /// How a modifier passes the selection it receives on.
 #[derive(Clone, Copy)]
-pub enum Carry {
+pub(crate) enum Carry {
     /// A vertex selection stays when the output has as many vertices (mapping, selection
     /// and material edits, deformers that only move vertices).
     Keeps,
@@ -98,7 +98,7 @@ pub enum Carry {
 /// The selection after modifier `sm` produced `output` from an input carrying `before`.
 /// `in_max_order`: the output's vertex and face indices are Max's own (what stored
 /// selections index).
-pub fn after_modifier(
+pub(crate) fn after_modifier(
     carry: Carry,
     index: &SceneIndex<'_>,
     sm: &StackModifier<'_, '_>,

@@ -28,29 +28,29 @@
 use glam::Vec3;
 
 /// Chunk of the shape data inside the object chunk.
-pub const SHAPE_DATA: u16 = 0x2000;
+pub(crate) const SHAPE_DATA: u16 = 0x2000;
 /// BezierShape container inside [`SHAPE_DATA`]; also each spline's container inside it.
-pub const BEZIER_SHAPE: u16 = 0x1010;
+pub(crate) const BEZIER_SHAPE: u16 = 0x1010;
 /// Knot count of a spline.
-pub const KNOT_COUNT: u16 = 0x2900;
+pub(crate) const KNOT_COUNT: u16 = 0x2900;
 /// A spline word whose meaning is not established (0 on every corpus file).
-pub const SPLINE_WORD: u16 = 0x2904;
+pub(crate) const SPLINE_WORD: u16 = 0x2904;
 /// The knots of a spline.
-pub const KNOTS: u16 = 0x290a;
+pub(crate) const KNOTS: u16 = 0x290a;
 /// Closed flag of a spline.
-pub const CLOSED: u16 = 0x290d;
+pub(crate) const CLOSED: u16 = 0x290d;
 /// Interpolation steps of the BezierShape (−1: adaptive).
-pub const STEPS: u16 = 0x1050;
+pub(crate) const STEPS: u16 = 0x1050;
 /// Optimize flag of the BezierShape.
-pub const OPTIMIZE: u16 = 0x1060;
+pub(crate) const OPTIMIZE: u16 = 0x1060;
 /// Bytes per stored knot.
-pub const KNOT_BYTES: usize = 52;
+pub(crate) const KNOT_BYTES: usize = 52;
 /// Upper bound on interpolation steps (Max's spinner stops at 100).
-pub const MAX_STEPS: i32 = 100;
+pub(crate) const MAX_STEPS: i32 = 100;
 
 /// A knot's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KnotType {
+pub(crate) enum KnotType {
     /// Smooth (automatic tangents).
     Smooth,
     /// Corner.
@@ -73,7 +73,7 @@ impl KnotType {
     }
 
     /// Whether the surface is smooth across this knot (Max's `POLYPT_SMOOTH`).
-    pub fn is_smooth(self) -> bool {
+    pub(crate) fn is_smooth(self) -> bool {
         matches!(self, KnotType::Smooth | KnotType::Bezier)
     }
 }
@@ -82,7 +82,7 @@ impl KnotType {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Knot {
     /// Knot type.
-    pub kind: KnotType,
+    pub(crate) kind: KnotType,
     /// The segment starting here is a straight line (line type 1).
     pub line: bool,
     /// The knot point.
@@ -240,7 +240,7 @@ pub struct PolyLine {
 
 impl PolyLine {
     /// Straight pieces: points − 1 when open, points when closed.
-    pub fn pieces(&self) -> usize {
+    pub(crate) fn pieces(&self) -> usize {
         if self.closed {
             self.points.len()
         } else {
@@ -250,7 +250,7 @@ impl PolyLine {
 }
 
 /// Cubic Bezier point at `t` of the segment from knot `a` to knot `b`.
-pub fn bezier(a: &Knot, b: &Knot, t: f32) -> Vec3 {
+pub(crate) fn bezier(a: &Knot, b: &Knot, t: f32) -> Vec3 {
     let s = 1.0 - t;
     a.point * (s * s * s) + a.out_vec * (3.0 * s * s * t) + b.in_vec * (3.0 * s * t * t) + b.point * (t * t * t)
 }
@@ -274,7 +274,7 @@ fn straight(a: &Knot, b: &Knot) -> bool {
 /// Interpolates a spline: each segment gives its start knot, then `steps` interior points
 /// at `t = i / (steps + 1)` unless optimized away (straight segment); an open spline ends
 /// with its last knot.
-pub fn polyline(s: &Spline, steps: u32, optimize: bool) -> PolyLine {
+pub(crate) fn polyline(s: &Spline, steps: u32, optimize: bool) -> PolyLine {
     let n = s.knots.len();
     let segments = if s.closed { n } else { n.saturating_sub(1) };
     let mut points = Vec::with_capacity(n + segments * steps as usize);

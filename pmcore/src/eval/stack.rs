@@ -12,12 +12,8 @@ use crate::classes::{self, ids, ids::superclass};
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 pub use super::base::evaluate_base;
-pub use super::context::DEFAULT_BUDGET_VERTICES;
-pub use super::derived::{
-    mod_context_box, mod_context_tm, stack, stack_with_data, StackModifier, MOD_APP, MOD_CONTEXT_BOX, MOD_CONTEXT_TM,
-};
+pub use super::derived::{mod_context_box, mod_context_tm, stack, stack_with_data, StackModifier};
 pub use super::outcome::{Evaluated, NodeEval, NodeOutcome, Stop};
-pub use super::stored::from_stored;
 
 use super::outcome::stop;
 

@@ -7,7 +7,7 @@ use glam::Vec3;
 
 /// A stored tri / poly mesh as an [`EvalMesh`]: dead vertices dropped, poly faces keep the
 /// triangles of their stored cuts.
-pub fn from_stored(mesh: &geometry::Mesh) -> EvalMesh {
+pub(crate) fn from_stored(mesh: &geometry::Mesh) -> EvalMesh {
     let mut remap = vec![u32::MAX; mesh.positions.len()];
     let mut positions = Vec::with_capacity(mesh.positions.len());
     for (i, p) in mesh.positions.iter().enumerate() {

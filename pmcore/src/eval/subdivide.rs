@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 /// Counts after `iterations` Catmull-Clark steps: V' = V + E + F, E' = 2E + C, F' = C,
 /// C' = 4C (C = number of face corners) — exact for any polygon mesh, open or closed.
-pub fn catmull_clark_counts(c: Counts, iterations: u32) -> Counts {
+pub(crate) fn catmull_clark_counts(c: Counts, iterations: u32) -> Counts {
     let mut c = c;
     for _ in 0..iterations {
         c = Counts {
@@ -57,7 +57,7 @@ fn edges_of(mesh: &EvalMesh) -> Edges {
 }
 
 /// One Catmull-Clark step over a poly mesh (the result is a poly mesh of quads).
-pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
+pub(crate) fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
     let v = mesh.positions.len();
     let edges = edges_of(mesh);
     let face_points: Vec<Vec3> = mesh

@@ -33,11 +33,11 @@ use glam::{Mat3, Mat4, Vec2, Vec3};
 use std::collections::HashMap;
 
 /// NeL class name of the shapes this exporter writes.
-pub const CLASS: &str = "CMesh";
+pub(crate) const CLASS: &str = "CMesh";
 
 /// A Max material as the shape exporter needs it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ShapeMaterial {
+pub(crate) struct ShapeMaterial {
     /// Material name (informative).
     pub name: String,
     /// Diffuse colour, 0..=255 per channel.
@@ -58,7 +58,7 @@ struct Corner {
 
 /// What [`build`] made, beside the mesh.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct BuildNotes {
+pub(crate) struct BuildNotes {
     /// Triangles written.
     pub triangles: usize,
     /// Vertex-buffer entries after welding.
@@ -216,7 +216,7 @@ fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeight
 
 /// A NeL material for a Max one (standard lit material: diffuse colour, opacity in the
 /// diffuse alpha, the diffuse bitmap on stage 0).
-pub fn nel_material(m: &ShapeMaterial, texture_id: Option<u64>) -> Material {
+pub(crate) fn nel_material(m: &ShapeMaterial, texture_id: Option<u64>) -> Material {
     let [r, g, b] = m.diffuse;
     let diffuse = [r, g, b, m.opacity];
     let texture = match (&m.texture, texture_id) {
@@ -251,7 +251,7 @@ pub fn nel_material(m: &ShapeMaterial, texture_id: Option<u64>) -> Material {
 }
 
 /// The file name part of a stored bitmap path (Windows or Unix separators).
-pub fn file_base_name(path: &str) -> &str {
+pub(crate) fn file_base_name(path: &str) -> &str {
     path.rsplit(['\\', '/']).next().unwrap_or(path)
 }
 
@@ -259,7 +259,7 @@ pub fn file_base_name(path: &str) -> &str {
 /// (object → node local), `local` the node's transform relative to its parent, `materials`
 /// the node's material list (one entry for a plain material, the sub-materials of a
 /// Multi/Sub-Object; empty for a node without material).
-pub fn build(
+pub(crate) fn build(
     mesh: &EvalMesh,
     offset: Mat4,
     local: &LocalTransform,
@@ -425,9 +425,9 @@ pub struct NodeShape {
     /// The shape.
     pub mesh: Mesh,
     /// Build counters.
-    pub notes: BuildNotes,
+    pub(crate) notes: BuildNotes,
     /// The node's materials as read from the scene.
-    pub materials: Vec<ShapeMaterial>,
+    pub(crate) materials: Vec<ShapeMaterial>,
 }
 
 /// What the exporter did with the scene's nodes.
@@ -454,12 +454,12 @@ pub enum ShapeError {
 }
 
 /// Multi/Sub-Object material Class ID.
-pub use crate::classes::ids::MULTI_MATERIAL;
+pub(crate) use crate::classes::ids::MULTI_MATERIAL;
 /// Standard material Class ID, and the map slot of its diffuse map (`ID_DI`).
-pub use crate::classes::ids::STANDARD_MATERIAL;
+pub(crate) use crate::classes::ids::STANDARD_MATERIAL;
 const STANDARD_DIFFUSE_SLOT: usize = 1;
 /// Bitmap texture Class ID.
-pub use crate::classes::ids::BITMAP_TEXTURE;
+pub(crate) use crate::classes::ids::BITMAP_TEXTURE;
 /// Editable Mesh texture vertices (`u32 n`, n × 3 `f32`) and texture faces (`u32 n`,
 /// n × 3 `u32`) under the object's 0x08fe (map channel 1).
 const TRI_TVERTS: u16 = 0x2394;
@@ -471,7 +471,7 @@ fn is_material(o: &crate::model::scene_index::SceneObject<'_>) -> bool {
 
 /// The node's material list as the NeL exporter numbers it: the sub-materials of a
 /// Multi/Sub-Object in reference order, else the material itself, else none.
-pub fn node_materials(
+pub(crate) fn node_materials(
     index: &crate::model::scene_index::SceneIndex<'_>,
     node: &crate::model::scene_index::SceneObject<'_>,
 ) -> Vec<ShapeMaterial> {

@@ -20,9 +20,6 @@ use crate::model::scene_index::{SceneIndex, SceneTrees};
 use crate::MaxFile;
 use std::fmt::Write as _;
 
-/// Superclass of geometric objects.
-pub const GEOM_OBJECT_SUPERCLASS: u32 = 0x10;
-
 /// One exported object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjObject {
@@ -77,7 +74,7 @@ pub struct ObjSummary {
     /// Nodes over the memory budget: counted, not written (`name: why`).
     pub count_only: Vec<String>,
     /// Geometry nodes whose evaluation stopped, with the class that stopped them.
-    pub stopped: Vec<StoppedNode>,
+    pub(crate) stopped: Vec<StoppedNode>,
     /// Nodes Max does not count (lights, cameras, helpers, shapes …), by reason.
     pub left_out: Vec<(String, usize)>,
     /// Nodes left out because their transform cannot be read, with why.
@@ -102,11 +99,6 @@ impl ObjError {
     pub fn stream_offset(&self) -> Option<u64> {
         None
     }
-}
-
-/// Exports every geometry node of `file`, evaluated.
-pub fn export(file: &MaxFile) -> Result<(Vec<ObjObject>, ObjSummary), ObjError> {
-    export_with(file, ExportOptions::default())
 }
 
 /// Exports every geometry node of `file` with `options`.

@@ -23,16 +23,16 @@ use crate::MaxFile;
 use glam::Mat4;
 
 /// Name of the root node the build pipeline exports from.
-pub const ROOT_NAME: &str = "Bip01";
+pub(crate) const ROOT_NAME: &str = "Bip01";
 /// AppData SubId of the bone LOD distance (`NEL3D_APPDATA_BONE_LOD_DISTANCE`).
-pub const BONE_LOD_DISTANCE_SUBID: u32 = 1423062615;
+pub(crate) const BONE_LOD_DISTANCE_SUBID: u32 = 1423062615;
 /// ClassId of the MAXScript utility class that owns NeL AppData.
-pub use crate::classes::ids::MAXSCRIPT_UTILITY as MAXSCRIPT_UTILITY_CLASS;
+pub(crate) use crate::classes::ids::MAXSCRIPT_UTILITY as MAXSCRIPT_UTILITY_CLASS;
 /// SuperClass id of utilities.
-pub const UTILITY_SUPERCLASS: u32 = 0x1020;
+pub(crate) const UTILITY_SUPERCLASS: u32 = 0x1020;
 /// ClassIds (part A, part B = 0) of the biped classes: system, COM controller, bone
 /// controller, per-part object.
-pub const BIPED_CLASSES: [u32; 4] = [0x9155, 0x9156, 0x9154, 0x9125];
+pub(crate) const BIPED_CLASSES: [u32; 4] = [0x9155, 0x9156, 0x9154, 0x9125];
 
 /// Why the rig could not be built.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -113,12 +113,12 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
 }
 
 /// True for the four biped ClassIds.
-pub fn is_biped_class(id: [u32; 2]) -> bool {
+pub(crate) fn is_biped_class(id: [u32; 2]) -> bool {
     id[1] == 0 && BIPED_CLASSES.contains(&id[0])
 }
 
 /// Builds the skeleton rooted at `root`.
-pub fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(Skeleton, RigSummary), RigError> {
+pub(crate) fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(Skeleton, RigSummary), RigError> {
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.objects.len()];
     for o in index.objects.iter().filter(|o| o.is_node()) {
         if let Some(p) = o.node_parent().filter(|&p| p < children.len() && p != o.storage_index) {
@@ -183,7 +183,7 @@ pub fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(Skeleton
 
 /// The bone-LOD AppData value of a node: `None` when absent, `Some(None)` when present but
 /// not a number.
-pub fn lod_distance(node: &SceneObject<'_>) -> Option<Option<f32>> {
+pub(crate) fn lod_distance(node: &SceneObject<'_>) -> Option<Option<f32>> {
     let value = appdata_value(node, MAXSCRIPT_UTILITY_CLASS, UTILITY_SUPERCLASS, BONE_LOD_DISTANCE_SUBID)?;
     let text: String = value.iter().take_while(|&&b| b != 0).map(|&b| b as char).collect();
     Some(text.trim().parse::<f32>().ok().filter(|d| d.is_finite()))
@@ -192,7 +192,7 @@ pub fn lod_distance(node: &SceneObject<'_>) -> Option<Option<f32>> {
 /// Raw value bytes of the AppData entry keyed (class, superclass, sub id) on `object`
 /// (chunk 0x2150: entries 0x0110 = key 0x0120 `u32 class a, b, superclass, sub id, size` +
 /// value 0x0130).
-pub fn appdata_value<'a>(
+pub(crate) fn appdata_value<'a>(
     object: &'a SceneObject<'a>,
     class: [u32; 2],
     superclass: u32,

@@ -213,7 +213,7 @@ fn canonical(mut v: Vec<[f32; 8]>) -> Vec<[f32; 8]> {
 /// kept each from matching (a free reference vertex at the same position whose UV
 /// matches → `normals`; whose normal matches → `uvs`; none → `positions`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct VertexMatch {
+pub(crate) struct VertexMatch {
     /// Vertices matched one-to-one within tolerance.
     pub matched: usize,
     /// Unmatched because only the normal differs.
@@ -228,7 +228,7 @@ pub struct VertexMatch {
 
 impl VertexMatch {
     /// The reason class of the misses: the most frequent one.
-    pub fn reason(&self) -> &'static str {
+    pub(crate) fn reason(&self) -> &'static str {
         let classes = [(self.positions, "positions"), (self.normals, "normals"), (self.uvs, "uvs")];
         classes.iter().max_by_key(|(n, _)| *n).map(|(_, c)| *c).unwrap_or("positions")
     }
@@ -239,7 +239,7 @@ impl VertexMatch {
 /// within tolerance in the window of reference vertices whose x lies within the position
 /// tolerance (greedy: exact for vertices farther apart than the tolerance, which welded
 /// vertices with distinct attributes are).
-pub fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> VertexMatch {
+pub(crate) fn match_vertices(ours: &[[f32; 8]], reference: &[[f32; 8]], tol: Tolerance) -> VertexMatch {
     let reference = canonical(reference.to_vec());
     let ours = canonical(ours.to_vec());
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// Scene Totals as derived, with the nodes whose category could not be decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DerivedTotals {
+pub(crate) struct DerivedTotals {
     /// Counts in Max's order (Objects, Shapes, Lights, Cameras, Helpers, Space Warps, Total).
     pub counts: [u64; 7],
     /// Class names of the objects at the top of stacks whose category is unknown.
@@ -29,7 +29,7 @@ pub struct SceneAccount {
     /// Node names without the root, in storage order.
     pub objects: Vec<String>,
     /// Scene Totals.
-    pub totals: DerivedTotals,
+    pub(crate) totals: DerivedTotals,
     /// Plug-in files.
     pub plugins: Vec<String>,
     /// External files: the asset table's file names, or why not.
@@ -42,12 +42,12 @@ pub struct SceneAccount {
     pub mesh: Result<(u64, u64), Vec<String>>,
     /// Nodes (storage index) by category, for the detail.
     #[serde(skip)]
-    pub categories: BTreeMap<usize, Category>,
+    pub(crate) categories: BTreeMap<usize, Category>,
 }
 
 /// A node's Scene Totals category.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub enum Category {
+pub(crate) enum Category {
     /// Geometry.
     Objects,
     /// Splines.
@@ -91,7 +91,7 @@ const UNLISTED_ASSET_TYPES: &[&str] = &["Other"];
 /// (its background file, never listed) or hang below a left-over material-library entry
 /// (Unwrap UVW's `UV_Checker.png`); assets of type `Other` are never listed. Files
 /// without an asset table (Max 2009 and older) are unsupported.
-pub fn dependencies(file: &MaxFile, index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+pub(crate) fn dependencies(file: &MaxFile, index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let table =
         crate::model::assets::of(file).ok_or_else(|| vec!["no asset table (Max 2009 and older)".to_string()])?;
     if let Some(at) = table.stopped_at {
@@ -122,7 +122,7 @@ fn is_scene_node(o: &SceneObject<'_>) -> bool {
 }
 
 /// The account of a resolved Scene.
-pub fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
+pub(crate) fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
     let mut out = SceneAccount {
         objects: Vec::new(),
         totals: DerivedTotals::default(),
@@ -165,7 +165,7 @@ const MTL_FLAGS: u16 = 0x4003;
 /// only when the library holds them. A name is the MtlBase header's 0x4001 (see
 /// [`mtl_name`]); an entry whose name cannot be read makes the section unsupported,
 /// naming its class.
-pub fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+pub(crate) fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let usage = SceneUse::of(index).map_err(|e| vec![e])?;
     let mut names = Vec::new();
     let mut unreadable = Vec::new();
@@ -198,7 +198,7 @@ fn class_label(o: &SceneObject<'_>) -> String {
 /// 0x4001 and 0x4003 — a direct child container of the object (0x4000 in Standard, 0x5431
 /// in VRayMtl: measured, not a fixed id), else the object chunk itself (scripted materials
 /// such as PBR Material 0xD00F1E00:0xBE77E500, `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
-pub fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
     let is_header = |c: &crate::chunk::Chunk<'_>| c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some();
     // The header container first: some texmaps (OSL Map) hold other 0x4001/0x4003 chunks
     // at their top level (`wild/ricobarrett__meetingtable.max`).
@@ -214,16 +214,16 @@ pub fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
 }
 
 /// RenderEnvironment (Class ID 0xEE448B23:0): holds the render settings.
-pub use crate::classes::ids::RENDER_ENVIRONMENT;
+pub(crate) use crate::classes::ids::RENDER_ENVIRONMENT;
 /// Ticks per frame at Max's default 30 frames per second.
-pub const TICKS_PER_FRAME: i64 = 160;
+pub(crate) const TICKS_PER_FRAME: i64 = 160;
 
 /// Render Width / Height and Animation Start / End, from RenderEnvironment 0x110/0x2000:
 /// 0x190 width, 0x200 height, 0x100 time type, 0x110 / 0x120 range start / end in ticks.
 /// Time type (low byte) 1 = single frame (Max writes 0 and 0), 2 = active segment as
 /// stored, 4 = range as stored, 3 = the scene's active time segment (stored elsewhere:
 /// unsupported); 0 (one Max 8 file) reads as a single frame.
-pub fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+pub(crate) fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let settings = index
         .objects
         .iter()

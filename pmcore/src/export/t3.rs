@@ -15,13 +15,13 @@ use super::skel::{Bone, Skeleton};
 use std::collections::BTreeMap;
 
 /// The design's float tolerance for "close".
-pub const CLOSE: f32 = 0.02;
+pub(crate) const CLOSE: f32 = 0.02;
 /// Relative position tolerance for OBJ vertices.
-pub const OBJ_TOLERANCE: f32 = 1e-5;
+pub(crate) const OBJ_TOLERANCE: f32 = 1e-5;
 /// Labels of the InvBindPos ULP histogram buckets.
-pub const ULP_BUCKETS: [&str; 6] = ["0", "1", "2-4", "5-16", "17-256", ">256"];
+pub(crate) const ULP_BUCKETS: [&str; 6] = ["0", "1", "2-4", "5-16", "17-256", ">256"];
 /// Most per-field "off" entries listed in a result (all are counted).
-pub const MAX_LISTED: usize = 50;
+pub(crate) const MAX_LISTED: usize = 50;
 
 /// A field's name, produced components, reference components and an alternative
 /// reference (the negated quaternion) that counts as equal.
@@ -97,7 +97,7 @@ impl SkelComparison {
 }
 
 /// Distance in units in the last place between two floats (sign-aware, saturating).
-pub fn ulp_distance(a: f32, b: f32) -> u64 {
+pub(crate) fn ulp_distance(a: f32, b: f32) -> u64 {
     let key = |x: f32| {
         let bits = x.to_bits() as i64;
         if bits & 0x8000_0000 != 0 {

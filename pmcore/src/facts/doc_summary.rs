@@ -21,7 +21,7 @@ use super::property_set::{headed_parts, Section};
 /// The sections Max writes, in the order it writes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SectionKind {
+pub(crate) enum SectionKind {
     /// Release, compression flag, build, saved-as version.
     General,
     /// Vertex and face totals.
@@ -114,7 +114,8 @@ impl SceneTotals {
     }
 
     /// English names of the seven values.
-    pub const NAMES: [&'static str; 7] = ["Objects", "Shapes", "Lights", "Cameras", "Helpers", "Space Warps", "Total"];
+    pub(crate) const NAMES: [&'static str; 7] =
+        ["Objects", "Shapes", "Lights", "Cameras", "Helpers", "Space Warps", "Total"];
 }
 
 /// Mesh Totals.
@@ -177,7 +178,7 @@ impl DocSummary {
     }
 
     /// Types heading groups (heading text, parts).
-    pub fn from_groups(groups: &[(String, Vec<String>)]) -> DocSummary {
+    pub(crate) fn from_groups(groups: &[(String, Vec<String>)]) -> DocSummary {
         let mut out = DocSummary::default();
         for (position, (heading, parts)) in groups.iter().enumerate() {
             let Some(kind) = section_kind(heading, parts, position) else {
@@ -340,10 +341,11 @@ fn counted<const N: usize>(parts: &[String], keys: &[&[&str]; N]) -> Result<[u64
     Ok(out)
 }
 
+#[cfg(test)]
 /// The saving release with a decimal point whatever the locale (`18.00`, `22,00` → `22.00`,
 /// `9,0` → `9.0`): the number of the release part of General, in any known language, never
 /// the build string.
-pub fn saving_release(sections: &[Section]) -> Option<String> {
+pub(crate) fn saving_release(sections: &[Section]) -> Option<String> {
     DocSummary::from_sections(sections).general?.release
 }
 

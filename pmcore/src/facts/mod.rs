@@ -8,7 +8,8 @@ pub mod version;
 use crate::compression::Compression;
 use crate::maxfile::{MaxFile, StreamKind};
 
-pub use version::{max_version, version_label, version_slug, VERSIONS};
+pub(crate) use version::version_label;
+pub use version::version_slug;
 
 /// Facts about one stream.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

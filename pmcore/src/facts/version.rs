@@ -5,7 +5,7 @@
 /// against the release in each file's property set): 0x2004, 0x2009, 0x200A, 0x200B, 0x200E,
 /// 0x2011–0x2014, 0x2017, 0x2019, 0x2020–0x2023, 0x2025–0x2029, 0x2031; the rest
 /// (0x2006, 0x2008, 0x200F) are tentative. One id can cover two releases (0x2023, 0x2029).
-pub const VERSIONS: &[(u16, &str)] = &[
+pub(crate) const VERSIONS: &[(u16, &str)] = &[
     (0x2004, "Max 3"),
     (0x2006, "Max 4"),
     (0x2008, "Max 5"),
@@ -45,7 +45,7 @@ pub fn max_version(root_id: u16) -> String {
 /// covers two (0x2023 = Max 2018/2019, 0x2029 = Max 2024/2025) by the release whose format the
 /// file was written in (`Saved As Version`: 20.00 → Max 2018, 21.00 → Max 2019; release N ≥ 10
 /// is Max 1998+N). Without a usable `saved_as` the label keeps both names.
-pub fn version_label(root_id: u16, saved_as: Option<&str>) -> String {
+pub(crate) fn version_label(root_id: u16, saved_as: Option<&str>) -> String {
     let label = max_version(root_id);
     let Some((first, second)) = label.strip_prefix("Max ").and_then(|r| r.split_once('/')) else {
         return label;

@@ -12,7 +12,7 @@ use super::normalize;
 use super::writer::{BuildError, Writer};
 use crate::chunk::{Chunk, HeaderWidth};
 
-pub use super::appdata_ids::{APPDATA, COUNT, ENTRY, KEY, VALUE};
+pub(crate) use super::appdata_ids::{APPDATA, COUNT, ENTRY, KEY, VALUE};
 
 /// Identity of one AppData entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -52,7 +52,7 @@ impl AppData {
     /// Decodes an AppData container; any structural surprise (a missing or misplaced
     /// count, a count that disagrees, an entry not exactly [key, value], a key whose
     /// Size disagrees with its value, a duplicate key) degrades the owner.
-    pub fn decode(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<AppData, Surprise> {
+    pub(crate) fn decode(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<AppData, Surprise> {
         let kids = c.children();
         if !c.is_container() {
             return Err(ctx.surprise("AppData 0x2150 is a leaf"));
@@ -131,7 +131,7 @@ impl AppData {
     }
 
     /// An empty AppData (6-byte headers), for objects that gain their first entry.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         AppData { width: HeaderWidth::Short, count_width: HeaderWidth::Short, entries: Vec::new() }
     }
 
@@ -148,14 +148,8 @@ impl AppData {
         }
     }
 
-    /// Removes the entry with `key`; returns its value.
-    pub fn remove(&mut self, key: AppDataKey) -> Option<Vec<u8>> {
-        let i = self.entries.iter().position(|e| e.key == key)?;
-        Some(self.entries.remove(i).value)
-    }
-
     /// Writes the container, or nothing (recording the normalization) when empty.
-    pub fn build(&self, w: &mut Writer<'_>) -> Result<(), BuildError> {
+    pub(crate) fn build(&self, w: &mut Writer<'_>) -> Result<(), BuildError> {
         if self.entries.is_empty() {
             w.normalized(normalize::EMPTY_APPDATA_DROPPED);
             return Ok(());

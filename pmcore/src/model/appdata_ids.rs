@@ -2,12 +2,12 @@
 //! can name them without importing the decoder that applies it.
 
 /// AppData container id.
-pub const APPDATA: u16 = 0x2150;
+pub(crate) const APPDATA: u16 = 0x2150;
 /// Entry count leaf.
-pub const COUNT: u16 = 0x0100;
+pub(crate) const COUNT: u16 = 0x0100;
 /// Entry container.
-pub const ENTRY: u16 = 0x0110;
+pub(crate) const ENTRY: u16 = 0x0110;
 /// Entry key leaf (20 bytes).
-pub const KEY: u16 = 0x0120;
+pub(crate) const KEY: u16 = 0x0120;
 /// Entry value leaf.
-pub const VALUE: u16 = 0x0130;
+pub(crate) const VALUE: u16 = 0x0130;

@@ -8,11 +8,11 @@
 //! and is reported.
 
 /// Stream names, newest first, with the number of paths per record.
-pub const ASSET_STREAMS: [(&str, usize); 2] = [("FileAssetMetaData3", 2), ("FileAssetMetaData2", 1)];
+pub(crate) const ASSET_STREAMS: [(&str, usize); 2] = [("FileAssetMetaData3", 2), ("FileAssetMetaData2", 1)];
 
 /// One asset.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Asset {
+pub(crate) struct Asset {
     /// The asset's GUID as stored (16 bytes): objects that use the asset store it, not the path.
     pub guid: [u8; 16],
     /// Asset type as written (`Bitmap`, …).
@@ -23,14 +23,14 @@ pub struct Asset {
 
 impl Asset {
     /// The file name without folders (`\` or `/` separated).
-    pub fn file_name(&self) -> &str {
+    pub(crate) fn file_name(&self) -> &str {
         self.path.rsplit(['\\', '/']).next().unwrap_or(&self.path)
     }
 }
 
 /// The table, and the offset where reading stopped early (`None` when every byte was read).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AssetTable {
+pub(crate) struct AssetTable {
     /// Assets in stored order.
     pub assets: Vec<Asset>,
     /// Offset of a trailing record that did not fit, if any.
@@ -46,7 +46,7 @@ fn string(data: &[u8], at: usize) -> Option<(String, usize)> {
 }
 
 /// Reads a table with `paths` paths per record.
-pub fn read(data: &[u8], paths: usize) -> AssetTable {
+pub(crate) fn read(data: &[u8], paths: usize) -> AssetTable {
     let mut table = AssetTable::default();
     let mut at = 0;
     while at < data.len() {
@@ -75,7 +75,7 @@ pub fn read(data: &[u8], paths: usize) -> AssetTable {
 }
 
 /// The asset table of a file, from the newest stream present.
-pub fn of(file: &crate::MaxFile) -> Option<AssetTable> {
+pub(crate) fn of(file: &crate::MaxFile) -> Option<AssetTable> {
     ASSET_STREAMS.iter().find_map(|(name, paths)| {
         let i = file.index_of(name)?;
         let data = file.data(i).ok()?;

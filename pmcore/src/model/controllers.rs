@@ -15,25 +15,25 @@ use super::scene_index::{SceneIndex, SceneObject};
 use glam::{Mat4, Quat, Vec3};
 
 /// The controller Class IDs read here (named in the class catalogue).
-pub use crate::classes::ids::{EULER_XYZ, LOOK_AT, POSITION_XYZ, PRS, SCALE_XYZ};
+pub(crate) use crate::classes::ids::{EULER_XYZ, LOOK_AT, POSITION_XYZ, PRS, SCALE_XYZ};
 /// Default float value.
-pub const DEFAULT_FLOAT: u16 = 0x2501;
+pub(crate) const DEFAULT_FLOAT: u16 = 0x2501;
 /// Default position value.
-pub const DEFAULT_POSITION: u16 = 0x2503;
+pub(crate) const DEFAULT_POSITION: u16 = 0x2503;
 /// Default rotation value (Max quaternion convention).
-pub const DEFAULT_ROTATION: u16 = 0x2504;
+pub(crate) const DEFAULT_ROTATION: u16 = 0x2504;
 /// Default scale value (scale + axis).
-pub const DEFAULT_SCALE: u16 = 0x2505;
+pub(crate) const DEFAULT_SCALE: u16 = 0x2505;
 /// Container some float controllers wrap their value chunks in.
-pub const FLOAT_VALUE_WRAPPER: u16 = 0x7127;
+pub(crate) const FLOAT_VALUE_WRAPPER: u16 = 0x7127;
 /// Euler controller axis order (`u32`, 0 = XYZ).
-pub const EULER_ORDER: u16 = 0x1003;
+pub(crate) const EULER_ORDER: u16 = 0x1003;
 /// NodeImpl object-offset position (Point3).
-pub const NODE_OFFSET_POS: u16 = 0x096a;
+pub(crate) const NODE_OFFSET_POS: u16 = 0x096a;
 /// NodeImpl object-offset rotation (Max quaternion).
-pub const NODE_OFFSET_ROT: u16 = 0x096b;
+pub(crate) const NODE_OFFSET_ROT: u16 = 0x096b;
 /// NodeImpl object-offset scale (scale + axis).
-pub const NODE_OFFSET_SCALE: u16 = 0x096c;
+pub(crate) const NODE_OFFSET_SCALE: u16 = 0x096c;
 
 /// Why a controller's value could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -68,7 +68,7 @@ pub enum ControllerError {
 
 impl ControllerError {
     /// Storage index of the Scene object the error is about (its locator).
-    pub fn object(&self) -> usize {
+    pub(crate) fn object(&self) -> usize {
         match self {
             ControllerError::NoController { node } => *node,
             ControllerError::Unsupported { object, .. } | ControllerError::BadValue { object, .. } => *object,
@@ -140,13 +140,13 @@ impl LocalTransform {
 
     /// The rotation as NeL's exporter writes it: the Max quaternion with `w` negated,
     /// normalised — which is the negated right-handed quaternion.
-    pub fn nel_rotation(&self) -> Quat {
+    pub(crate) fn nel_rotation(&self) -> Quat {
         -self.rotation.normalize()
     }
 }
 
 /// Converts a stored Max quaternion (`x, y, z, w`, inverse convention) to a right-handed one.
-pub fn max_quat(v: [f32; 4]) -> Quat {
+pub(crate) fn max_quat(v: [f32; 4]) -> Quat {
     Quat::from_xyzw(-v[0], -v[1], -v[2], v[3])
 }
 
@@ -219,7 +219,7 @@ pub(crate) fn object<'a, 'b>(
 }
 
 /// Default value of a float controller (0x2501).
-pub fn float_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<f32, ControllerError> {
+pub(crate) fn float_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<f32, ControllerError> {
     let o = object(index, slot, "float")?;
     Ok(value(o, DEFAULT_FLOAT, 1)?[0])
 }
@@ -280,7 +280,10 @@ pub fn scale_default(index: &SceneIndex<'_>, slot: Option<usize>) -> Result<(Vec
 /// The node's local transform (relative to its parent) from its controller defaults.
 /// LookAt rotations need the target's world position, which this view does not evaluate:
 /// they are reported as unsupported rather than guessed.
-pub fn local_transform(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<LocalTransform, ControllerError> {
+pub(crate) fn local_transform(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+) -> Result<LocalTransform, ControllerError> {
     match transform_refs(index, node)? {
         TransformRefs::Prs { position, rotation, scale } => {
             let (scale, scale_axis) = scale_default(index, scale)?;

@@ -45,19 +45,19 @@ pub struct Claims {
 
 /// A point to roll claims back to when a decode degrades.
 #[derive(Clone, Copy, Debug)]
-pub struct ClaimMark {
+pub(crate) struct ClaimMark {
     spans: usize,
     bytes: u64,
 }
 
 impl Claims {
     /// Claims that record spans when `record` (for the regeneration proof).
-    pub fn new(record: bool) -> Self {
+    pub(crate) fn new(record: bool) -> Self {
         Claims { spans: record.then(Vec::new), bytes: 0 }
     }
 
     /// Claims `span`.
-    pub fn claim(&mut self, span: Span) {
+    pub(crate) fn claim(&mut self, span: Span) {
         self.bytes += span.len();
         if let Some(s) = &mut self.spans {
             s.push(span);
@@ -65,17 +65,17 @@ impl Claims {
     }
 
     /// Claims only the header of a container whose children are handled separately.
-    pub fn header(&mut self, span: Span, width: HeaderWidth) {
+    pub(crate) fn header(&mut self, span: Span, width: HeaderWidth) {
         self.claim(Span { start: span.start, end: span.start + width.bytes() });
     }
 
     /// Current position, for [`Claims::rollback`].
-    pub fn mark(&self) -> ClaimMark {
+    pub(crate) fn mark(&self) -> ClaimMark {
         ClaimMark { spans: self.spans.as_ref().map_or(0, Vec::len), bytes: self.bytes }
     }
 
     /// Forgets every claim made after `mark` (the decode degraded to raw).
-    pub fn rollback(&mut self, mark: ClaimMark) {
+    pub(crate) fn rollback(&mut self, mark: ClaimMark) {
         self.bytes = mark.bytes;
         if let Some(s) = &mut self.spans {
             s.truncate(mark.spans);
@@ -83,13 +83,13 @@ impl Claims {
     }
 
     /// Total claimed bytes.
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         self.bytes
     }
 
     /// Sorts the recorded spans by start and merges the overlapping and touching ones, so
     /// the regeneration proof can look them up by position: called once decode is done.
-    pub fn seal(&mut self) {
+    pub(crate) fn seal(&mut self) {
         let Some(spans) = &mut self.spans else { return };
         spans.sort_unstable_by_key(|s| s.start);
         let mut merged: Vec<Span> = Vec::with_capacity(spans.len());
@@ -127,17 +127,17 @@ impl<'s> Ctx<'s> {
     }
 
     /// A surprise located at the current steps.
-    pub fn surprise(&self, reason: impl Into<String>) -> Surprise {
+    pub(crate) fn surprise(&self, reason: impl Into<String>) -> Surprise {
         Surprise { reason: reason.into(), chunk_path: self.path() }
     }
 
     /// Chunk path of the current steps.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         ChunkPath::from_steps(self.stream, &self.steps).0
     }
 
     /// Runs `f` with `(pos, id)` pushed on the steps.
-    pub fn at<T>(&mut self, pos: usize, id: u16, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(crate) fn at<T>(&mut self, pos: usize, id: u16, f: impl FnOnce(&mut Self) -> T) -> T {
         self.steps.push((pos, id));
         let out = f(self);
         self.steps.pop();
@@ -146,7 +146,7 @@ impl<'s> Ctx<'s> {
 }
 
 /// Span of each child of a run that ends at `end` (the next sibling's offset, or `end`).
-pub fn child_spans<'c, 'a>(
+pub(crate) fn child_spans<'c, 'a>(
     children: &'c [Chunk<'a>],
     end: u64,
 ) -> impl Iterator<Item = (usize, &'c Chunk<'a>, Span)> + 'c {

@@ -5,19 +5,19 @@ use super::utf16;
 use crate::chunk::Chunk;
 
 /// Chunk ids of the directories.
-pub mod ids {
+pub(crate) mod ids {
     /// DllDirectory entry container.
-    pub const DLL_ENTRY: u16 = 0x2038;
+    pub(crate) const DLL_ENTRY: u16 = 0x2038;
     /// DllEntry description (UTF-16).
-    pub const DLL_DESCRIPTION: u16 = 0x2039;
+    pub(crate) const DLL_DESCRIPTION: u16 = 0x2039;
     /// DllEntry file name (UTF-16).
-    pub const DLL_FILE: u16 = 0x2037;
+    pub(crate) const DLL_FILE: u16 = 0x2037;
     /// ClassDirectory entry container.
-    pub const CLASS_ENTRY: u16 = 0x2040;
+    pub(crate) const CLASS_ENTRY: u16 = 0x2040;
     /// ClassEntry header: s32 dll index, u32 class a, u32 class b, u32 superclass.
-    pub const CLASS_HEADER: u16 = 0x2060;
+    pub(crate) const CLASS_HEADER: u16 = 0x2060;
     /// ClassEntry display name (UTF-16).
-    pub const CLASS_NAME: u16 = 0x2042;
+    pub(crate) const CLASS_NAME: u16 = 0x2042;
 }
 
 /// One DllDirectory entry.
@@ -101,7 +101,7 @@ impl Directories {
     }
 
     /// DLL file name for an entry's index (`Builtin` for −1, `Script` for −2).
-    pub fn dll_name(&self, dll_index: i32) -> String {
+    pub(crate) fn dll_name(&self, dll_index: i32) -> String {
         match dll_index {
             -1 => "Builtin".to_string(),
             -2 => "Script".to_string(),

@@ -118,7 +118,7 @@ impl TypedStream {
     /// Builds the stream as [`TypedStream::build`] would from [`TypedStream::scribbled`]
     /// `source`, without the copy: raw copies of owned bytes come out inverted. Needs the
     /// claims recorded at decode.
-    pub fn build_proving(&self, source: &[u8]) -> Result<Built, BuildError> {
+    pub(crate) fn build_proving(&self, source: &[u8]) -> Result<Built, BuildError> {
         self.build_into(source, true)
     }
 
@@ -136,7 +136,7 @@ impl TypedStream {
     /// True when the build from `source` (scribbled when `proof`, see
     /// [`TypedStream::build_proving`]) equals `source` byte for byte. Compares while it
     /// builds and keeps no output: the common case of T2 costs no copy of the stream.
-    pub fn rebuilds_exactly(&self, source: &[u8], proof: bool) -> Result<bool, BuildError> {
+    pub(crate) fn rebuilds_exactly(&self, source: &[u8], proof: bool) -> Result<bool, BuildError> {
         let mut w = Writer::comparing(&self.name, source);
         if proof {
             w = w.scribbling(self.claims.spans());
@@ -165,7 +165,7 @@ impl TypedStream {
     }
 
     /// Share of this stream's bytes regenerated from typed state (0–1).
-    pub fn coverage(&self) -> f64 {
+    pub(crate) fn coverage(&self) -> f64 {
         if self.len == 0 {
             0.0
         } else {

@@ -19,17 +19,17 @@
 use crate::chunk::Chunk;
 
 /// Geometry-buffer container of a GeomObject.
-pub const GEOM_BUFFERS: u16 = 0x08fe;
+pub(crate) const GEOM_BUFFERS: u16 = 0x08fe;
 /// Tri object vertices.
-pub const TRI_VERTICES: u16 = 0x0914;
+pub(crate) const TRI_VERTICES: u16 = 0x0914;
 /// Tri object faces (20-byte records).
-pub const TRI_FACES: u16 = 0x0912;
+pub(crate) const TRI_FACES: u16 = 0x0912;
 /// Poly object vertices (flags + optional position).
-pub const POLY_VERTICES: u16 = 0x0100;
+pub(crate) const POLY_VERTICES: u16 = 0x0100;
 /// Poly object faces (variable records).
-pub const POLY_FACES: u16 = 0x011a;
+pub(crate) const POLY_FACES: u16 = 0x011a;
 /// Dead bit of the poly vertex and face flag words (Max `MN_DEAD`).
-pub const MN_DEAD: u32 = 0x2;
+pub(crate) const MN_DEAD: u32 = 0x2;
 
 /// Layout-word bits of a poly face record that this decoder understands.
 const FACE_HAS_FLAGS: u16 = 0x0001;
@@ -64,7 +64,7 @@ pub enum GeometryError {
 /// Which kind of object the buffers came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum MeshKind {
+pub(crate) enum MeshKind {
     /// Tri object (Editable Mesh).
     Tri,
     /// Poly object (Editable Poly).
@@ -73,7 +73,7 @@ pub enum MeshKind {
 
 /// One live face: corner vertex indices (into [`Mesh::positions`]) and its cuts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Polygon {
+pub(crate) struct Polygon {
     /// Corner vertex indices in stored order.
     pub corners: Vec<u32>,
     /// Triangulation cuts as pairs of local corner indices (poly faces only).
@@ -88,18 +88,19 @@ pub struct Polygon {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mesh {
     /// Tri or poly.
-    pub kind: MeshKind,
+    pub(crate) kind: MeshKind,
     /// One entry per stored vertex; `None` for a dead poly vertex.
     pub positions: Vec<Option<[f32; 3]>>,
     /// Live faces in stored order.
-    pub polygons: Vec<Polygon>,
+    pub(crate) polygons: Vec<Polygon>,
     /// Faces skipped because they are dead (dead bit or fewer than 3 corners).
     pub dead_faces: usize,
 }
 
+#[cfg(test)]
 /// Triangles of a mesh plus how they were obtained.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Triangulation {
+pub(crate) struct Triangulation {
     /// Triangles as vertex indices, face winding preserved.
     pub triangles: Vec<[u32; 3]>,
     /// Polygons of more than 3 corners triangulated through their stored cuts.
@@ -119,7 +120,7 @@ impl Mesh {
     /// Decodes tri or poly buffers laid out as under 0x08fe, in any container (a compound
     /// object's cached result keeps the same chunks under its own id); `Ok(None)` when it
     /// holds neither.
-    pub fn of_buffers(buffers: &Chunk<'_>) -> Result<Option<Mesh>, GeometryError> {
+    pub(crate) fn of_buffers(buffers: &Chunk<'_>) -> Result<Option<Mesh>, GeometryError> {
         if buffers.child(POLY_VERTICES).is_some() || buffers.child(POLY_FACES).is_some() {
             return decode_poly(buffers).map(Some);
         }
@@ -131,18 +132,20 @@ impl Mesh {
 
     /// Decodes an MNMesh saved on its own: poly buffers directly under `container` (Edit
     /// Poly's attach records store the attached mesh so, in chunk 0x0e00).
-    pub fn of_poly_buffers(container: &Chunk<'_>) -> Result<Mesh, GeometryError> {
+    pub(crate) fn of_poly_buffers(container: &Chunk<'_>) -> Result<Mesh, GeometryError> {
         decode_poly(container)
     }
 
+    #[cfg(test)]
     /// Number of live vertices.
-    pub fn live_vertices(&self) -> usize {
+    pub(crate) fn live_vertices(&self) -> usize {
         self.positions.iter().filter(|p| p.is_some()).count()
     }
 
+    #[cfg(test)]
     /// Splits every polygon into triangles: through the stored cuts where present (design
     /// §7), otherwise as a fan (counted, never silent).
-    pub fn triangulate(&self) -> Triangulation {
+    pub(crate) fn triangulate(&self) -> Triangulation {
         let mut out = Triangulation::default();
         for poly in &self.polygons {
             let n = poly.corners.len();
@@ -169,7 +172,7 @@ impl Mesh {
 /// ear of the remaining polygon (its two ends one corner apart) splits off that ear; the
 /// last three corners form the final triangle. `None` unless there are exactly `n − 3`
 /// valid cuts that consume the polygon.
-pub fn triangulate_by_cuts(n: usize, cuts: &[(u32, u32)]) -> Option<Vec<[usize; 3]>> {
+pub(crate) fn triangulate_by_cuts(n: usize, cuts: &[(u32, u32)]) -> Option<Vec<[usize; 3]>> {
     if n < 4 || cuts.len() != n - 3 || cuts.iter().any(|&(a, b)| a as usize >= n || b as usize >= n || a == b) {
         return None;
     }

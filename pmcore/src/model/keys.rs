@@ -35,21 +35,13 @@ use super::scene_index::{SceneIndex, SceneObject};
 use glam::{Quat, Vec3};
 
 /// Bezier Float key table chunk.
-pub const BEZIER_FLOAT_KEYS: u16 = 0x2525;
-/// Bezier Position key table chunk (decoded for counting only).
-pub const BEZIER_POSITION_KEYS: u16 = 0x2526;
+pub(crate) const BEZIER_FLOAT_KEYS: u16 = 0x2525;
 /// Bezier Scale key table chunk.
-pub const BEZIER_SCALE_KEYS: u16 = 0x2528;
-/// Every key-table chunk id the design notes list (Linear 0x2513–0x2515, TCB 0x2521–0x2523,
-/// Bezier 0x2525–0x2528): a controller holding one this module does not sample is reported,
-/// not read as its default.
-pub const KEY_TABLES: [u16; 9] = [0x2513, 0x2514, 0x2515, 0x2521, 0x2522, 0x2523, 0x2525, 0x2526, 0x2528];
+pub(crate) const BEZIER_SCALE_KEYS: u16 = 0x2528;
 /// Bytes per Bezier Float key.
-pub const BEZIER_FLOAT_KEY_BYTES: usize = 28;
+pub(crate) const BEZIER_FLOAT_KEY_BYTES: usize = 28;
 /// Bytes per Bezier Scale key.
-pub const BEZIER_SCALE_KEY_BYTES: usize = 148;
-/// Max ticks per second.
-pub const TICKS_PER_SECOND: i64 = 4800;
+pub(crate) const BEZIER_SCALE_KEY_BYTES: usize = 148;
 
 /// One Bezier Float key.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,17 +64,18 @@ pub struct FloatKey {
 
 impl FloatKey {
     /// Out tangent type *step*: the value holds until the next key.
-    pub fn is_step_out(&self) -> bool {
+    pub(crate) fn is_step_out(&self) -> bool {
         self.out_type() == 2
     }
 
+    #[cfg(test)]
     /// In tangent type (flag bits 7..9: 0 smooth, 1 linear, 2 step, 3 fast, 4 slow, 5 custom…).
-    pub fn in_type(&self) -> u32 {
+    pub(crate) fn in_type(&self) -> u32 {
         (self.flags >> 7) & 7
     }
 
     /// Out tangent type (flag bits 10..12).
-    pub fn out_type(&self) -> u32 {
+    pub(crate) fn out_type(&self) -> u32 {
         (self.flags >> 10) & 7
     }
 }
@@ -189,7 +182,7 @@ pub fn scale_keys(o: &SceneObject<'_>) -> Result<Option<Vec<ScaleKey>>, Controll
 }
 
 /// Number of keys a controller's key table holds, whatever its kind (`None`: no table).
-pub fn key_count(o: &SceneObject<'_>) -> Option<(u16, usize)> {
+pub(crate) fn key_count(o: &SceneObject<'_>) -> Option<(u16, usize)> {
     const SIZES: [(u16, usize); 9] = [
         (0x2513, 20),
         (0x2514, 24),
@@ -225,10 +218,10 @@ const HANDLE_THIRD: f64 = 1.0 / 3.0;
 /// Key flag `BEZKEY_UNCONSTRAINHANDLE` (bit 20, the 3ds Max SDK's key flag list): the
 /// key's handle lengths are free. No pair `.max` holds one, so their meaning is not
 /// measured: a table with such a key is reported, never sampled with a guess.
-pub const FREE_HANDLE: u32 = 1 << 20;
+pub(crate) const FREE_HANDLE: u32 = 1 << 20;
 
 /// Bezier Float value at `tick` (see the module notes for the rules).
-pub fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
+pub(crate) fn sample_float_keys(keys: &[FloatKey], tick: f64) -> Option<f64> {
     let first = keys.first()?;
     let last = keys.last()?;
     if tick <= first.time as f64 {
@@ -289,7 +282,7 @@ fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
 }
 
 /// A float controller's value at `tick`: its Bezier Float keys, else its default.
-pub fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<f32, ControllerError> {
+pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<f32, ControllerError> {
     let o = object(index, slot, "float")?;
     if let Some(e) = untyped(o, "float") {
         return Err(e);
@@ -392,7 +385,7 @@ fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(V
 /// Euler XYZ and Scale XYZ from their float sub-controllers' keys, Bezier Scale from its
 /// keys, anything else from its default — and a controller with a key table this module
 /// does not sample is an error naming it, never its default.
-pub fn local_transform_at(
+pub(crate) fn local_transform_at(
     index: &SceneIndex<'_>,
     node: &SceneObject<'_>,
     tick: f64,

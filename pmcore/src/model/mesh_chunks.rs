@@ -27,13 +27,6 @@ const FACE_SMOOTHING: u16 = 0x0010;
 const FACE_CUTS: u16 = 0x0020;
 const FACE_KNOWN: u16 = FACE_FLAGS | FACE_MATERIAL | FACE_SMOOTHING | FACE_CUTS;
 
-/// Editable Poly class (ClassId, SuperClassId).
-pub const EDITABLE_POLY: ([u32; 2], u32) =
-    (crate::classes::ids::EDITABLE_POLY, crate::classes::ids::superclass::GEOM_OBJECT);
-/// Editable Mesh class (ClassId, SuperClassId).
-pub const EDITABLE_MESH: ([u32; 2], u32) =
-    (crate::classes::ids::EDITABLE_MESH, crate::classes::ids::superclass::GEOM_OBJECT);
-
 /// Which layout a chunk is stored in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
@@ -54,7 +47,7 @@ pub enum Layout {
 }
 
 /// Layout of a chunk directly under an Editable Poly's 0x08fe.
-pub fn poly_layout(id: u16) -> Option<Layout> {
+pub(crate) fn poly_layout(id: u16) -> Option<Layout> {
     Some(match id {
         0x0100 => Layout::PolyVerts,
         0x010a => Layout::PolyEdges,
@@ -66,7 +59,7 @@ pub fn poly_layout(id: u16) -> Option<Layout> {
 }
 
 /// Layout of a chunk directly under an Editable Mesh's 0x08fe.
-pub fn tri_layout(id: u16) -> Option<Layout> {
+pub(crate) fn tri_layout(id: u16) -> Option<Layout> {
     Some(match id {
         0x0914 | 0x2394 => Layout::Points,
         0x0912 => Layout::TriFaces,
@@ -103,17 +96,12 @@ pub struct IndexLists {
 
 impl IndexLists {
     /// Number of lists.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
 
-    /// True when there are no lists.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// List `i`.
-    pub fn get(&self, i: usize) -> Option<&[u32]> {
+    pub(crate) fn get(&self, i: usize) -> Option<&[u32]> {
         let (a, b) = (*self.starts.get(i)?, *self.starts.get(i + 1)?);
         self.items.get(a as usize..b as usize)
     }

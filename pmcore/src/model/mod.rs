@@ -10,38 +10,38 @@
 //! directories, ClassData and Config; [`normalize`] is the whitelist.
 
 pub mod appdata;
-pub mod appdata_ids;
-pub mod assets;
+pub(crate) mod appdata_ids;
+pub(crate) mod assets;
 pub mod biped;
 pub mod controllers;
-pub mod decode_state;
+pub(crate) mod decode_state;
 pub mod directory;
 pub mod file;
 pub mod geometry;
 pub mod keys;
 pub mod mesh_chunks;
 pub mod normalize;
-pub mod object_parts;
+pub(crate) mod object_parts;
 pub mod paramblock;
 pub mod part;
-pub mod references;
+pub(crate) mod references;
 pub mod registry;
 pub mod scene;
 pub mod scene_index;
-pub mod scene_use;
+pub(crate) mod scene_use;
 pub mod skin;
 pub mod streams;
-pub mod value;
+pub(crate) mod value;
 pub mod writer;
 
 /// Decodes UTF-16LE bytes (odd trailing byte ignored, invalid units replaced).
-pub fn utf16(bytes: &[u8]) -> String {
+pub(crate) fn utf16(bytes: &[u8]) -> String {
     let units: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     String::from_utf16_lossy(&units)
 }
 
 /// Little-endian `i32`s of a payload whose length is a multiple of 4.
-pub fn i32s(bytes: &[u8]) -> Option<Vec<i32>> {
+pub(crate) fn i32s(bytes: &[u8]) -> Option<Vec<i32>> {
     bytes
         .len()
         .is_multiple_of(4)

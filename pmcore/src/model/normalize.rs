@@ -6,7 +6,7 @@ use crate::chunk::{Body, Chunk};
 
 /// An AppData (0x2150) container with zero entries is not re-emitted (design §5).
 /// Never observed in the public corpus.
-pub const EMPTY_APPDATA_DROPPED: &str = "AppData with zero entries is dropped";
+pub(crate) const EMPTY_APPDATA_DROPPED: &str = "AppData with zero entries is dropped";
 
 /// T1 envelope: the source directory listed its streams out of the CFB sort order (name
 /// length in UTF-16 units, then upper-case code units), which only a damaged or hostile
@@ -15,10 +15,10 @@ pub const EMPTY_APPDATA_DROPPED: &str = "AppData with zero entries is dropped";
 pub const DIRECTORY_RESORTED: &str = "OLE directory re-sorted into CFB order";
 
 /// Every whitelisted normalization.
-pub const WHITELIST: &[&str] = &[EMPTY_APPDATA_DROPPED, DIRECTORY_RESORTED];
+pub(crate) const WHITELIST: &[&str] = &[EMPTY_APPDATA_DROPPED, DIRECTORY_RESORTED];
 
 /// True when `names` (root stream names, in directory order) follow the CFB sort order.
-pub fn in_cfb_order(names: &[&str]) -> bool {
+pub(crate) fn in_cfb_order(names: &[&str]) -> bool {
     let key = |n: &str| {
         let units: Vec<u16> = n.encode_utf16().map(|u| if (0x61..=0x7A).contains(&u) { u - 0x20 } else { u }).collect();
         (units.len(), units)

@@ -4,13 +4,13 @@
 //! the layouts are measured, not exhaustive); chunks without a known layout stay raw.
 
 use super::mesh_chunks::{self, MeshArray};
-use super::paramblock::{self, ids, BlockLeaf, Param};
+use super::paramblock::{ids, BlockLeaf, Param};
 use super::part::{leaf_or_raw, lenient_container, payload_or_raw, Ctx, Part, Payload, Span};
 use super::value::Kind;
 use crate::chunk::Chunk;
 
 /// A ParamBlock2 child.
-pub fn param_block2(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
+pub(crate) fn param_block2(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
     match c.id {
         ids::PARAM_000A | ids::PARAM_000E | ids::PARAM_100E | ids::PARAM_200E => {
             payload_or_raw(c, span, ctx, |p| Param::decode(c.id, p).map(Payload::Param))
@@ -50,7 +50,7 @@ fn old_param_kind(id: u16) -> Option<Kind> {
 }
 
 /// An old ParamBlock child.
-pub fn param_block(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
+pub(crate) fn param_block(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
     match c.id {
         ids::OLD_COUNT => leaf_or_raw(c, span, Kind::U32, ctx),
         ids::OLD_0005 => leaf_or_raw(c, span, Kind::U16, ctx),
@@ -69,7 +69,7 @@ pub fn param_block(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
 const GEOM_U32: &[u16] = &[0x0120, 0x0124, 0x0130, 0x0140, 0x0150, 0x0320];
 
 /// An Editable Poly (`poly`) or Editable Mesh child.
-pub fn geometry(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Part {
+pub(crate) fn geometry(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Part {
     if c.id != crate::model::geometry::GEOM_BUFFERS || !c.is_container() {
         return Part::Raw(span);
     }
@@ -114,9 +114,10 @@ fn map_channel(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>, poly: bool) -> Part
     })
 }
 
+#[cfg(test)]
 /// Reads a ParamBlock2 back from typed parts (the records, in stored order).
-pub fn param_block2_of(parts: &[Part]) -> paramblock::ParamBlock2 {
-    paramblock::ParamBlock2::from_params(
+pub(crate) fn param_block2_of(parts: &[Part]) -> super::paramblock::ParamBlock2 {
+    super::paramblock::ParamBlock2::from_params(
         parts
             .iter()
             .filter_map(|p| match p {

@@ -40,12 +40,6 @@
 
 use crate::chunk::Chunk;
 
-/// ParamBlock2 class (ClassId, SuperClassId).
-pub const PB2_CLASS: ([u32; 2], u32) =
-    (crate::classes::ids::PARAM_BLOCK2, crate::classes::ids::superclass::PARAM_BLOCK2);
-/// Old ParamBlock class (ClassId, SuperClassId).
-pub const PB_CLASS: ([u32; 2], u32) = (crate::classes::ids::PARAM_BLOCK, crate::classes::ids::superclass::PARAM_BLOCK);
-
 /// Chunk ids of the parameter blocks.
 pub mod ids {
     /// ParamBlock2 record without extra words.
@@ -71,39 +65,39 @@ pub mod ids {
     /// Counted table of (`u32`, `u32`) entries.
     pub const TABLE_0012: u16 = 0x0012;
     /// One byte.
-    pub const BYTE_0011: u16 = 0x0011;
+    pub(crate) const BYTE_0011: u16 = 0x0011;
     /// Two `u32`.
-    pub const PAIR_0004: u16 = 0x0004;
+    pub(crate) const PAIR_0004: u16 = 0x0004;
     /// Empty or one byte.
-    pub const MARK_0007: u16 = 0x0007;
+    pub(crate) const MARK_0007: u16 = 0x0007;
     /// Container of one 16-byte id (0x0002).
-    pub const GUID_000F: u16 = 0x000f;
+    pub(crate) const GUID_000F: u16 = 0x000f;
     /// Old ParamBlock: parameter count.
-    pub const OLD_COUNT: u16 = 0x0001;
+    pub(crate) const OLD_COUNT: u16 = 0x0001;
     /// Old ParamBlock: `u16` after the count.
-    pub const OLD_0005: u16 = 0x0005;
+    pub(crate) const OLD_0005: u16 = 0x0005;
     /// Old ParamBlock: one parameter (container).
-    pub const OLD_PARAM: u16 = 0x0002;
+    pub(crate) const OLD_PARAM: u16 = 0x0002;
     /// Old ParamBlock: parameter index.
-    pub const OLD_INDEX: u16 = 0x0003;
+    pub(crate) const OLD_INDEX: u16 = 0x0003;
     /// Old ParamBlock: empty marker before some values.
-    pub const OLD_MARK: u16 = 0x0004;
+    pub(crate) const OLD_MARK: u16 = 0x0004;
     /// Old ParamBlock: float value.
-    pub const OLD_FLOAT: u16 = 0x0100;
+    pub(crate) const OLD_FLOAT: u16 = 0x0100;
     /// Old ParamBlock: int value.
-    pub const OLD_INT: u16 = 0x0101;
+    pub(crate) const OLD_INT: u16 = 0x0101;
     /// Old ParamBlock: point3 value.
-    pub const OLD_POINT3: u16 = 0x0102;
+    pub(crate) const OLD_POINT3: u16 = 0x0102;
     /// Old ParamBlock: colour value.
-    pub const OLD_COLOR: u16 = 0x0103;
+    pub(crate) const OLD_COLOR: u16 = 0x0103;
     /// Old ParamBlock: bool value.
-    pub const OLD_BOOL: u16 = 0x0104;
+    pub(crate) const OLD_BOOL: u16 = 0x0104;
 }
 
 /// Bit of the type word marking a Tab (array) parameter.
-pub const TAB: u16 = 0x800;
+pub(crate) const TAB: u16 = 0x800;
 /// Tag bit: an inline value follows.
-pub const TAG_VALUE: u8 = 0x40;
+pub(crate) const TAG_VALUE: u8 = 0x40;
 
 /// How a value of a base type is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,30 +131,18 @@ fn shape(base: u16) -> Option<Shape> {
 /// A stored string value: the bytes (encoding as written, NUL included), or a negative
 /// length that carries no bytes (−1 = none; −2 seen on filenames).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PbString {
+pub(crate) enum PbString {
     /// Negative stored length, no bytes.
     Marker(i32),
     /// The stored bytes (length regenerated from them).
     Bytes(Vec<u8>),
 }
 
-impl PbString {
-    /// The text: UTF-16 when the bytes look like UTF-16 (even length, NUL unit at the
-    /// end), 8-bit otherwise; the trailing NUL is dropped. `None` for a marker.
-    pub fn text(&self) -> Option<String> {
-        let PbString::Bytes(b) = self else { return None };
-        if b.len() >= 2 && b.len().is_multiple_of(2) && b[b.len() - 2..] == [0, 0] {
-            let units: Vec<u16> = b.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
-            return Some(String::from_utf16_lossy(&units[..units.len() - 1]));
-        }
-        let end = if b.last() == Some(&0) { b.len() - 1 } else { b.len() };
-        Some(String::from_utf8_lossy(&b[..end]).into_owned())
-    }
-}
+impl PbString {}
 
 /// One element of a Tab parameter.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TabItem {
+pub(crate) struct TabItem {
     /// Element tag (bit 0x40 = inline value).
     pub tag: u8,
     /// Its value ([`ParamValue::None`] when none is stored).
@@ -169,7 +151,7 @@ pub struct TabItem {
 
 /// A decoded parameter value, in the shape it is stored.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ParamValue {
+pub(crate) enum ParamValue {
     /// No inline value: the value lives in a controller, or a reference is unset.
     None,
     /// `f32` (float, angle in radians, percent fraction, world units, colour channel).
@@ -200,8 +182,9 @@ pub enum ParamValue {
 }
 
 impl ParamValue {
+    #[cfg(test)]
     /// As `f32` (floats; ints converted).
-    pub fn as_f32(&self) -> Option<f32> {
+    pub(crate) fn as_f32(&self) -> Option<f32> {
         match *self {
             ParamValue::Float(f) => Some(f),
             ParamValue::Int(i) | ParamValue::Bool(i) => Some(i as f32),
@@ -209,32 +192,21 @@ impl ParamValue {
         }
     }
 
+    #[cfg(test)]
     /// As `i32` (ints and bools; floats are not truncated silently).
-    pub fn as_i32(&self) -> Option<i32> {
+    pub(crate) fn as_i32(&self) -> Option<i32> {
         match *self {
             ParamValue::Int(i) | ParamValue::Bool(i) => Some(i),
             _ => None,
         }
     }
 
-    /// As bool (non-zero int or bool).
-    pub fn as_bool(&self) -> Option<bool> {
-        self.as_i32().map(|i| i != 0)
-    }
-
+    #[cfg(test)]
     /// As a point3 / colour.
-    pub fn as_point3(&self) -> Option<[f32; 3]> {
+    pub(crate) fn as_point3(&self) -> Option<[f32; 3]> {
         match *self {
             ParamValue::Point3(p) => Some(p),
             ParamValue::Point4([a, b, c, _]) => Some([a, b, c]),
-            _ => None,
-        }
-    }
-
-    /// As text (strings and filenames).
-    pub fn as_text(&self) -> Option<String> {
-        match self {
-            ParamValue::Str(s) => s.text(),
             _ => None,
         }
     }
@@ -260,11 +232,11 @@ pub struct Param {
     /// Tag byte (bit 0x40 = inline value).
     pub tag: u8,
     /// The value.
-    pub value: ParamValue,
+    pub(crate) value: ParamValue,
 }
 
 /// Number of extra `u32` words a record form carries.
-pub fn extra_words(form: u16) -> Option<usize> {
+pub(crate) fn extra_words(form: u16) -> Option<usize> {
     match form {
         ids::PARAM_000A => Some(0),
         ids::PARAM_000E | ids::PARAM_100E => Some(1),
@@ -432,13 +404,13 @@ impl Param {
     }
 
     /// True for a Tab parameter.
-    pub fn is_tab(&self) -> bool {
+    pub(crate) fn is_tab(&self) -> bool {
         self.param_type & TAB != 0
     }
 
     /// True when the value lives in a controller: a non-Tab value type stored without an
     /// inline value.
-    pub fn is_controller_backed(&self) -> bool {
+    pub(crate) fn is_controller_backed(&self) -> bool {
         !self.is_tab()
             && self.tag & TAG_VALUE == 0
             && shape(self.param_type).is_some_and(|s| s != Shape::Ref)
@@ -625,7 +597,7 @@ pub struct ParamBlock2 {
 
 impl ParamBlock2 {
     /// From records in stored order.
-    pub fn from_params(params: Vec<Param>) -> Self {
+    pub(crate) fn from_params(params: Vec<Param>) -> Self {
         let mut next = 0;
         let controller_slots = params
             .iter()
@@ -655,46 +627,35 @@ impl ParamBlock2 {
         Ok(ParamBlock2::from_params(params))
     }
 
+    #[cfg(test)]
     /// The stored record of parameter `id`.
-    pub fn get(&self, id: u16) -> Option<&Param> {
+    pub(crate) fn get(&self, id: u16) -> Option<&Param> {
         self.params.iter().find(|p| p.id == id)
     }
 
+    #[cfg(test)]
     /// The value of parameter `id` ([`ParamValue::None`] when it lives in a controller).
-    pub fn param(&self, id: u16) -> Option<&ParamValue> {
+    pub(crate) fn param(&self, id: u16) -> Option<&ParamValue> {
         self.get(id).map(|p| &p.value)
     }
 
+    #[cfg(test)]
     /// Reference slot of the controller of parameter `id`, when controller-backed.
-    pub fn controller_slot(&self, id: u16) -> Option<usize> {
+    pub(crate) fn controller_slot(&self, id: u16) -> Option<usize> {
         let i = self.params.iter().position(|p| p.id == id)?;
         self.controller_slots[i]
     }
 
+    #[cfg(test)]
     /// `f32` value of parameter `id`.
-    pub fn float(&self, id: u16) -> Option<f32> {
+    pub(crate) fn float(&self, id: u16) -> Option<f32> {
         self.param(id)?.as_f32()
-    }
-
-    /// `i32` value of parameter `id`.
-    pub fn int(&self, id: u16) -> Option<i32> {
-        self.param(id)?.as_i32()
-    }
-
-    /// Bool value of parameter `id`.
-    pub fn bool(&self, id: u16) -> Option<bool> {
-        self.param(id)?.as_bool()
-    }
-
-    /// Point3 value of parameter `id`.
-    pub fn point3(&self, id: u16) -> Option<[f32; 3]> {
-        self.param(id)?.as_point3()
     }
 }
 
 /// One parameter of an old ParamBlock.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OldParam {
+pub(crate) struct OldParam {
     /// Parameter index (0x0003).
     pub index: u32,
     /// The value; [`ParamValue::None`] when animated.
@@ -709,11 +670,11 @@ pub struct OldParam {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ParamBlock {
     /// Parameters in stored order.
-    pub params: Vec<OldParam>,
+    pub(crate) params: Vec<OldParam>,
 }
 
 /// Decodes an old ParamBlock value chunk (`None` when its size does not fit).
-pub fn old_value(id: u16, payload: &[u8]) -> Option<ParamValue> {
+pub(crate) fn old_value(id: u16, payload: &[u8]) -> Option<ParamValue> {
     let mut r = Rd { p: payload, at: 0 };
     let v = match id {
         ids::OLD_FLOAT => ParamValue::Float(r.f32()?),
@@ -753,23 +714,27 @@ impl ParamBlock {
         Ok(ParamBlock { params })
     }
 
+    #[cfg(test)]
     /// The value of parameter `index`.
-    pub fn param(&self, index: u32) -> Option<&ParamValue> {
+    pub(crate) fn param(&self, index: u32) -> Option<&ParamValue> {
         self.params.iter().find(|p| p.index == index).map(|p| &p.value)
     }
 
+    #[cfg(test)]
     /// `f32` value of parameter `index`.
-    pub fn float(&self, index: u32) -> Option<f32> {
+    pub(crate) fn float(&self, index: u32) -> Option<f32> {
         self.param(index)?.as_f32()
     }
 
+    #[cfg(test)]
     /// `i32` value of parameter `index`.
-    pub fn int(&self, index: u32) -> Option<i32> {
+    pub(crate) fn int(&self, index: u32) -> Option<i32> {
         self.param(index)?.as_i32()
     }
 
+    #[cfg(test)]
     /// Reference slot of the controller of parameter `index`, when animated.
-    pub fn controller_slot(&self, index: u32) -> Option<usize> {
+    pub(crate) fn controller_slot(&self, index: u32) -> Option<usize> {
         self.params.iter().find(|p| p.index == index)?.controller_slot
     }
 }

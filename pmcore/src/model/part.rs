@@ -9,7 +9,8 @@
 //! that typed bytes really are regenerated (T2 does so on every run, without a copy:
 //! [`super::writer::Writer::scribbling`]).
 
-pub use super::decode_state::{child_spans, ClaimMark, Claims, Ctx, Span, Surprise};
+pub(crate) use super::decode_state::{child_spans, Claims, Surprise};
+pub use super::decode_state::{Ctx, Span};
 
 use super::appdata::AppData;
 use super::mesh_chunks::MeshArray;
@@ -21,7 +22,7 @@ use crate::chunk::{Chunk, HeaderWidth};
 
 /// A typed leaf chunk: id, header width as read, decoded value.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedLeaf {
+pub(crate) struct TypedLeaf {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -32,7 +33,7 @@ pub struct TypedLeaf {
 
 /// A container whose header is regenerated and whose children are parts.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedContainer {
+pub(crate) struct TypedContainer {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -44,7 +45,7 @@ pub struct TypedContainer {
 /// What a structured leaf payload decodes to: every byte is a decoded field, and the
 /// payload is regenerated from them.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// A ParamBlock2 parameter record.
     Param(Param),
     /// A parameter-block header, table or name list.
@@ -55,7 +56,7 @@ pub enum Payload {
 
 impl Payload {
     /// Appends the exact payload bytes.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         match self {
             Payload::Param(p) => p.encode(out),
             Payload::Block(b) => b.encode(out),
@@ -66,7 +67,7 @@ impl Payload {
 
 /// A leaf chunk whose payload is a [`Payload`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypedPayload {
+pub(crate) struct TypedPayload {
     /// Chunk id.
     pub id: u16,
     /// Header width as read.
@@ -77,7 +78,7 @@ pub struct TypedPayload {
 
 /// One stored chunk inside a typed model.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Part {
+pub(crate) enum Part {
     /// Not understood (or kept on purpose): copied verbatim from the source buffer.
     Raw(Span),
     /// A documented leaf, regenerated from its value.
@@ -94,7 +95,7 @@ pub enum Part {
 
 impl Part {
     /// Chunk id of a typed part (`None` for raw).
-    pub fn id(&self) -> Option<u16> {
+    pub(crate) fn id(&self) -> Option<u16> {
         match self {
             Part::Raw(_) => None,
             Part::Leaf(l) => Some(l.id),
@@ -106,7 +107,7 @@ impl Part {
     }
 
     /// Writes this part: raw spans from `source`, typed parts from their state.
-    pub fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+    pub(crate) fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
         match self {
             Part::Raw(span) => w.raw(source, span.start, span.end),
             Part::Leaf(l) => w.leaf_with(l.id, l.width, |out| l.value.encode(out)),
@@ -123,12 +124,12 @@ impl Part {
 }
 
 /// Writes a run of parts in order.
-pub fn build_parts(parts: &[Part], source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+pub(crate) fn build_parts(parts: &[Part], source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
     parts.iter().try_for_each(|p| p.build(source, w))
 }
 
 /// The typed leaf with `id` in a run of parts.
-pub fn leaf(parts: &[Part], id: u16) -> Option<&TypedLeaf> {
+pub(crate) fn leaf(parts: &[Part], id: u16) -> Option<&TypedLeaf> {
     parts.iter().find_map(|p| match p {
         Part::Leaf(l) if l.id == id => Some(l),
         _ => None,
@@ -136,7 +137,7 @@ pub fn leaf(parts: &[Part], id: u16) -> Option<&TypedLeaf> {
 }
 
 /// Mutable typed leaf with `id` in a run of parts.
-pub fn leaf_mut(parts: &mut [Part], id: u16) -> Option<&mut TypedLeaf> {
+pub(crate) fn leaf_mut(parts: &mut [Part], id: u16) -> Option<&mut TypedLeaf> {
     parts.iter_mut().find_map(|p| match p {
         Part::Leaf(l) if l.id == id => Some(l),
         _ => None,
@@ -145,7 +146,7 @@ pub fn leaf_mut(parts: &mut [Part], id: u16) -> Option<&mut TypedLeaf> {
 
 /// Decodes a leaf chunk as `kind`, claiming it; a container or a size that does not fit
 /// is a surprise.
-pub fn typed_leaf(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Result<TypedLeaf, Surprise> {
+pub(crate) fn typed_leaf(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Result<TypedLeaf, Surprise> {
     let Some(payload) = c.payload() else {
         return Err(ctx.surprise(format!("0x{:04x} is a container, expected a {kind:?} leaf", c.id)));
     };
@@ -160,7 +161,7 @@ pub fn typed_leaf(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> R
 
 /// Decodes a leaf with `decode`; a container, or a payload `decode` refuses, stays raw in
 /// place (an undocumented variant is not a reason to degrade the whole object).
-pub fn payload_or_raw(
+pub(crate) fn payload_or_raw(
     c: &Chunk<'_>,
     span: Span,
     ctx: &mut Ctx<'_>,
@@ -176,7 +177,7 @@ pub fn payload_or_raw(
 }
 
 /// A leaf typed as `kind` when its size fits, raw in place otherwise.
-pub fn leaf_or_raw(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Part {
+pub(crate) fn leaf_or_raw(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> Part {
     match c.payload().and_then(|p| Value::decode(kind, p)) {
         Some(value) => {
             ctx.claims.claim(span);
@@ -188,7 +189,7 @@ pub fn leaf_or_raw(c: &Chunk<'_>, span: Span, kind: Kind, ctx: &mut Ctx<'_>) -> 
 
 /// A container whose header is regenerated and whose children are decoded by `child`
 /// (which never fails: what it does not understand it keeps raw).
-pub fn lenient_container(
+pub(crate) fn lenient_container(
     c: &Chunk<'_>,
     span: Span,
     ctx: &mut Ctx<'_>,
@@ -204,7 +205,7 @@ pub fn lenient_container(
 
 /// Decodes a container whose children are typed by `kind_of(id)` (raw when `None`);
 /// nested containers are typed by `nested` when it returns a decoder result.
-pub fn typed_container(
+pub(crate) fn typed_container(
     c: &Chunk<'_>,
     span: Span,
     ctx: &mut Ctx<'_>,

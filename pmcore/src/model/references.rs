@@ -9,13 +9,13 @@ use super::writer::{BuildError, Writer};
 use crate::chunk::{Chunk, HeaderWidth};
 
 /// Flat reference chunk id.
-pub const FLAT: u16 = 0x2034;
+pub(crate) const FLAT: u16 = 0x2034;
 /// Map reference chunk id.
-pub const MAP: u16 = 0x2035;
+pub(crate) const MAP: u16 = 0x2035;
 
 /// A decoded reference chunk.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum References {
+pub(crate) enum References {
     /// 0x2034: one stored value per slot.
     Flat {
         /// Header width as read.
@@ -41,7 +41,7 @@ fn i32_at(p: &[u8], i: usize) -> i32 {
 impl References {
     /// Decodes a 0x2034 or 0x2035 leaf; a container or a length that does not fit the
     /// form is a surprise.
-    pub fn decode(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<References, Surprise> {
+    pub(crate) fn decode(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Result<References, Surprise> {
         let Some(p) = c.payload() else {
             return Err(ctx.surprise(format!("references 0x{:04x} is a container", c.id)));
         };
@@ -67,15 +67,16 @@ impl References {
     }
 
     /// Chunk id of the stored form.
-    pub fn id(&self) -> u16 {
+    pub(crate) fn id(&self) -> u16 {
         match self {
             References::Flat { .. } => FLAT,
             References::Map { .. } => MAP,
         }
     }
 
+    #[cfg(test)]
     /// `(slot, target)` for every bound slot (targets > 0), in stored order.
-    pub fn targets(&self) -> Vec<(usize, usize)> {
+    pub(crate) fn targets(&self) -> Vec<(usize, usize)> {
         match self {
             References::Flat { slots, .. } => {
                 slots.iter().enumerate().filter(|(_, &t)| t > 0).map(|(s, &t)| (s, t as usize)).collect()
@@ -86,8 +87,9 @@ impl References {
         }
     }
 
+    #[cfg(test)]
     /// Target storage index of `slot`, when bound.
-    pub fn target(&self, slot: usize) -> Option<usize> {
+    pub(crate) fn target(&self, slot: usize) -> Option<usize> {
         match self {
             References::Flat { slots, .. } => slots.get(slot).filter(|&&t| t > 0).map(|&t| t as usize),
             References::Map { pairs, .. } => pairs
@@ -99,7 +101,7 @@ impl References {
     }
 
     /// Number of slots as stored: flat length, or the number of map pairs.
-    pub fn slot_count(&self) -> usize {
+    pub(crate) fn slot_count(&self) -> usize {
         match self {
             References::Flat { slots, .. } => slots.len(),
             References::Map { pairs, .. } => pairs.len(),
@@ -107,7 +109,7 @@ impl References {
     }
 
     /// Writes the chunk in its stored form.
-    pub fn build(&self, w: &mut Writer<'_>) -> Result<(), BuildError> {
+    pub(crate) fn build(&self, w: &mut Writer<'_>) -> Result<(), BuildError> {
         match self {
             References::Flat { width, slots } => {
                 w.leaf_with(FLAT, *width, |o| slots.iter().for_each(|v| o.extend_from_slice(&v.to_le_bytes())))

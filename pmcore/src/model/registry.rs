@@ -22,7 +22,7 @@ pub enum Resolution {
 
 impl Resolution {
     /// `exact`, `superclass`, `generic`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Resolution::Exact(_) => "exact",
             Resolution::Superclass => "superclass",
@@ -33,7 +33,7 @@ impl Resolution {
 
 /// Superclasses whose objects are ReferenceTargets (digest §4.3: the typed ones and the
 /// unknown-only ones the reference registry parses as ReferenceTarget).
-pub const REGISTERED_SUPERCLASSES: &[u32] = &[
+pub(crate) const REGISTERED_SUPERCLASSES: &[u32] = &[
     0x0000_0000,
     0x77a6_0fbd,
     0x0000_0100,
@@ -81,7 +81,7 @@ pub const REGISTERED_SUPERCLASSES: &[u32] = &[
 ];
 
 /// Resolves a class to the way the typed model treats it.
-pub fn resolve(class_id: [u32; 2], superclass: u32) -> Resolution {
+pub(crate) fn resolve(class_id: [u32; 2], superclass: u32) -> Resolution {
     if let Some(t) = crate::classes::typed_class(class_id, superclass) {
         return Resolution::Exact(t);
     }

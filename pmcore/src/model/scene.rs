@@ -17,27 +17,25 @@ use crate::chunk::{Chunk, HeaderWidth};
 use std::collections::HashMap;
 
 /// Chunk ids the object levels type.
-pub mod ids {
-    /// Animatable: note tracks etc., kept raw in place.
-    pub const ANIMATABLE_2140: u16 = 0x2140;
+pub(crate) mod ids {
     /// ReferenceMaker: one byte (0x2E in every documented file).
-    pub const REFMAKER_204B: u16 = 0x204B;
+    pub(crate) const REFMAKER_204B: u16 = 0x204B;
     /// NodeImpl version (`u32`).
-    pub const NODE_VERSION: u16 = 0x09ce;
+    pub(crate) const NODE_VERSION: u16 = 0x09ce;
     /// NodeImpl parent (`u32` storage index, `u32` flags).
-    pub const NODE_PARENT: u16 = 0x0960;
+    pub(crate) const NODE_PARENT: u16 = 0x0960;
     /// NodeImpl name (UTF-16).
-    pub const NODE_NAME: u16 = 0x0962;
+    pub(crate) const NODE_NAME: u16 = 0x0962;
     /// TrackViewNode child display name (UTF-16).
-    pub const TVN_NAME: u16 = 0x0110;
+    pub(crate) const TVN_NAME: u16 = 0x0110;
     /// TrackViewNode child ClassId (2×`u32`).
-    pub const TVN_CLASS: u16 = 0x0120;
+    pub(crate) const TVN_CLASS: u16 = 0x0120;
     /// TrackViewNode child "is not another node" (`s32`).
-    pub const TVN_FLAG: u16 = 0x0130;
+    pub(crate) const TVN_FLAG: u16 = 0x0130;
     /// TrackViewNode empty marker.
-    pub const TVN_EMPTY_0140: u16 = 0x0140;
+    pub(crate) const TVN_EMPTY_0140: u16 = 0x0140;
     /// TrackViewNode empty marker.
-    pub const TVN_EMPTY_0150: u16 = 0x0150;
+    pub(crate) const TVN_EMPTY_0150: u16 = 0x0150;
 }
 
 /// A class as the Scene sees it: directory entry plus how the model treats it.
@@ -53,7 +51,7 @@ pub struct ClassInfo {
 
 impl ClassInfo {
     /// Display name (or `<class #N missing>`).
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match &self.resolved {
             Some(r) => r.name.clone(),
             None => format!("<class #{} missing>", self.chunk_id),
@@ -63,7 +61,7 @@ impl ClassInfo {
 
 /// What the model did with one object.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ObjectState {
+pub(crate) enum ObjectState {
     /// Decoded through its class level(s).
     Typed,
     /// Unknown superclass or unresolvable id: only the Animatable / ReferenceMaker base
@@ -75,7 +73,7 @@ pub enum ObjectState {
 
 /// How an object's bytes are rebuilt.
 #[derive(Clone, Debug, PartialEq)]
-pub enum ObjectBody {
+pub(crate) enum ObjectBody {
     /// The whole object chunk copied verbatim.
     Raw(Span),
     /// A 0-byte leaf (container bit clear), header regenerated.
@@ -99,9 +97,9 @@ pub struct Object {
     /// Index into [`SceneModel::classes`].
     pub class: usize,
     /// Typed / generic / degraded.
-    pub state: ObjectState,
+    pub(crate) state: ObjectState,
     /// Content.
-    pub body: ObjectBody,
+    pub(crate) body: ObjectBody,
     /// Bytes of the object chunk (header included).
     pub bytes: u64,
     /// Of which regenerated from typed state (the rest is copied raw).
@@ -136,9 +134,10 @@ pub struct ClassTally {
     pub typed_bytes: u64,
 }
 
+#[cfg(test)]
 /// Counts of typed-owned chunks, for the coverage floor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TypedCounts {
+pub(crate) struct TypedCounts {
     /// AppData containers (including empty ones, which build drops).
     pub appdata: u64,
     /// 0x2034 reference chunks.
@@ -153,9 +152,10 @@ pub struct TypedCounts {
     pub node_name: u64,
 }
 
+#[cfg(test)]
 /// One TrackViewNode child as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TrackViewChild {
+pub(crate) struct TrackViewChild {
     /// Display name (0x0110).
     pub name: String,
     /// ClassId (0x0120), when stored.
@@ -164,9 +164,10 @@ pub struct TrackViewChild {
     pub flag: Option<i32>,
 }
 
+#[cfg(test)]
 /// Node parent/children links, from NodeImpl parent chunks.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NodeTree {
+pub(crate) struct NodeTree {
     /// Parent storage index per storage index (nodes only).
     pub parent: HashMap<usize, usize>,
     /// Children per storage index, in storage order.
@@ -180,7 +181,7 @@ pub struct SceneModel {
     /// Objects in storage order (storage index = position).
     pub objects: Vec<Object>,
     /// Distinct classes seen, in first-seen order.
-    pub classes: Vec<ClassInfo>,
+    pub(crate) classes: Vec<ClassInfo>,
     /// Parts of every typed object, object after object.
     parts: Vec<Part>,
     tail: Vec<Span>,
@@ -189,7 +190,7 @@ pub struct SceneModel {
 }
 
 /// Expected SceneImpl reference slot count for a format version, where measured.
-pub fn scene_impl_slots(version: u16) -> Option<usize> {
+pub(crate) fn scene_impl_slots(version: u16) -> Option<usize> {
     match version {
         0x2004 => Some(11),
         0x200B..=0x2012 => Some(12),
@@ -304,7 +305,7 @@ impl SceneModel {
     }
 
     /// Parts of the object at `storage_index` (empty unless its chunks were decoded).
-    pub fn parts(&self, storage_index: usize) -> &[Part] {
+    pub(crate) fn parts(&self, storage_index: usize) -> &[Part] {
         match self.objects.get(storage_index).map(|o| &o.body) {
             Some(ObjectBody::Parts { start, end }) => &self.parts[*start as usize..*end as usize],
             _ => &[],
@@ -318,8 +319,9 @@ impl SceneModel {
         }
     }
 
+    #[cfg(test)]
     /// The first reference chunk of an object.
-    pub fn references(&self, storage_index: usize) -> Option<&References> {
+    pub(crate) fn references(&self, storage_index: usize) -> Option<&References> {
         self.parts(storage_index).iter().find_map(|p| match p {
             Part::References(r) => Some(r),
             _ => None,
@@ -344,11 +346,6 @@ impl SceneModel {
 
     fn value(&self, storage_index: usize, id: u16) -> Option<&Value> {
         super::part::leaf(self.parts(storage_index), id).map(|l| &l.value)
-    }
-
-    /// Format version (the root chunk id).
-    pub fn version(&self) -> Option<u16> {
-        self.root.map(|(id, _)| id)
     }
 
     /// Class of the object at `storage_index`.
@@ -379,16 +376,18 @@ impl SceneModel {
         }
     }
 
+    #[cfg(test)]
     /// Parent storage index (0x0960) of a NodeImpl.
-    pub fn node_parent(&self, storage_index: usize) -> Option<usize> {
+    pub(crate) fn node_parent(&self, storage_index: usize) -> Option<usize> {
         match self.value(storage_index, ids::NODE_PARENT)? {
             Value::U32x2([parent, _flags]) => usize::try_from(*parent).ok().filter(|&p| p < self.objects.len()),
             _ => None,
         }
     }
 
+    #[cfg(test)]
     /// Node version (0x09ce) of a NodeImpl.
-    pub fn node_version(&self, storage_index: usize) -> Option<u32> {
+    pub(crate) fn node_version(&self, storage_index: usize) -> Option<u32> {
         match self.value(storage_index, ids::NODE_VERSION)? {
             Value::U32(v) => Some(*v),
             _ => None,
@@ -404,8 +403,9 @@ impl SceneModel {
         })
     }
 
+    #[cfg(test)]
     /// Parent/children links of every NodeImpl.
-    pub fn node_tree(&self) -> NodeTree {
+    pub(crate) fn node_tree(&self) -> NodeTree {
         let mut tree = NodeTree::default();
         for i in (0..self.objects.len()).filter(|&i| self.is(i, TypedClass::NodeImpl)) {
             if let Some(p) = self.node_parent(i) {
@@ -416,9 +416,10 @@ impl SceneModel {
         tree
     }
 
+    #[cfg(test)]
     /// Controllers of a PRS (position, rotation, scale = slots 0/1/2) or LookAt
     /// (target node, position, roll, scale = slots 0/1/2/3) controller, by slot.
-    pub fn controller_slots(&self, storage_index: usize) -> Option<Vec<(&'static str, Option<usize>)>> {
+    pub(crate) fn controller_slots(&self, storage_index: usize) -> Option<Vec<(&'static str, Option<usize>)>> {
         let names: &[&'static str] = if self.is(storage_index, TypedClass::Prs) {
             &["position", "rotation", "scale"]
         } else if self.is(storage_index, TypedClass::LookAt) {
@@ -430,16 +431,18 @@ impl SceneModel {
         Some(names.iter().enumerate().map(|(slot, n)| (*n, refs.and_then(|r| r.target(slot)))).collect())
     }
 
+    #[cfg(test)]
     /// The ParamBlock2 at `storage_index`, read from its typed records (`None` unless the
     /// object is a typed ParamBlock2).
-    pub fn param_block2(&self, storage_index: usize) -> Option<super::paramblock::ParamBlock2> {
+    pub(crate) fn param_block2(&self, storage_index: usize) -> Option<super::paramblock::ParamBlock2> {
         self.is(storage_index, TypedClass::ParamBlock2)
             .then(|| object_parts::param_block2_of(self.parts(storage_index)))
     }
 
+    #[cfg(test)]
     /// Children of a TrackViewNode: per reference slot, the stored (0x0110 display name,
     /// 0x0120 ClassId, 0x0130 "is not another node") triple, in stored order.
-    pub fn track_view_children(&self, storage_index: usize) -> Option<Vec<TrackViewChild>> {
+    pub(crate) fn track_view_children(&self, storage_index: usize) -> Option<Vec<TrackViewChild>> {
         if !self.is(storage_index, TypedClass::TrackViewNode) {
             return None;
         }
@@ -469,7 +472,7 @@ impl SceneModel {
     }
 
     /// Inventory: every class seen, with counts.
-    pub fn inventory(&self) -> Vec<ClassTally> {
+    pub(crate) fn inventory(&self) -> Vec<ClassTally> {
         let mut tallies: Vec<ClassTally> = self
             .classes
             .iter()
@@ -501,8 +504,9 @@ impl SceneModel {
         tallies
     }
 
+    #[cfg(test)]
     /// Counts of typed-owned chunks of the kinds the coverage floor checks.
-    pub fn typed_counts(&self) -> TypedCounts {
+    pub(crate) fn typed_counts(&self) -> TypedCounts {
         let mut n = TypedCounts::default();
         {
             for p in &self.parts {
@@ -529,7 +533,7 @@ impl SceneModel {
     }
 
     /// Writes the stream: typed parts from state, raw spans from `source`.
-    pub fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
+    pub(crate) fn build(&self, source: &[u8], w: &mut Writer<'_>) -> Result<(), BuildError> {
         if let Some((id, width)) = self.root {
             let open = w.open(id, width, true);
             for o in &self.objects {

@@ -12,15 +12,15 @@ pub const OSM_DERIVED: u16 = 0x2032;
 /// Scene object chunk id meaning "WSM Derived".
 pub const WSM_DERIVED: u16 = 0x2033;
 /// ClassId of a NodeImpl (superclass 1).
-pub use crate::classes::ids::NODE_IMPL;
+pub(crate) use crate::classes::ids::NODE_IMPL;
 /// Reference chunk, flat form: s32 storage index per slot.
-pub const REFS_FLAT: u16 = 0x2034;
+pub(crate) const REFS_FLAT: u16 = 0x2034;
 /// Reference chunk, map form: leading s32, then (slot, storage index) pairs.
-pub const REFS_MAP: u16 = 0x2035;
+pub(crate) const REFS_MAP: u16 = 0x2035;
 /// NodeImpl parent: u32 parent storage index, u32 flags.
-pub const NODE_PARENT: u16 = 0x0960;
+pub(crate) const NODE_PARENT: u16 = 0x0960;
 /// NodeImpl name, UTF-16.
-pub const NODE_NAME: u16 = 0x0962;
+pub(crate) const NODE_NAME: u16 = 0x0962;
 
 /// The class an object resolves to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,7 +132,7 @@ impl<'f> SceneTrees<'f> {
 }
 
 /// Resolves a Scene object chunk id to its class.
-pub fn resolve(id: u16, d: &Directories) -> Option<ResolvedClass> {
+pub(crate) fn resolve(id: u16, d: &Directories) -> Option<ResolvedClass> {
     match id {
         OSM_DERIVED => Some(ResolvedClass {
             class_id: crate::classes::ids::OSM_DERIVED,
@@ -173,7 +173,7 @@ impl<'a> SceneIndex<'a> {
     /// Objects reachable from `start` through derived-object references (the modifier
     /// stack and base object of a node's object), never through other nodes; bounded and
     /// cycle-safe.
-    pub fn stack_of(&self, start: usize) -> Vec<usize> {
+    pub(crate) fn stack_of(&self, start: usize) -> Vec<usize> {
         let mut seen = vec![false; self.objects.len()];
         let mut out = Vec::new();
         let mut todo = vec![start];

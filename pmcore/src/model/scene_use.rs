@@ -8,14 +8,14 @@ use super::scene_index::SceneIndex;
 
 /// SceneImpl, the Scene's singleton (the last Scene object).
 /// Superclass of materials (`MATERIAL_CLASS_ID`).
-pub const MATERIAL_SUPERCLASS: u32 = 0x0c00;
+pub(crate) const MATERIAL_SUPERCLASS: u32 = 0x0c00;
 /// Node reference slot of the material (slot 0 = transform, 1 = object).
-pub const NODE_MATERIAL_SLOT: usize = 3;
+pub(crate) const NODE_MATERIAL_SLOT: usize = 3;
 /// The scene material library (`MtlBaseLib`), SceneImpl reference slot 1.
-pub use crate::classes::ids::MTL_BASE_LIB;
-pub use crate::classes::ids::SCENE_IMPL;
+pub(crate) use crate::classes::ids::MTL_BASE_LIB;
+pub(crate) use crate::classes::ids::SCENE_IMPL;
 /// SceneImpl reference slot of the scene material library.
-pub const SCENE_MATERIAL_LIBRARY_SLOT: usize = 1;
+pub(crate) const SCENE_MATERIAL_LIBRARY_SLOT: usize = 1;
 
 /// Storage indices of the objects that `from` reaches through references (itself
 /// included), never entering `barrier`.
@@ -36,7 +36,7 @@ fn reach(index: &SceneIndex<'_>, from: impl IntoIterator<Item = usize>, barrier:
 
 /// The scene's material library and which of its entries are in use.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SceneUse {
+pub(crate) struct SceneUse {
     /// Storage index of the scene material library.
     pub library: usize,
     /// Library entries in stored order, each with whether another Scene object (a node,
@@ -54,7 +54,7 @@ pub struct SceneUse {
 impl SceneUse {
     /// Reads the SceneImpl (the last object of class 0x2222:0) and its library; `Err`
     /// names what is missing.
-    pub fn of(index: &SceneIndex<'_>) -> Result<SceneUse, String> {
+    pub(crate) fn of(index: &SceneIndex<'_>) -> Result<SceneUse, String> {
         let scene = index
             .objects
             .iter()
@@ -91,7 +91,7 @@ impl SceneUse {
     }
 
     /// True when `object` is reached only through left-over library entries.
-    pub fn only_left_over(&self, object: usize) -> bool {
+    pub(crate) fn only_left_over(&self, object: usize) -> bool {
         self.from_left_over.get(object).copied().unwrap_or(false)
             && !self.from_roots.get(object).copied().unwrap_or(false)
     }
@@ -100,7 +100,7 @@ impl SceneUse {
 /// For each 16-byte id, the Scene objects whose leaf payloads contain it (at any offset):
 /// how an object names the asset it uses (a Bitmap's ParamBlock2, a DirectX Shader, a
 /// WaveObject …). One pass over the Scene bytes, whatever the number of ids.
-pub fn holders_of(index: &SceneIndex<'_>, ids: &[[u8; 16]]) -> Vec<Vec<usize>> {
+pub(crate) fn holders_of(index: &SceneIndex<'_>, ids: &[[u8; 16]]) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); ids.len()];
     let mut first = [false; 256];
     ids.iter().for_each(|id| first[usize::from(id[0])] = true);

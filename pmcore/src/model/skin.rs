@@ -20,16 +20,17 @@
 
 use crate::chunk::Chunk;
 
+#[cfg(test)]
 /// Per-node data of a modifier on its derived object.
-pub const MOD_APP: u16 = 0x2500;
+pub(crate) const MOD_APP: u16 = 0x2500;
 /// The Skin's local data inside [`MOD_APP`].
-pub const SKIN_LOCAL_DATA: u16 = 0x2512;
+pub(crate) const SKIN_LOCAL_DATA: u16 = 0x2512;
 /// Vertex count inside [`SKIN_LOCAL_DATA`] (`u32`).
-pub const SKIN_VERTEX_COUNT: u16 = 0x0040;
+pub(crate) const SKIN_VERTEX_COUNT: u16 = 0x0040;
 /// Per-vertex weight table inside [`SKIN_LOCAL_DATA`].
-pub const SKIN_WEIGHT_TABLE: u16 = 0x0490;
+pub(crate) const SKIN_WEIGHT_TABLE: u16 = 0x0490;
 /// Bytes per weight entry (11 dwords).
-pub const SKIN_ENTRY_BYTES: usize = 44;
+pub(crate) const SKIN_ENTRY_BYTES: usize = 44;
 
 /// Why a weight table could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

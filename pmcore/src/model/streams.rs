@@ -53,13 +53,13 @@ pub struct DegradedEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunModel {
     /// Top-level chunks in stored order.
-    pub parts: Vec<Part>,
+    pub(crate) parts: Vec<Part>,
     /// Entries kept raw after a surprise.
     pub degraded: Vec<DegradedEntry>,
 }
 
 /// DllDirectory header leaf (`u32`).
-pub const DLL_HEADER: u16 = 0x21C0;
+pub(crate) const DLL_HEADER: u16 = 0x21C0;
 
 impl RunModel {
     /// Decodes a top-level run with the decoder of `kind` (not `Scene`). A sole run-to-end
@@ -82,16 +82,18 @@ impl RunModel {
         model
     }
 
+    #[cfg(test)]
     /// The stream's entry parts: below a run-to-end wrapper root, else the top level.
-    pub fn entries(&self) -> &[Part] {
+    pub(crate) fn entries(&self) -> &[Part] {
         match self.parts.as_slice() {
             [Part::Container(c)] if c.width == HeaderWidth::ShortToEnd => &c.parts,
             parts => parts,
         }
     }
 
+    #[cfg(test)]
     /// Number of typed entries with chunk id `id` (at the top level, or below a wrapper root).
-    pub fn typed_count(&self, id: u16) -> usize {
+    pub(crate) fn typed_count(&self, id: u16) -> usize {
         self.entries().iter().filter(|p| p.id() == Some(id)).count()
     }
 

@@ -4,7 +4,7 @@
 
 /// The documented layout of a leaf payload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Zero bytes (presence is the information).
     Empty,
     /// One byte.
@@ -37,7 +37,7 @@ pub enum Kind {
 /// exactly (`to_bits`/`from_bits`); strings keep their code units, so unpaired
 /// surrogates survive.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// No payload.
     Empty,
     /// One byte.
@@ -76,7 +76,7 @@ fn u32s<const N: usize>(p: &[u8]) -> [u32; N] {
 
 impl Value {
     /// Decodes `payload` as `kind`; `None` when the size does not fit the layout.
-    pub fn decode(kind: Kind, payload: &[u8]) -> Option<Value> {
+    pub(crate) fn decode(kind: Kind, payload: &[u8]) -> Option<Value> {
         let n = payload.len();
         Some(match kind {
             Kind::Empty if n == 0 => Value::Empty,
@@ -105,7 +105,7 @@ impl Value {
     }
 
     /// Appends the exact payload bytes of this value.
-    pub fn encode(&self, out: &mut Vec<u8>) {
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         match self {
             Value::Empty => {}
             Value::U8(v) => out.push(*v),
@@ -128,7 +128,7 @@ impl Value {
     }
 
     /// The text of a UTF-16 value (lossy), `None` for other kinds.
-    pub fn text(&self) -> Option<String> {
+    pub(crate) fn text(&self) -> Option<String> {
         match self {
             Value::Utf16(units) => Some(String::from_utf16_lossy(units)),
             Value::LenString(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
@@ -137,7 +137,7 @@ impl Value {
     }
 
     /// A UTF-16 value holding `text`.
-    pub fn utf16(text: &str) -> Value {
+    pub(crate) fn utf16(text: &str) -> Value {
         Value::Utf16(text.encode_utf16().collect())
     }
 }

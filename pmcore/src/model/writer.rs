@@ -52,7 +52,7 @@ pub enum BuildError {
 
 /// A chunk whose header is written and whose size is patched by [`Writer::close`].
 #[must_use = "an opened chunk must be closed"]
-pub struct Open {
+pub(crate) struct Open {
     start: usize,
     id: u16,
     width: HeaderWidth,
@@ -113,21 +113,21 @@ impl<'o> Writer<'o> {
 
     /// A writer that keeps nothing and compares what it produces with `expected`; read the
     /// answer with [`Writer::matched`].
-    pub fn comparing(stream: &'o str, expected: &'o [u8]) -> Self {
+    pub(crate) fn comparing(stream: &'o str, expected: &'o [u8]) -> Self {
         let compare = Compare { expected, pos: 0, differs: false, scratch: Vec::new() };
         Writer { stream, out: Out::Compare(compare), scribble: &[], normalizations: Vec::new() }
     }
 
     /// Applies the regeneration proof: raw copies of any byte inside `spans` (sorted by
     /// start, disjoint — [`super::part::Claims::spans`] after decode) come out inverted.
-    pub fn scribbling(mut self, spans: &'o [Span]) -> Self {
+    pub(crate) fn scribbling(mut self, spans: &'o [Span]) -> Self {
         self.scribble = spans;
         self
     }
 
     /// For a comparing writer: every byte produced equals `expected`, and all of it was
     /// produced. Always false for a buffer writer.
-    pub fn matched(&self) -> bool {
+    pub(crate) fn matched(&self) -> bool {
         match &self.out {
             Out::Compare(c) => !c.differs && c.pos == c.expected.len(),
             Out::Buffer(_) => false,
@@ -135,7 +135,7 @@ impl<'o> Writer<'o> {
     }
 
     /// Records one application of a whitelisted normalization.
-    pub fn normalized(&mut self, reason: &'static str) {
+    pub(crate) fn normalized(&mut self, reason: &'static str) {
         match self.normalizations.iter_mut().find(|(r, _)| *r == reason) {
             Some((_, n)) => *n += 1,
             None => self.normalizations.push((reason, 1)),
@@ -173,7 +173,7 @@ impl<'o> Writer<'o> {
     }
 
     /// Writes a header with a placeholder size.
-    pub fn open(&mut self, id: u16, width: HeaderWidth, container: bool) -> Open {
+    pub(crate) fn open(&mut self, id: u16, width: HeaderWidth, container: bool) -> Open {
         let start = self.len();
         self.put(&id.to_le_bytes());
         match width {
@@ -193,7 +193,7 @@ impl<'o> Writer<'o> {
     }
 
     /// Patches the size (header included) and container bit of an opened chunk.
-    pub fn close(&mut self, open: Open) -> Result<(), BuildError> {
+    pub(crate) fn close(&mut self, open: Open) -> Result<(), BuildError> {
         let size = (self.len() - open.start) as u64;
         match open.width {
             HeaderWidth::ShortToEnd | HeaderWidth::LongToEnd => {}
@@ -226,7 +226,7 @@ impl<'o> Writer<'o> {
     }
 
     /// Writes a leaf chunk whose payload `fill` appends.
-    pub fn leaf_with(
+    pub(crate) fn leaf_with(
         &mut self,
         id: u16,
         width: HeaderWidth,
@@ -247,7 +247,7 @@ impl<'o> Writer<'o> {
     }
 
     /// Copies a chunk verbatim (header included) from the source buffer.
-    pub fn raw(&mut self, source: &[u8], start: u64, end: u64) -> Result<(), BuildError> {
+    pub(crate) fn raw(&mut self, source: &[u8], start: u64, end: u64) -> Result<(), BuildError> {
         let Some(bytes) = source.get(start as usize..end as usize) else {
             return Err(BuildError::SpanOutsideSource {
                 stream: self.stream.to_string(),

@@ -16,7 +16,7 @@ pub const MAGIC: [u8; 8] = *b"NEL_ANIM";
 
 /// Key layouts of the keyframer track classes this reader types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyKind {
+pub(crate) enum KeyKind {
     /// `CTrackKeyFramerLinearFloat`: one float.
     LinearFloat,
     /// `CTrackKeyFramerLinearVector`: x, y, z.
@@ -33,7 +33,7 @@ pub enum KeyKind {
 
 impl KeyKind {
     /// All kinds, for lookups by class name.
-    pub const ALL: [KeyKind; 6] = [
+    pub(crate) const ALL: [KeyKind; 6] = [
         KeyKind::LinearFloat,
         KeyKind::LinearVector,
         KeyKind::LinearQuat,
@@ -43,7 +43,7 @@ impl KeyKind {
     ];
 
     /// The NeL class name (what the poly pointer stores).
-    pub fn class_name(self) -> &'static str {
+    pub(crate) fn class_name(self) -> &'static str {
         match self {
             KeyKind::LinearFloat => "CTrackKeyFramerLinearFloat",
             KeyKind::LinearVector => "CTrackKeyFramerLinearVector",
@@ -55,7 +55,7 @@ impl KeyKind {
     }
 
     /// Floats per key after its version byte.
-    pub fn floats(self) -> usize {
+    pub(crate) fn floats(self) -> usize {
         match self {
             KeyKind::LinearFloat => 1,
             KeyKind::LinearVector => 3,
@@ -67,14 +67,14 @@ impl KeyKind {
     }
 
     /// The kind of a class name.
-    pub fn of_class(name: &str) -> Option<KeyKind> {
+    pub(crate) fn of_class(name: &str) -> Option<KeyKind> {
         KeyKind::ALL.into_iter().find(|k| k.class_name() == name)
     }
 }
 
 /// One key: its time and its floats (value first, then tangent data).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Key {
+pub(crate) struct Key {
     /// Time in seconds (the map key).
     pub time: f32,
     /// Value and TCB parameters, [`KeyKind::floats`] of them.
@@ -83,7 +83,7 @@ pub struct Key {
 
 /// One keyframer track.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Track {
+pub(crate) struct Track {
     /// Poly-pointer id.
     pub ptr_id: u64,
     /// Key layout (from the class name).
@@ -110,12 +110,12 @@ pub struct Animation {
     /// Channel name → track index, in file order.
     pub id_by_name: Vec<(String, u32)>,
     /// Tracks, then min end time and SSS shapes; opaque from the first untyped track on.
-    pub body: Part<AnimationBody>,
+    pub(crate) body: Part<AnimationBody>,
 }
 
 /// What follows the name map.
 #[derive(Clone, Debug, PartialEq)]
-pub struct AnimationBody {
+pub(crate) struct AnimationBody {
     /// Tracks in id order (`None` for a null pointer).
     pub tracks: Vec<Option<Track>>,
     /// `_MinEndTime` (v1+).
@@ -126,7 +126,7 @@ pub struct AnimationBody {
 
 /// Reads an `.anim` file. Only the tag, version and name map must be readable; the rest
 /// falls back to an opaque run.
-pub fn read(r: &mut Reader) -> Result<Animation, NelError> {
+pub(crate) fn read(r: &mut Reader) -> Result<Animation, NelError> {
     r.within("CAnimation", |r| {
         r.check(&MAGIC)?;
         let version = r.version(2)?;
@@ -166,7 +166,7 @@ fn read_track(r: &mut Reader) -> Result<Option<Track>, NelError> {
 }
 
 /// Writes an `.anim` file.
-pub fn write(w: &mut Writer, a: &Animation) {
+pub(crate) fn write(w: &mut Writer, a: &Animation) {
     w.bytes(&MAGIC);
     w.version(a.version);
     w.string(&a.name);

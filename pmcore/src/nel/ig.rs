@@ -14,7 +14,7 @@ pub const MAGIC: [u8; 4] = *b"GRPT";
 
 /// A `CCluster`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Cluster {
+pub(crate) struct Cluster {
     /// Serial version (≤ 3).
     pub version: u32,
     /// Name (v1+).
@@ -33,7 +33,7 @@ pub struct Cluster {
 
 /// A `CPortal`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Portal {
+pub(crate) struct Portal {
     /// Serial version (≤ 1).
     pub version: u32,
     /// Polygon.
@@ -46,7 +46,7 @@ pub struct Portal {
 
 /// A `CInstanceGroup::CInstance`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Instance {
+pub(crate) struct Instance {
     /// Serial version (≤ 7).
     pub version: u32,
     /// The flag and light-id bytes present at this version, in file order.
@@ -75,12 +75,12 @@ pub struct InstanceGroup {
     /// Serial version (≤ 5).
     pub version: u32,
     /// Everything after the version; opaque from the first untyped field on.
-    pub body: Part<InstanceGroupBody>,
+    pub(crate) body: Part<InstanceGroupBody>,
 }
 
 /// The typed part of an instance group.
 #[derive(Clone, Debug, PartialEq)]
-pub struct InstanceGroupBody {
+pub(crate) struct InstanceGroupBody {
     /// `_RealTimeSunContribution` byte (v5+).
     pub real_time_sun: u8,
     /// Surface light version, cell size, 1 / cell size (v4+; grid map empty).
@@ -188,7 +188,7 @@ fn read_body(r: &mut Reader, version: u32) -> Result<InstanceGroupBody, NelError
 }
 
 /// Reads an `.ig` file.
-pub fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
+pub(crate) fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
     r.within("CInstanceGroup", |r| {
         r.check(&MAGIC)?;
         let version = r.version(5)?;
@@ -198,7 +198,7 @@ pub fn read(r: &mut Reader) -> Result<InstanceGroup, NelError> {
 }
 
 /// Writes an `.ig` file.
-pub fn write(w: &mut Writer, g: &InstanceGroup) {
+pub(crate) fn write(w: &mut Writer, g: &InstanceGroup) {
     w.bytes(&MAGIC);
     w.version(g.version);
     let version = g.version;

@@ -33,30 +33,30 @@ use super::skel::{read_matrix, write_matrix, NelMatrix};
 use super::stream::{NelError, Part, Reader, Writer};
 
 /// Material flag: per-stage texture addressing modes are stored.
-pub const MAT_TEX_ADDR: u32 = 0x0400;
+pub(crate) const MAT_TEX_ADDR: u32 = 0x0400;
 /// Material flag: user texture matrix of stage 0 (stage `i` is this `<< i`).
-pub const MAT_USER_TEX_0_MAT: u32 = 0x0010_0000;
+pub(crate) const MAT_USER_TEX_0_MAT: u32 = 0x0010_0000;
 /// Vertex buffer: number of value slots.
-pub const NUM_VALUES: usize = 16;
+pub(crate) const NUM_VALUES: usize = 16;
 /// Vertex buffer: byte size of each value type (`CVertexBuffer::SizeType`).
-pub const VALUE_TYPE_SIZE: [usize; 13] = [8, 4, 2, 16, 8, 4, 24, 12, 6, 32, 16, 8, 4];
+pub(crate) const VALUE_TYPE_SIZE: [usize; 13] = [8, 4, 2, 16, 8, 4, 24, 12, 6, 32, 16, 8, 4];
 /// Vertex buffer value slot of the position.
-pub const VALUE_POSITION: usize = 0;
+pub(crate) const VALUE_POSITION: usize = 0;
 /// Vertex buffer value slot of the normal.
-pub const VALUE_NORMAL: usize = 1;
+pub(crate) const VALUE_NORMAL: usize = 1;
 /// Vertex buffer value slot of the first texture coordinate set.
-pub const VALUE_TEXCOORD0: usize = 2;
+pub(crate) const VALUE_TEXCOORD0: usize = 2;
 /// Value type `Float3`.
-pub const TYPE_FLOAT3: u8 = 7;
+pub(crate) const TYPE_FLOAT3: u8 = 7;
 /// Value type `Float2`.
-pub const TYPE_FLOAT2: u8 = 4;
+pub(crate) const TYPE_FLOAT2: u8 = 4;
 
 /// RGBA as stored (four bytes).
-pub type Rgba = [u8; 4];
+pub(crate) type Rgba = [u8; 4];
 
 /// A texture behind a poly pointer.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Texture {
+pub(crate) enum Texture {
     /// `CTextureFile`.
     File {
         /// Serial version (≤ 1).
@@ -81,7 +81,7 @@ pub enum Texture {
 
 /// `ITexture::serial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TextureBase {
+pub(crate) struct TextureBase {
     /// Serial version (≤ 1).
     pub version: u32,
     /// Upload format, wrap S, wrap T, min filter, mag filter (enums).
@@ -92,7 +92,7 @@ pub struct TextureBase {
 
 /// A texture poly pointer: id, and the texture when this is its first occurrence.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TexturePtr {
+pub(crate) enum TexturePtr {
     /// Null.
     Null,
     /// Back-reference to an id already read.
@@ -103,7 +103,7 @@ pub enum TexturePtr {
 
 /// One of the four material stages.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Stage {
+pub(crate) struct Stage {
     /// The texture.
     pub texture: TexturePtr,
     /// Texture-environment bit-field bytes (RGB then alpha; 10 or 14), v1+.
@@ -114,7 +114,7 @@ pub struct Stage {
 
 /// A light map of a material.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LightMap {
+pub(crate) struct LightMap {
     /// `serial2` version (v7+ materials; `None` for the old form).
     pub version: Option<u32>,
     /// Factor.
@@ -127,7 +127,7 @@ pub struct LightMap {
 
 /// A `CMaterial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Material {
+pub(crate) struct Material {
     /// Serial version (≤ 9).
     pub version: u32,
     /// Shader type.
@@ -159,11 +159,11 @@ pub struct Material {
 }
 
 /// (material id, stage id) pairs a light map is used at.
-pub type MatStages = Vec<(u8, u8)>;
+pub(crate) type MatStages = Vec<(u8, u8)>;
 
 /// Light-map info of a mesh base.
 #[derive(Clone, Debug, PartialEq)]
-pub enum LightInfos {
+pub(crate) enum LightInfos {
     /// v8+: list of (light group, animated light, stages).
     V8(Vec<(u32, String, MatStages)>),
     /// Before v8: map of name → stages.
@@ -172,7 +172,7 @@ pub enum LightInfos {
 
 /// `CMeshBase::serialMeshBase`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshBase {
+pub(crate) struct MeshBase {
     /// Serial version (1..=10).
     pub version: u32,
     /// Default position, pivot, Euler rotation.
@@ -195,7 +195,7 @@ pub struct MeshBase {
 
 /// A `CBlendShape`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BlendShape {
+pub(crate) struct BlendShape {
     /// Serial version (≤ 1).
     pub version: u32,
     /// Name.
@@ -214,7 +214,7 @@ pub struct BlendShape {
 
 /// A `CVertexBuffer` (version 2 form).
 #[derive(Clone, Debug, PartialEq)]
-pub struct VertexBuffer {
+pub(crate) struct VertexBuffer {
     /// Header version (1..=3).
     pub header_version: u32,
     /// Value-present flags (bit `i` = slot `i`).
@@ -239,7 +239,7 @@ pub struct VertexBuffer {
 
 impl VertexBuffer {
     /// Bytes per vertex.
-    pub fn vertex_size(&self) -> usize {
+    pub(crate) fn vertex_size(&self) -> usize {
         (0..NUM_VALUES)
             .filter(|i| self.flags & (1 << i) != 0)
             .map(|i| VALUE_TYPE_SIZE.get(self.types[i] as usize).copied().unwrap_or(0))
@@ -247,7 +247,7 @@ impl VertexBuffer {
     }
 
     /// Offset of slot `value` in a vertex, when present.
-    pub fn value_offset(&self, value: usize) -> Option<usize> {
+    pub(crate) fn value_offset(&self, value: usize) -> Option<usize> {
         if self.flags & (1 << value) == 0 {
             return None;
         }
@@ -255,7 +255,7 @@ impl VertexBuffer {
     }
 
     /// The `Float3` or `Float2` values of one slot (e.g. positions), decoded.
-    pub fn floats(&self, value: usize) -> Option<Vec<Vec<f32>>> {
+    pub(crate) fn floats(&self, value: usize) -> Option<Vec<Vec<f32>>> {
         let off = self.value_offset(value)?;
         let n = match self.types[value] {
             TYPE_FLOAT3 => 3,
@@ -276,7 +276,7 @@ impl VertexBuffer {
 
 /// A `CIndexBuffer`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum IndexBuffer {
+pub(crate) enum IndexBuffer {
     /// Version 0 primitive block: lines, triangles, quads as (count, capacity, indices).
     PrimitiveBlock([(u32, u32, Vec<u32>); 3]),
     /// Version 1 or 2.
@@ -296,7 +296,7 @@ pub enum IndexBuffer {
 
 impl IndexBuffer {
     /// Triangle corner indices.
-    pub fn triangles(&self) -> &[u32] {
+    pub(crate) fn triangles(&self) -> &[u32] {
         match self {
             IndexBuffer::PrimitiveBlock(p) => &p[1].2,
             IndexBuffer::Indices { indices, .. } => indices,
@@ -306,7 +306,7 @@ impl IndexBuffer {
 
 /// A render pass: material id and index buffer.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RdrPass {
+pub(crate) struct RdrPass {
     /// Material id.
     pub material_id: u32,
     /// Primitives.
@@ -315,7 +315,7 @@ pub struct RdrPass {
 
 /// A matrix block of render passes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MatrixBlock {
+pub(crate) struct MatrixBlock {
     /// The 16 matrix ids (unused ones are whatever the exporter's memory held).
     pub matrix_ids: [u32; 16],
     /// Matrices in use.
@@ -326,7 +326,7 @@ pub struct MatrixBlock {
 
 /// `CMeshGeom::serial`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshGeom {
+pub(crate) struct MeshGeom {
     /// Serial version (≤ 4).
     pub version: u32,
     /// Bone names (v4+).
@@ -349,12 +349,12 @@ pub struct Mesh {
     /// Serial version (6).
     pub version: u32,
     /// Mesh base and geometry; opaque from the first field that could not be typed.
-    pub body: Part<MeshBody>,
+    pub(crate) body: Part<MeshBody>,
 }
 
 /// Mesh base then geometry.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MeshBody {
+pub(crate) struct MeshBody {
     /// Materials and defaults.
     pub base: MeshBase,
     /// Geometry.
@@ -367,13 +367,13 @@ pub struct MeshMrmSkinned {
     /// Serial version (0).
     pub version: u32,
     /// Mesh base, then the geometry; opaque from the first field that could not be typed.
-    pub body: Part<(MeshBase, Part<MrmSkinnedGeom>)>,
+    pub(crate) body: Part<(MeshBase, Part<MrmSkinnedGeom>)>,
 }
 
 /// A packed vertex of `CMeshMRMSkinnedGeom` (integer position, normal, UV scaled by the
 /// buffer's decompact scale; four matrix ids and weights).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PackedVertex {
+pub(crate) struct PackedVertex {
     /// Position, normal, UV as stored.
     pub coords: [i16; 8],
     /// Matrix ids then weights.
@@ -382,7 +382,7 @@ pub struct PackedVertex {
 
 /// One MRM level of detail.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MrmLod {
+pub(crate) struct MrmLod {
     /// Wedge count.
     pub n_wedges: u32,
     /// Render passes: material id and 16-bit triangle indices.
@@ -397,7 +397,7 @@ pub struct MrmLod {
 
 /// `CMeshMRMSkinnedGeom::serial` (version 0).
 #[derive(Clone, Debug, PartialEq)]
-pub struct MrmSkinnedGeom {
+pub(crate) struct MrmSkinnedGeom {
     /// Bone names.
     pub bones_name: Vec<String>,
     /// Bounding box centre and half size.
@@ -620,7 +620,7 @@ fn stage_list(r: &mut Reader, versioned: bool) -> Result<MatStages, NelError> {
 }
 
 /// Reads `CMeshBase::serialMeshBase`.
-pub fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
+pub(crate) fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
     r.within("MeshBase", |r| {
         let version = r.version(10)?;
         if version < 1 {
@@ -675,7 +675,7 @@ pub fn read_mesh_base(r: &mut Reader) -> Result<MeshBase, NelError> {
 }
 
 /// Writes `CMeshBase::serialMeshBase`.
-pub fn write_mesh_base(w: &mut Writer, b: &MeshBase) {
+pub(crate) fn write_mesh_base(w: &mut Writer, b: &MeshBase) {
     w.version(b.version);
     if b.version >= 2 {
         w.count(0);
@@ -858,7 +858,7 @@ fn write_blend_shape(w: &mut Writer, b: &BlendShape) {
 }
 
 /// Reads `CMeshGeom::serial`.
-pub fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
+pub(crate) fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
     let version = r.version(4)?;
     let bones_name = if version >= 4 { r.vec(4, |r| r.string())? } else { Vec::new() };
     if version >= 3 && r.poly_ptr_head()?.is_some() {
@@ -893,7 +893,7 @@ pub fn read_mesh_geom(r: &mut Reader) -> Result<MeshGeom, NelError> {
 }
 
 /// Writes `CMeshGeom::serial`.
-pub fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
+pub(crate) fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
     w.version(g.version);
     if g.version >= 4 {
         w.vec(&g.bones_name, |w, s| w.string(s));
@@ -925,7 +925,7 @@ pub fn write_mesh_geom(w: &mut Writer, g: &MeshGeom) {
 }
 
 /// Reads a `CMesh` body (after the class name); the geometry must end the stream.
-pub fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
+pub(crate) fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
     let version = r.version(6)?;
     if version < 6 {
         return Err(r.error(format!("mesh version {version} (NeL refuses < 6)")));
@@ -943,7 +943,7 @@ pub fn read_mesh(r: &mut Reader) -> Result<Mesh, NelError> {
 }
 
 /// Writes a `CMesh` body.
-pub fn write_mesh(w: &mut Writer, m: &Mesh) {
+pub(crate) fn write_mesh(w: &mut Writer, m: &Mesh) {
     w.version(m.version);
     w.part(&m.body, |w, b| {
         write_mesh_base(w, &b.base);
@@ -952,7 +952,7 @@ pub fn write_mesh(w: &mut Writer, m: &Mesh) {
 }
 
 /// Reads a `CMeshMRMSkinned` body.
-pub fn read_mesh_mrm_skinned(r: &mut Reader) -> Result<MeshMrmSkinned, NelError> {
+pub(crate) fn read_mesh_mrm_skinned(r: &mut Reader) -> Result<MeshMrmSkinned, NelError> {
     let version = r.version(0)?;
     let body = r.part("CMeshMRMSkinned", |r| {
         let base = read_mesh_base(r)?;
@@ -1069,7 +1069,7 @@ fn write_mrm_skinned_geom(w: &mut Writer, g: &MrmSkinnedGeom) {
 }
 
 /// Writes a `CMeshMRMSkinned` body.
-pub fn write_mesh_mrm_skinned(w: &mut Writer, m: &MeshMrmSkinned) {
+pub(crate) fn write_mesh_mrm_skinned(w: &mut Writer, m: &MeshMrmSkinned) {
     w.version(m.version);
     w.part(&m.body, |w, (base, geom)| {
         write_mesh_base(w, base);

@@ -9,15 +9,15 @@
 
 pub mod anim;
 pub mod ig;
-pub mod mesh;
+pub(crate) mod mesh;
 pub mod skel;
-pub mod stream;
+pub(crate) mod stream;
 pub mod t1;
 
 use stream::{NelError, Part, Reader, Writer};
 
 /// File name extensions of NeL files (lower case).
-pub const EXTENSIONS: [&str; 4] = ["skel", "anim", "shape", "ig"];
+pub(crate) const EXTENSIONS: [&str; 4] = ["skel", "anim", "shape", "ig"];
 
 /// True when `name` ends with a NeL extension (case-insensitive).
 pub fn is_nel_name(name: &str) -> bool {
@@ -58,7 +58,7 @@ pub enum NelFile {
 
 impl NelFile {
     /// Format name: `shape`, `anim` or `ig` (skeletons are shapes whose class says so).
-    pub fn format(&self) -> &'static str {
+    pub(crate) fn format(&self) -> &'static str {
         match self {
             NelFile::Shape { shape: Shape::Skeleton(_), .. } => "skel",
             NelFile::Shape { .. } => "shape",
@@ -68,7 +68,7 @@ impl NelFile {
     }
 
     /// NeL class of the top object.
-    pub fn class(&self) -> &str {
+    pub(crate) fn class(&self) -> &str {
         match self {
             NelFile::Shape { class, .. } => class,
             NelFile::Animation(_) => "CAnimation",
@@ -88,7 +88,7 @@ pub struct Parsed {
 
 impl Parsed {
     /// Bytes kept opaque.
-    pub fn opaque_bytes(&self) -> usize {
+    pub(crate) fn opaque_bytes(&self) -> usize {
         self.opaque_runs.iter().map(|r| r.1).sum()
     }
 }

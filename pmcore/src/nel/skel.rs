@@ -12,19 +12,19 @@
 use super::stream::{NelError, Reader, Writer};
 
 /// `NELID("PAHS")` as stored.
-pub const MAGIC: [u8; 4] = *b"SHAP";
+pub(crate) const MAGIC: [u8; 4] = *b"SHAP";
 /// Class name of the shape written after the poly-pointer id.
-pub const CLASS_NAME: &str = "CSkeletonShape";
+pub(crate) const CLASS_NAME: &str = "CSkeletonShape";
 /// CMatrix state bit: translation present.
-pub const MAT_TRANS: u32 = 1;
+pub(crate) const MAT_TRANS: u32 = 1;
 /// CMatrix state bit: rotation present.
-pub const MAT_ROT: u32 = 2;
+pub(crate) const MAT_ROT: u32 = 2;
 /// CMatrix state bit: uniform scale.
-pub const MAT_SCALEUNI: u32 = 4;
+pub(crate) const MAT_SCALEUNI: u32 = 4;
 /// CMatrix state bit: any scale.
-pub const MAT_SCALEANY: u32 = 8;
+pub(crate) const MAT_SCALEANY: u32 = 8;
 /// CMatrix state bit: projection row present.
-pub const MAT_PROJ: u32 = 16;
+pub(crate) const MAT_PROJ: u32 = 16;
 
 /// A NeL `CMatrix` as serialised: which parts are stored is decided by `state_bit`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,7 +41,7 @@ pub struct NelMatrix {
 
 impl NelMatrix {
     /// Identity with no state bits.
-    pub const IDENTITY: NelMatrix = NelMatrix {
+    pub(crate) const IDENTITY: NelMatrix = NelMatrix {
         state_bit: 0,
         scale33: 1.0,
         rows: [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]],
@@ -49,7 +49,7 @@ impl NelMatrix {
     };
 
     /// True when the 3×3 part is stored.
-    pub fn has_rot(&self) -> bool {
+    pub(crate) fn has_rot(&self) -> bool {
         self.state_bit & (MAT_ROT | MAT_SCALEUNI | MAT_SCALEANY) != 0
     }
 
@@ -57,7 +57,7 @@ impl NelMatrix {
     /// `setRot(i, j, k)` (ROT | SCALEANY) and `setPos` (TRANS only when non-zero). Zero
     /// elements are written as `+0.0` (the sign of a zero left by the inversion arithmetic
     /// carries no meaning and would make outputs differ by operation order alone).
-    pub fn from_affine(m: glam::Mat4) -> NelMatrix {
+    pub(crate) fn from_affine(m: glam::Mat4) -> NelMatrix {
         let c = m.to_cols_array_2d();
         let rows = [0, 1, 2].map(|r| [c[0][r], c[1][r], c[2][r], c[3][r]].map(|x| x + 0.0));
         let has_trans = rows.iter().any(|r| r[3] != 0.0);
@@ -71,7 +71,7 @@ impl NelMatrix {
 
     /// The decoded 3×4 matrix (identity rotation when not stored, zero translation when
     /// not stored): what T3 compares, independent of which elements the file holds.
-    pub fn decoded(&self) -> [f32; 12] {
+    pub(crate) fn decoded(&self) -> [f32; 12] {
         let mut out = [0.0; 12];
         for r in 0..3 {
             for c in 0..3 {
@@ -134,7 +134,7 @@ impl Bone {
 
 /// One `CLod`: a distance and the per-bone enable flags (0xFF on, 0 off).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Lod {
+pub(crate) struct Lod {
     /// Distance from which this LOD applies.
     pub distance: f32,
     /// One byte per bone.
@@ -154,7 +154,7 @@ pub struct Skeleton {
     /// Name → bone id, sorted by name (a `std::map`).
     pub bone_map: Vec<(String, u32)>,
     /// LODs, ascending distance.
-    pub lods: Vec<Lod>,
+    pub(crate) lods: Vec<Lod>,
 }
 
 impl Skeleton {
@@ -203,7 +203,7 @@ pub fn write(s: &Skeleton) -> Vec<u8> {
 }
 
 /// Writes the `CSkeletonShape::serial` part (after the class name).
-pub fn write_body(w: &mut Writer, s: &Skeleton) {
+pub(crate) fn write_body(w: &mut Writer, s: &Skeleton) {
     w.version(s.version as u32);
     w.vec(&s.bones, |w, b| {
         w.version(b.version as u32);
@@ -243,7 +243,7 @@ pub fn write_body(w: &mut Writer, s: &Skeleton) {
 }
 
 /// Writes a `CMatrix` (`serialVersion(0)`, state bits, scale, then the stored parts).
-pub fn write_matrix(w: &mut Writer, m: &NelMatrix) {
+pub(crate) fn write_matrix(w: &mut Writer, m: &NelMatrix) {
     w.version(0);
     w.u32(m.state_bit);
     w.f32(m.scale33);
@@ -261,7 +261,7 @@ pub fn write_matrix(w: &mut Writer, m: &NelMatrix) {
 }
 
 /// Why bytes are not a readable `.skel`.
-pub type SkelError = NelError;
+pub(crate) type SkelError = NelError;
 
 /// Reads `.skel` bytes strictly (T3 compares fields, so nothing may be left opaque).
 /// Counts are checked against the bytes left before anything is allocated; unknown
@@ -279,7 +279,7 @@ pub fn read(bytes: &[u8]) -> Result<Skeleton, SkelError> {
 }
 
 /// Reads the `CSkeletonShape::serial` part (after the class name).
-pub fn read_body(r: &mut Reader) -> Result<Skeleton, NelError> {
+pub(crate) fn read_body(r: &mut Reader) -> Result<Skeleton, NelError> {
     let version = r.version(1)? as u8;
     let bones = r.vec(88, |r| {
         let bone_version = r.version(2)? as u8;
@@ -324,7 +324,7 @@ fn track(r: &mut Reader) -> Result<[f32; 3], NelError> {
 }
 
 /// Reads a `CMatrix`.
-pub fn read_matrix(r: &mut Reader) -> Result<NelMatrix, NelError> {
+pub(crate) fn read_matrix(r: &mut Reader) -> Result<NelMatrix, NelError> {
     r.version(0)?;
     let mut m = NelMatrix::IDENTITY;
     m.state_bit = r.u32()?;

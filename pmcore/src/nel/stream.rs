@@ -47,7 +47,7 @@ pub enum Part<T> {
 
 impl<T> Part<T> {
     /// The typed value, if any.
-    pub fn typed(&self) -> Option<&T> {
+    pub(crate) fn typed(&self) -> Option<&T> {
         match self {
             Part::Typed(t) => Some(t),
             Part::Opaque(_) => None,
@@ -56,7 +56,7 @@ impl<T> Part<T> {
 }
 
 /// Bounded little-endian reader over one NeL stream.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     pos: usize,
     path: Vec<&'static str>,
@@ -66,38 +66,33 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `data`.
-    pub fn new(data: &'a [u8]) -> Reader<'a> {
+    pub(crate) fn new(data: &'a [u8]) -> Reader<'a> {
         Reader { data, pos: 0, path: Vec::new(), seen_ptrs: BTreeSet::new(), opaque_runs: Vec::new() }
     }
 
-    /// Current byte offset.
-    pub fn pos(&self) -> usize {
-        self.pos
-    }
-
     /// Bytes not read yet.
-    pub fn left(&self) -> usize {
+    pub(crate) fn left(&self) -> usize {
         self.data.len() - self.pos
     }
 
     /// Opaque runs taken so far: `(offset, length, why)`.
-    pub fn opaque_runs(&self) -> &[(usize, usize, String)] {
+    pub(crate) fn opaque_runs(&self) -> &[(usize, usize, String)] {
         &self.opaque_runs
     }
 
     /// An error at the current offset.
-    pub fn error(&self, what: impl Into<String>) -> NelError {
+    pub(crate) fn error(&self, what: impl Into<String>) -> NelError {
         self.error_at(self.pos, what)
     }
 
     /// An error at `offset`.
-    pub fn error_at(&self, offset: usize, what: impl Into<String>) -> NelError {
+    pub(crate) fn error_at(&self, offset: usize, what: impl Into<String>) -> NelError {
         let path = if self.path.is_empty() { "stream".to_string() } else { self.path.join("/") };
         NelError { offset, path, what: what.into() }
     }
 
     /// Runs `f` with `name` pushed on the structure path.
-    pub fn within<T>(
+    pub(crate) fn within<T>(
         &mut self,
         name: &'static str,
         f: impl FnOnce(&mut Self) -> Result<T, NelError>,
@@ -110,7 +105,7 @@ impl<'a> Reader<'a> {
 
     /// Reads `T` with `f`; when that fails, rewinds and keeps the rest of the stream as
     /// an [`Opaque`] run instead (never an error: every byte stays in place).
-    pub fn part<T>(&mut self, name: &'static str, f: impl FnOnce(&mut Self) -> Result<T, NelError>) -> Part<T> {
+    pub(crate) fn part<T>(&mut self, name: &'static str, f: impl FnOnce(&mut Self) -> Result<T, NelError>) -> Part<T> {
         let start = self.pos;
         let runs_before = self.opaque_runs.len();
         match self.within(name, f) {
@@ -129,7 +124,7 @@ impl<'a> Reader<'a> {
 
     /// Takes the rest of the stream as an [`Opaque`] run on purpose: a structure this
     /// reader does not type yet (recorded in the coverage like a fallback).
-    pub fn rest_opaque(&mut self, what: impl Into<String>) -> Opaque {
+    pub(crate) fn rest_opaque(&mut self, what: impl Into<String>) -> Opaque {
         let start = self.pos;
         let why = self.error(what);
         let bytes = self.data[start..].to_vec();
@@ -139,7 +134,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Fails unless every byte was read.
-    pub fn finish(&self) -> Result<(), NelError> {
+    pub(crate) fn finish(&self) -> Result<(), NelError> {
         if self.pos != self.data.len() {
             return Err(self.error(format!("{} trailing bytes", self.data.len() - self.pos)));
         }
@@ -147,7 +142,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next `n` bytes.
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8], NelError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], NelError> {
         let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
         let end = end.ok_or_else(|| self.error(format!("needs {n} bytes, {} left", self.left())))?;
         let out = &self.data[self.pos..end];
@@ -156,14 +151,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Fixed-size byte array.
-    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], NelError> {
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N], NelError> {
         let mut out = [0; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
 
     /// Checks a fixed tag (`serialCheck`).
-    pub fn check(&mut self, tag: &[u8]) -> Result<(), NelError> {
+    pub(crate) fn check(&mut self, tag: &[u8]) -> Result<(), NelError> {
         let start = self.pos;
         if self.take(tag.len())? != tag {
             return Err(self.error_at(start, format!("tag is not {:?}", String::from_utf8_lossy(tag))));
@@ -172,37 +167,37 @@ impl<'a> Reader<'a> {
     }
 
     /// One byte (NeL `bool`, `uint8`, bit fields).
-    pub fn u8(&mut self) -> Result<u8, NelError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, NelError> {
         Ok(self.take(1)?[0])
     }
 
     /// `uint16`.
-    pub fn u16(&mut self) -> Result<u16, NelError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, NelError> {
         Ok(u16::from_le_bytes(self.array()?))
     }
 
     /// `uint32`.
-    pub fn u32(&mut self) -> Result<u32, NelError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, NelError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
 
     /// `sint32`.
-    pub fn i32(&mut self) -> Result<i32, NelError> {
+    pub(crate) fn i32(&mut self) -> Result<i32, NelError> {
         Ok(self.u32()? as i32)
     }
 
     /// `uint64`.
-    pub fn u64(&mut self) -> Result<u64, NelError> {
+    pub(crate) fn u64(&mut self) -> Result<u64, NelError> {
         Ok(u64::from_le_bytes(self.array()?))
     }
 
     /// `float`, bit-exact.
-    pub fn f32(&mut self) -> Result<f32, NelError> {
+    pub(crate) fn f32(&mut self) -> Result<f32, NelError> {
         Ok(f32::from_bits(self.u32()?))
     }
 
     /// `N` floats.
-    pub fn f32s<const N: usize>(&mut self) -> Result<[f32; N], NelError> {
+    pub(crate) fn f32s<const N: usize>(&mut self) -> Result<[f32; N], NelError> {
         let mut out = [0.0; N];
         for v in &mut out {
             *v = self.f32()?;
@@ -212,7 +207,7 @@ impl<'a> Reader<'a> {
 
     /// `serialVersion`: refuses versions above `max` (unknown layouts are not guessed at)
     /// and the non-canonical long form of a small version (it would not re-write equal).
-    pub fn version(&mut self, max: u32) -> Result<u32, NelError> {
+    pub(crate) fn version(&mut self, max: u32) -> Result<u32, NelError> {
         let start = self.pos;
         let mut v = self.u8()? as u32;
         if v == 0xFF {
@@ -228,7 +223,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Container length that must fit in the bytes left at `min_size` bytes per element.
-    pub fn count(&mut self, min_size: usize) -> Result<usize, NelError> {
+    pub(crate) fn count(&mut self, min_size: usize) -> Result<usize, NelError> {
         let start = self.pos;
         let n = self.i32()?;
         let left = self.left();
@@ -239,7 +234,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `std::string`: `u32` length + bytes, which must be UTF-8 to be typed.
-    pub fn string(&mut self) -> Result<String, NelError> {
+    pub(crate) fn string(&mut self) -> Result<String, NelError> {
         let start = self.pos;
         let n = self.count(1)?;
         let bytes = self.take(n)?;
@@ -247,7 +242,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A container of `T` read by `f`, each element at least `min_size` bytes.
-    pub fn vec<T>(
+    pub(crate) fn vec<T>(
         &mut self,
         min_size: usize,
         mut f: impl FnMut(&mut Self) -> Result<T, NelError>,
@@ -262,7 +257,7 @@ impl<'a> Reader<'a> {
 
     /// A poly pointer's head: `None` for null, `Some((id, Some(class)))` on the first sight
     /// of an id (the object follows), `Some((id, None))` for a back-reference.
-    pub fn poly_ptr_head(&mut self) -> Result<Option<(u64, Option<String>)>, NelError> {
+    pub(crate) fn poly_ptr_head(&mut self) -> Result<Option<(u64, Option<String>)>, NelError> {
         let id = self.u64()?;
         if id == 0 {
             return Ok(None);
@@ -275,7 +270,7 @@ impl<'a> Reader<'a> {
 
     /// A plain (non-poly) pointer's head: `None` for null, `Some((id, true))` when the
     /// object follows.
-    pub fn ptr_head(&mut self) -> Result<Option<(u64, bool)>, NelError> {
+    pub(crate) fn ptr_head(&mut self) -> Result<Option<(u64, bool)>, NelError> {
         let id = self.u64()?;
         if id == 0 {
             return Ok(None);
@@ -286,45 +281,45 @@ impl<'a> Reader<'a> {
 
 /// Little-endian writer mirroring [`Reader`].
 #[derive(Default)]
-pub struct Writer(pub Vec<u8>);
+pub(crate) struct Writer(pub Vec<u8>);
 
 impl Writer {
     /// Raw bytes.
-    pub fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         self.0.extend_from_slice(b);
     }
     /// One byte.
-    pub fn u8(&mut self, v: u8) {
+    pub(crate) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
     /// `uint16`.
-    pub fn u16(&mut self, v: u16) {
+    pub(crate) fn u16(&mut self, v: u16) {
         self.bytes(&v.to_le_bytes());
     }
     /// `uint32`.
-    pub fn u32(&mut self, v: u32) {
+    pub(crate) fn u32(&mut self, v: u32) {
         self.bytes(&v.to_le_bytes());
     }
     /// `sint32`.
-    pub fn i32(&mut self, v: i32) {
+    pub(crate) fn i32(&mut self, v: i32) {
         self.bytes(&v.to_le_bytes());
     }
     /// `uint64`.
-    pub fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.bytes(&v.to_le_bytes());
     }
     /// `float`, bit-exact.
-    pub fn f32(&mut self, v: f32) {
+    pub(crate) fn f32(&mut self, v: f32) {
         self.u32(v.to_bits());
     }
     /// Floats.
-    pub fn f32s(&mut self, v: &[f32]) {
+    pub(crate) fn f32s(&mut self, v: &[f32]) {
         for x in v {
             self.f32(*x);
         }
     }
     /// `serialVersion`.
-    pub fn version(&mut self, v: u32) {
+    pub(crate) fn version(&mut self, v: u32) {
         if v < 0xFF {
             self.u8(v as u8);
         } else {
@@ -333,23 +328,23 @@ impl Writer {
         }
     }
     /// Container length.
-    pub fn count(&mut self, n: usize) {
+    pub(crate) fn count(&mut self, n: usize) {
         self.i32(n as i32);
     }
     /// `std::string`.
-    pub fn string(&mut self, s: &str) {
+    pub(crate) fn string(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.bytes(s.as_bytes());
     }
     /// A container written element by element.
-    pub fn vec<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Self, &T)) {
+    pub(crate) fn vec<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Self, &T)) {
         self.count(items.len());
         for it in items {
             f(self, it);
         }
     }
     /// A poly pointer head (see [`Reader::poly_ptr_head`]).
-    pub fn poly_ptr_head(&mut self, head: &Option<(u64, Option<String>)>) {
+    pub(crate) fn poly_ptr_head(&mut self, head: &Option<(u64, Option<String>)>) {
         match head {
             None => self.u64(0),
             Some((id, class)) => {
@@ -361,7 +356,7 @@ impl Writer {
         }
     }
     /// An opaque or typed part.
-    pub fn part<T>(&mut self, p: &Part<T>, f: impl FnOnce(&mut Self, &T)) {
+    pub(crate) fn part<T>(&mut self, p: &Part<T>, f: impl FnOnce(&mut Self, &T)) {
         match p {
             Part::Typed(t) => f(self, t),
             Part::Opaque(o) => self.bytes(&o.bytes),

@@ -32,11 +32,11 @@ use rand_xorshift::XorShiftRng;
 use sha2::{Digest, Sha256};
 
 /// Public corpus: 27,459,072 bytes over 19,676 scene objects.
-pub const BYTES_PER_SCENE_OBJECT: u64 = 1_395;
+pub(crate) const BYTES_PER_SCENE_OBJECT: u64 = 1_395;
 
 /// Root id and chunk headers per MiB of each uncompressed real public file
 /// (`headers_6 + headers_14` over `bytes` in the corpus `manifest.tsv`).
-pub const PUBLIC_SHAPES: [(u16, u32); 29] = [
+pub(crate) const PUBLIC_SHAPES: [(u16, u32); 29] = [
     (0x2004, 27923),
     (0x200B, 36624),
     (0x2011, 21945),
@@ -178,7 +178,7 @@ pub struct PlannedFile {
 
 /// Seed of one file: the first 8 bytes of SHA-256 over the corpus seed and the path, so
 /// a file does not change when other files enter or leave the plan.
-pub fn file_seed(seed: u64, path: &str) -> u64 {
+pub(crate) fn file_seed(seed: u64, path: &str) -> u64 {
     let mut h = Sha256::new();
     h.update(seed.to_le_bytes());
     h.update(path.as_bytes());

@@ -16,7 +16,7 @@ use crate::compression::{compress, Compression};
 use crate::container::{self, ContainerError};
 
 /// CLSID of the root storage of a 3ds Max scene file (as stored, little-endian form).
-pub const MAX_SCENE_CLSID: [u8; 16] =
+pub(crate) const MAX_SCENE_CLSID: [u8; 16] =
     [0xC8, 0xB4, 0x92, 0x44, 0x8D, 0x45, 0x1B, 0x4B, 0x8C, 0x91, 0x0F, 0xB9, 0x6D, 0x54, 0x11, 0x0D];
 
 /// Why a synthetic file could not be built.
@@ -32,7 +32,7 @@ pub enum SynthError {
 
 /// A class to list in ClassDirectory3 (and its DLL in DllDirectory).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClassSpec {
+pub(crate) struct ClassSpec {
     /// DLL file name; `None` = Builtin (index −1).
     pub dll: Option<String>,
     /// ClassId pair.
@@ -45,7 +45,7 @@ pub struct ClassSpec {
 
 /// One Scene object: its class (by ClassDirectory3 index) and extra child chunks.
 #[derive(Clone, Debug)]
-pub struct ObjectSpec {
+pub(crate) struct ObjectSpec {
     /// Index into the builder's class list.
     pub class: usize,
     /// Reference slots (storage indices, −1 = empty), written as a flat 0x2034 chunk.
@@ -56,7 +56,7 @@ pub struct ObjectSpec {
 
 /// Builds one `.max` file.
 #[derive(Clone, Debug)]
-pub struct SceneBuilder {
+pub(crate) struct SceneBuilder {
     /// Scene root chunk id: the format version (`0x2021` = Max 2016).
     pub root_id: u16,
     /// Header width of every chunk this builder writes (14 = the 64-bit headers).
@@ -71,7 +71,7 @@ pub struct SceneBuilder {
 
 impl SceneBuilder {
     /// An empty scene of a given version, 6-byte headers, uncompressed.
-    pub fn new(root_id: u16) -> Self {
+    pub(crate) fn new(root_id: u16) -> Self {
         SceneBuilder {
             root_id,
             width: HeaderWidth::Short,
@@ -82,7 +82,7 @@ impl SceneBuilder {
     }
 
     /// Adds (or finds) a class and returns its ClassDirectory3 index.
-    pub fn class(&mut self, dll: Option<&str>, class_id: [u32; 2], superclass: u32, name: &str) -> usize {
+    pub(crate) fn class(&mut self, dll: Option<&str>, class_id: [u32; 2], superclass: u32, name: &str) -> usize {
         let spec = ClassSpec { dll: dll.map(str::to_string), class_id, superclass, name: name.to_string() };
         if let Some(i) = self.classes.iter().position(|c| *c == spec) {
             return i;
@@ -92,21 +92,21 @@ impl SceneBuilder {
     }
 
     /// Adds an object and returns its storage index.
-    pub fn object(&mut self, class: usize, references: Vec<i32>, children: Vec<Chunk<'static>>) -> usize {
+    pub(crate) fn object(&mut self, class: usize, references: Vec<i32>, children: Vec<Chunk<'static>>) -> usize {
         self.objects.push(ObjectSpec { class, references, children });
         self.objects.len() - 1
     }
 
     /// Adds a node (NodeImpl, superclass 1) named `name` whose object slot (1) points at
     /// `object`; returns its storage index.
-    pub fn node(&mut self, name: &str, object: usize) -> usize {
+    pub(crate) fn node(&mut self, name: &str, object: usize) -> usize {
         let class = self.class(None, crate::model::scene_index::NODE_IMPL, 1, "Node");
         let name_chunk = Chunk::leaf(crate::model::scene_index::NODE_NAME, utf16le(name));
         self.object(class, vec![-1, object as i32], vec![name_chunk])
     }
 
     /// The three chunk streams (DllDirectory, ClassDirectory3, Scene) as chunk trees.
-    pub fn trees(&self) -> Vec<(&'static str, Vec<Chunk<'static>>)> {
+    pub(crate) fn trees(&self) -> Vec<(&'static str, Vec<Chunk<'static>>)> {
         use crate::model::directory::ids;
         let mut dlls: Vec<String> = Vec::new();
         let mut class_entries = Vec::new();
@@ -164,7 +164,7 @@ impl SceneBuilder {
     }
 
     /// The finished compound file.
-    pub fn build(&self) -> Result<Vec<u8>, SynthError> {
+    pub(crate) fn build(&self) -> Result<Vec<u8>, SynthError> {
         let mut streams: Vec<(&str, Vec<u8>)> = Vec::new();
         for (name, tree) in self.trees() {
             streams.push((name, compress(&write_stream(&tree)?, self.compression)));
@@ -182,7 +182,7 @@ impl SceneBuilder {
 }
 
 /// UTF-16LE bytes of `text` without terminator (how Max stores names).
-pub fn utf16le(text: &str) -> Vec<u8> {
+pub(crate) fn utf16le(text: &str) -> Vec<u8> {
     text.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 

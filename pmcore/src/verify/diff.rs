@@ -4,10 +4,10 @@ use super::Mismatch;
 use crate::chunk::{locate_offset, Chunk};
 
 /// Bytes shown on each side of the first difference.
-pub const WINDOW: usize = 16;
+pub(crate) const WINDOW: usize = 16;
 
 /// Hex of `data[start..start + len]` (clamped), bytes separated by spaces.
-pub fn hex_window(data: &[u8], start: usize, len: usize) -> String {
+pub(crate) fn hex_window(data: &[u8], start: usize, len: usize) -> String {
     let end = start.saturating_add(len).min(data.len());
     let start = start.min(end);
     data[start..end].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
@@ -15,7 +15,7 @@ pub fn hex_window(data: &[u8], start: usize, len: usize) -> String {
 
 /// Compares `expected` with `actual`; on a difference returns a [`Mismatch`] whose
 /// chunk path is located in `tree` (the parsed original) when one is given.
-pub fn first_mismatch(
+pub(crate) fn first_mismatch(
     stream: &str,
     kind: &str,
     expected: &[u8],

@@ -1,11 +1,11 @@
 //! Tier verdicts. T1 = chunk layer and envelope round trip; T2 (typed model) and T3
 //! (exports) produce the same [`Verdict`] shape so the worker reports them uniformly.
 
-pub mod diff;
+pub(crate) mod diff;
 pub mod t1;
 pub mod t2;
 
-pub use diff::{first_mismatch, hex_window};
+pub(crate) use diff::{first_mismatch, hex_window};
 
 /// The outcome of one tier on one stream (or exporter).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -37,9 +37,6 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Every stable name [`Verdict::name`] returns.
-    pub const NAMES: [&'static str; 5] = ["pass", "fail", "normalized", "degraded", "skip"];
-
     /// A plain pass.
     pub fn pass() -> Self {
         Verdict::Pass { note: None }

@@ -14,9 +14,9 @@ use crate::maxfile::{MaxFile, StreamKind};
 use crate::model::normalize;
 
 /// Pseudo-stream name of the root CLSID verdict.
-pub const CLSID_STREAM: &str = "@clsid";
+pub(crate) const CLSID_STREAM: &str = "@clsid";
 /// Pseudo-stream name of the stream-list verdict (names and order).
-pub const STREAM_LIST: &str = "@streams";
+pub(crate) const STREAM_LIST: &str = "@streams";
 
 /// Runs T1 on every stream, then the envelope; one verdict per stream plus `@clsid` and
 /// `@streams`. `on_stream` is called before each stream (the worker's breadcrumb).

@@ -16,7 +16,7 @@ use super::{first_mismatch, DegradedClass, Mismatch, StreamVerdict, Verdict};
 use crate::chunk::{parse_stream, write_stream};
 use crate::model::file::{StreamModel, TypedFile, TypedStream};
 use crate::model::normalize;
-use crate::model::scene::{ClassTally, TypedCounts};
+use crate::model::scene::ClassTally;
 use crate::MaxFile;
 
 /// How to run T2.
@@ -85,7 +85,7 @@ pub fn run_with(file: &MaxFile, opts: Options, on_step: impl FnMut(&str, Option<
 }
 
 /// Verdicts and inventory for a decoded file.
-pub fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
+pub(crate) fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
     let mut report = T2Report::default();
     for s in &typed.streams {
         let verdict = verify_stream(file, s, opts);
@@ -134,11 +134,6 @@ pub fn report(file: &MaxFile, typed: &TypedFile, opts: Options) -> T2Report {
         }
     }
     report
-}
-
-/// Counts of typed-owned chunks the coverage floor checks (Scene only).
-pub fn typed_counts(typed: &TypedFile) -> TypedCounts {
-    typed.scene().map(|s| s.typed_counts()).unwrap_or_default()
 }
 
 fn verify_stream(file: &MaxFile, s: &TypedStream, opts: Options) -> Verdict {

@@ -26,7 +26,7 @@ impl<'f> MaxText<'f> {
     /// Every stream of `file` that decodes (one that does not is left out: its T1 names it).
     pub fn of(file: &'f MaxFile) -> MaxText<'f> {
         let streams = (0..file.streams.len()).filter_map(|i| file.data(i).ok()).collect();
-        let names = file.streams.iter().map(|s| pmcore::maxfile::logical_name(&s.name).to_string()).collect();
+        let names = file.streams.iter().map(|s| pmcore::stream_logical_name(&s.name).to_string()).collect();
         MaxText { streams, names }
     }
 

@@ -15,11 +15,11 @@ use crate::eval::selection::Carry;
 use glam::{DMat4, DVec3, Mat4};
 
 /// The Bend's evaluator.
-pub const BEND: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+pub(crate) const BEND: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
 
 /// Bend parameters (parameter block 2 ids 0–5).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BendParams {
+pub(crate) struct BendParams {
     /// Angle in degrees (id 0).
     pub angle: f32,
     /// Direction in degrees (id 1).
@@ -34,7 +34,7 @@ pub struct BendParams {
 }
 
 /// Bends the vertices of `mesh` that `only` selects (every vertex when `None`).
-pub fn bend(mut mesh: EvalMesh, p: &BendParams, only: Option<&[bool]>) -> EvalMesh {
+pub(crate) fn bend(mut mesh: EvalMesh, p: &BendParams, only: Option<&[bool]>) -> EvalMesh {
     let angle = f64::from(p.angle).to_radians();
     let length = f64::from(p.extent[p.axis]);
     if angle.abs() < 1e-6 {

@@ -19,9 +19,9 @@ use crate::eval::selection::Carry;
 use glam::Vec3;
 
 /// The Cloth's per-node data inside the modifier's 0x2500 chunk.
-pub const CLOTH_LOCAL_DATA: u16 = 0x2512;
+pub(crate) const CLOTH_LOCAL_DATA: u16 = 0x2512;
 /// Simulated state: count, a word, positions, then as many more points.
-pub const CLOTH_STATE: u16 = 0x00cd;
+pub(crate) const CLOTH_STATE: u16 = 0x00cd;
 
 /// The simulated positions a Cloth's per-node data holds; `None` when the chunk is absent
 /// or its size is not the measured `8 + 24·n` bytes.
@@ -38,7 +38,7 @@ pub fn simulated_positions(mod_app: Option<&Chunk<'_>>) -> Option<Vec<Vec3>> {
 /// The Cloth's evaluator: it moves vertices and outputs a tri object (measured:
 /// `wild/radobaychev__couch.max`, seven Editable Poly cushions of 280 quads under Cloth
 /// alone count 7 × 560 faces).
-pub const CLOTH: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+pub(crate) const CLOTH: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
 
 /// A tri object out; its saved simulation state, when it has one vertex per input vertex.
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {

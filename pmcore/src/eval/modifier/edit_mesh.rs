@@ -58,27 +58,28 @@ pub const LOCAL_DATA: u16 = 0x2512;
 /// The MeshDelta container.
 pub const MESH_DELTA: u16 = 0x4000;
 /// Input vertex count.
-pub const INPUT_VERTICES: u16 = 0x0100;
+pub(crate) const INPUT_VERTICES: u16 = 0x0100;
 /// Input face count.
-pub const INPUT_FACES: u16 = 0x0110;
+pub(crate) const INPUT_FACES: u16 = 0x0110;
 /// Created vertices.
-pub const CREATED_VERTICES: u16 = 0x0130;
+pub(crate) const CREATED_VERTICES: u16 = 0x0130;
 /// Vertex moves.
-pub const VERTEX_MOVES: u16 = 0x0140;
+pub(crate) const VERTEX_MOVES: u16 = 0x0140;
 /// Vertex deletions.
-pub const DELETED_VERTICES: u16 = 0x0170;
+pub(crate) const DELETED_VERTICES: u16 = 0x0170;
 /// Created faces.
-pub const CREATED_FACES: u16 = 0x0208;
+pub(crate) const CREATED_FACES: u16 = 0x0208;
 /// Face corner remaps.
-pub const FACE_REMAPS: u16 = 0x0210;
+pub(crate) const FACE_REMAPS: u16 = 0x0210;
 /// Face attribute changes.
-pub const FACE_ATTRIBUTES: u16 = 0x0220;
+pub(crate) const FACE_ATTRIBUTES: u16 = 0x0220;
 /// Smoothing-group changes.
-pub const FACE_SMOOTHING: u16 = 0x0230;
+pub(crate) const FACE_SMOOTHING: u16 = 0x0230;
 /// Face deletions.
-pub const DELETED_FACES: u16 = 0x0270;
+pub(crate) const DELETED_FACES: u16 = 0x0270;
 /// Records that leave the geometry as it is (selections, map channels).
-pub const NEUTRAL_RECORDS: &[u16] = &[0x0300, 0x0320, 0x0324, 0x0328, 0x0334, 0x0338, 0x033b, 0x0400, 0x0410, 0x0420];
+pub(crate) const NEUTRAL_RECORDS: &[u16] =
+    &[0x0300, 0x0320, 0x0324, 0x0328, 0x0334, 0x0338, 0x033b, 0x0400, 0x0410, 0x0420];
 /// The `ATTRIB_MATID` flag of a face attribute change.
 const ATTRIB_MATID: u32 = 0x10;
 /// The hidden-face flag of a face attribute change (and of its value).
@@ -453,7 +454,7 @@ fn set_face_attributes(mesh: &mut EvalMesh, changes: &[Change]) {
 
 /// The Edit Mesh modifier's evaluator: a tri object out, in the tri order, with the
 /// selection it sets.
-pub const EDIT_MESH: Modifier =
+pub(crate) const EDIT_MESH: Modifier =
     Modifier { outputs_tri_order: true, ..Modifier::new(module_path!(), evaluate, true, Carry::Own(selection_after)) };
 
 /// Replays the MeshDelta over the input's mesh.

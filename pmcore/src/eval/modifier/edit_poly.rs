@@ -71,7 +71,7 @@ use glam::Vec3;
 use std::collections::HashMap;
 
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
-pub const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
+pub(crate) const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
     (0, "null"),
     (1, "hide vertex"),
     (2, "hide face"),
@@ -113,13 +113,14 @@ pub const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
 ];
 
 /// Per-node data container inside the modifier's 0x2500 chunk.
-pub const LOCAL_DATA: u16 = 0x2512;
+pub(crate) const LOCAL_DATA: u16 = 0x2512;
 /// Operation id chunk (u32), one per committed operation.
-pub const OPERATION_ID: u16 = 0x0230;
+pub(crate) const OPERATION_ID: u16 = 0x0230;
 
+#[cfg(test)]
 /// The committed operation ids stored in a node's Edit Poly data, in application order;
 /// `None` when the data is missing or an id chunk is not 4 bytes.
-pub fn committed_operations(mod_app: Option<&Chunk<'_>>) -> Option<Vec<u32>> {
+pub(crate) fn committed_operations(mod_app: Option<&Chunk<'_>>) -> Option<Vec<u32>> {
     let local = mod_app?.child(LOCAL_DATA)?;
     local
         .children()
@@ -133,7 +134,7 @@ pub fn committed_operations(mod_app: Option<&Chunk<'_>>) -> Option<Vec<u32>> {
 }
 
 /// The operations among `ops` that change counts (empty: the modifier passes counts through).
-pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
+pub(crate) fn topology_operations(ops: &[u32]) -> Vec<u32> {
     let mut out: Vec<u32> =
         ops.iter().copied().filter(|op| !COUNT_NEUTRAL_OPERATIONS.iter().any(|(id, _)| id == op)).collect();
     out.sort_unstable();
@@ -142,7 +143,7 @@ pub fn topology_operations(ops: &[u32]) -> Vec<u32> {
 }
 
 /// Operation ids [`replay`] applies beyond the count-neutral ones.
-pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
+pub(crate) const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
     (11, "delete face"),
     (13, "detach face"),
     (28, "tessellate"),
@@ -159,13 +160,13 @@ pub const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
 ];
 
 /// Settings chunk of an operation.
-pub const OPERATION_SETTINGS: u16 = 0x0234;
+pub(crate) const OPERATION_SETTINGS: u16 = 0x0234;
 /// Data chunk of an operation.
-pub const OPERATION_DATA: u16 = 0x0238;
+pub(crate) const OPERATION_DATA: u16 = 0x0238;
 
 /// One committed operation as stored.
 #[derive(Clone, Debug)]
-pub struct Operation<'c> {
+pub(crate) struct Operation<'c> {
     /// `epolyModButtonOp` id.
     pub id: u32,
     /// The operation's own selection (`None`: none stored).
@@ -189,7 +190,7 @@ const KNOWN_SETTINGS: &[u16] = &[0x0400, 0x0410, 0x0440, 0x0450, 0x0470];
 
 /// Decodes a Max `BitArray` chunk (`0x2700`: `u32` bit count, then the bits, low bit of
 /// byte 0 first).
-pub fn bit_array(c: &Chunk<'_>) -> Option<Vec<bool>> {
+pub(crate) fn bit_array(c: &Chunk<'_>) -> Option<Vec<bool>> {
     let p = c.payload()?;
     let n = u32::from_le_bytes(p.get(..4)?.try_into().ok()?) as usize;
     let bytes = p.get(4..)?;
@@ -201,7 +202,7 @@ pub fn bit_array(c: &Chunk<'_>) -> Option<Vec<bool>> {
 
 /// The committed operations of a node's Edit Poly data with their settings and data;
 /// `Err` when the records are not laid out as `0x0230 → 0x0234 → [0x0238]`.
-pub fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c>>, String> {
+pub(crate) fn operations<'c>(mod_app: Option<&'c Chunk<'c>>) -> Result<Vec<Operation<'c>>, String> {
     let local = mod_app.and_then(|a| a.child(LOCAL_DATA)).ok_or("per-node operation records missing")?;
     let mut out: Vec<Operation<'c>> = Vec::new();
     for c in local.children() {
@@ -273,7 +274,7 @@ impl Operation<'_> {
 
 /// Whether the operation indexes vertices or faces of its input (a selection, or per-vertex
 /// offsets not all zero): replaying it needs the input in Max's own order.
-pub fn uses_indices(op: &Operation<'_>) -> bool {
+pub(crate) fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
         11 | 13 | 22 | 28 | 32 | 38 | 41 | 44 | 59 | 66 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
@@ -315,15 +316,16 @@ const EXTRUDE_FACE_BIAS: u32 = 120;
 /// stops the node.
 const BEVEL_BIAS: u32 = 121;
 
+#[cfg(test)]
 /// Applies `ops` in order to `mesh` (a poly object); `Err` names the first operation that
 /// is not replayed or whose records are unreadable.
-pub fn replay(mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
+pub(crate) fn replay(mesh: EvalMesh, ops: &[Operation<'_>]) -> Result<EvalMesh, String> {
     replay_after_flips(mesh, ops, false)
 }
 
 /// [`replay`] on an input whose faces a Normal modifier turned over after its edges were
 /// numbered (`turned`: see [`poly_edges::fill_edges`]).
-pub fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: bool) -> Result<EvalMesh, String> {
+pub(crate) fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turned: bool) -> Result<EvalMesh, String> {
     let mut edges = Some(poly_edges::fill_edges(&mesh, turned));
     // After an extrude-like operation: its new border edges in the order Max numbers them.
     let mut lifted_border: Option<Vec<(u32, u32)>> = None;
@@ -1018,7 +1020,7 @@ fn safe_centre(corners: &[Vec3]) -> Vec3 {
 
 /// The Edit Poly modifier's evaluator: it indexes its input's poly conversion, and sets
 /// the selection it outputs.
-pub const EDIT_POLY: Modifier =
+pub(crate) const EDIT_POLY: Modifier =
     Modifier { indexes_poly: true, ..Modifier::new(module_path!(), apply, true, Carry::Own(selection_after)) };
 
 /// Operations that change the topology and are not replayed, including the one still

@@ -29,7 +29,7 @@ use glam::{Mat4, Vec3};
 
 /// Lathe settings as evaluation uses them.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LatheParams {
+pub(crate) struct LatheParams {
     /// Sweep angle in degrees (0–360).
     pub degrees: f32,
     /// Segments around the sweep (3–10,000).
@@ -54,7 +54,7 @@ pub struct LatheParams {
 
 /// What the Lathe evaluation does not cover.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum LatheError {
+pub(crate) enum LatheError {
     /// Caps (a partial turn over a closed line).
     #[error("caps (degrees < 360 over a closed line) are not evaluated")]
     Caps,
@@ -64,7 +64,7 @@ pub enum LatheError {
 }
 
 /// Vertices the sweep creates before welding.
-pub fn vertex_bound(lines: &[PolyLine], p: &LatheParams) -> u64 {
+pub(crate) fn vertex_bound(lines: &[PolyLine], p: &LatheParams) -> u64 {
     let per_level: u64 = lines.iter().map(|l| l.points.len() as u64).sum();
     per_level.saturating_mul(u64::from(levels(p)) + u64::from(!full_turn(p)))
 }
@@ -161,7 +161,7 @@ fn sweep(
 }
 
 /// Sweeps `lines` (object space) into a tri object.
-pub fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError> {
+pub(crate) fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, LatheError> {
     let level_verts: usize = lines.iter().map(|l| l.points.len()).sum();
     if level_verts == 0 {
         return Err(LatheError::Empty);
@@ -266,7 +266,7 @@ pub fn evaluate(
 }
 
 /// The Lathe's evaluator: over the spline shape directly under it.
-pub const LATHE: ShapeModifier = ShapeModifier { module: module_path!(), evaluate };
+pub(crate) const LATHE: ShapeModifier = ShapeModifier { module: module_path!(), evaluate };
 
 #[cfg(test)]
 mod tests {

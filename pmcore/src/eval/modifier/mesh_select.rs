@@ -9,7 +9,7 @@ use crate::eval::selection::{level, Carry, Selection, MESH_SELECT_SEL_LEVEL};
 use crate::model::scene_index::SceneIndex;
 
 /// The Mesh Select's evaluator.
-pub const MESH_SELECT: Modifier =
+pub(crate) const MESH_SELECT: Modifier =
     Modifier { module: module_path!(), carry: Carry::Own(selection_after), ..PASS_THROUGH };
 
 /// Mesh Select's output selection.

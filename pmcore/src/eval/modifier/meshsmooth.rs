@@ -9,7 +9,7 @@ use crate::eval::params::Params;
 use crate::eval::selection::Carry;
 
 /// The MeshSmooth's evaluator.
-pub const MESHSMOOTH: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+pub(crate) const MESHSMOOTH: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
 
 /// Parameter ids as the corpus files store them: 9 subdivision method (0 classic, 1 quad
 /// output, 2 NURMS), 4 iterations, 2 smoothness.
@@ -39,7 +39,7 @@ fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
 /// `public/uholnik__room.max` counts the subdivided quads as polygons; under a Shell in
 /// `wild/langwenchong__project.max`), a tri input a tri object (the output follows the input
 /// type, as Symmetry's does; no corpus file has a tri input).
-pub fn meshsmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
+pub(crate) fn meshsmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
     let rule = input.counts_and_rule().1;
     match turbosmooth(input, iterations, budget) {
         Evaluated::Mesh(mut mesh) => {

@@ -11,12 +11,12 @@ use crate::eval::selection::{Carry, Selection};
 use glam::{DMat4, DVec3, Mat4};
 
 /// The Mirror's evaluator: copies change the vertex and face numbering.
-pub const MIRROR: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+pub(crate) const MIRROR: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
 
 /// Mirror parameters (old parameter block: 0 axis, 1 copy, 2 offset; the gizmo is
 /// reference 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct MirrorParams {
+pub(crate) struct MirrorParams {
     /// 0 X, 1 Y, 2 Z, 3 XY, 4 YZ, 5 ZX.
     pub axis: usize,
     /// Keep the original and mirror a copy.
@@ -31,7 +31,7 @@ pub struct MirrorParams {
 /// copy, every face is cloned with its own vertices (appended after the originals) and the
 /// clones are mirrored; the mirrored faces are flipped when one axis is mirrored; a vertex
 /// goes through the gizmo frame, the mirrored axes scaled by −1 and shifted by the offset.
-pub fn mirror(mut mesh: EvalMesh, p: &MirrorParams) -> EvalMesh {
+pub(crate) fn mirror(mut mesh: EvalMesh, p: &MirrorParams) -> EvalMesh {
     let mut scale = DVec3::ONE;
     let mut shift = DVec3::ZERO;
     let axes: &[usize] = match p.axis {

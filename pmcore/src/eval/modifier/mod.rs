@@ -4,7 +4,7 @@
 //! ([`crate::classes::CATALOGUE`]) names: the stack finds a modifier's evaluator by its
 //! Class ID there, never by a match of its own.
 //!
-//! Adding a modifier: a new file here with its `apply` and its descriptor, `pub mod` it
+//! Adding a modifier: a new file here with its `apply` and its descriptor, `pub(crate) mod` it
 //! below, and one catalogue row naming the descriptor (`docs/architecture.md`).
 
 use super::context::ModContext;
@@ -14,34 +14,35 @@ use super::outcome::{Evaluated, Stop};
 use super::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
-pub mod bend;
+pub(crate) mod bend;
 pub mod cloth;
 pub mod edit_mesh;
-pub mod edit_poly;
+pub(crate) mod edit_poly;
 pub mod lathe;
-pub mod mesh_select;
-pub mod meshsmooth;
-pub mod mirror;
-pub mod normal;
-pub mod pass_through;
-pub mod ripple;
-pub mod select_by_channel;
-pub mod shell;
-pub mod symmetry;
-pub mod taper;
-pub mod turbosmooth;
-pub mod uvw_map;
+pub(crate) mod mesh_select;
+pub(crate) mod meshsmooth;
+pub(crate) mod mirror;
+pub(crate) mod normal;
+pub(crate) mod pass_through;
+pub(crate) mod ripple;
+pub(crate) mod select_by_channel;
+pub(crate) mod shell;
+pub(crate) mod symmetry;
+pub(crate) mod taper;
+pub(crate) mod turbosmooth;
+pub(crate) mod uvw_map;
 
 /// A modifier's evaluation: its input in, its output or what stopped it out.
-pub type Apply = fn(&ModContext<'_, '_>, Evaluated) -> Result<Evaluated, Stop>;
+pub(crate) type Apply = fn(&ModContext<'_, '_>, Evaluated) -> Result<Evaluated, Stop>;
 
 /// Whether a modifier turns its faces over (what edge numbering above it sees).
-pub type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
+pub(crate) type Flips = fn(&SceneIndex<'_>, &SceneObject<'_>) -> bool;
 
 /// What the stack needs to know of a modifier besides its evaluation.
 #[derive(Clone, Copy)]
-pub struct Modifier {
+pub(crate) struct Modifier {
     /// The evaluator's module (`module_path!()`): which file implements it.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// The evaluation.
     pub apply: Apply,
@@ -61,20 +62,21 @@ pub struct Modifier {
 
 impl Modifier {
     /// A modifier that neither indexes the poly conversion, re-orders, nor flips.
-    pub const fn new(module: &'static str, apply: Apply, keeps_indices: bool, carry: Carry) -> Self {
+    pub(crate) const fn new(module: &'static str, apply: Apply, keeps_indices: bool, carry: Carry) -> Self {
         Modifier { module, apply, keeps_indices, indexes_poly: false, outputs_tri_order: false, carry, flips: None }
     }
 }
 
 /// A modifier that builds a mesh from the spline shape directly under it (Lathe): the
 /// mesh, and whether its vertex and face order is Max's.
-pub type OverShape =
+pub(crate) type OverShape =
     fn(&SceneIndex<'_>, &SceneObject<'_>, &StackModifier<'_, '_>, u64) -> Result<(EvalMesh, bool), Stop>;
 
 /// A modifier over a shape.
 #[derive(Clone, Copy)]
-pub struct ShapeModifier {
+pub(crate) struct ShapeModifier {
     /// The evaluator's module (`module_path!()`).
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// The evaluation.
     pub evaluate: OverShape,

@@ -14,12 +14,12 @@ use crate::eval::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 /// Whether the Normal modifier `m` flips faces (its parameter 1 set).
-pub fn flips(index: &SceneIndex<'_>, m: &SceneObject<'_>) -> bool {
+pub(crate) fn flips(index: &SceneIndex<'_>, m: &SceneObject<'_>) -> bool {
     Params::of(index, m, 0).ok().and_then(|p| p.int_or(1, 0).ok()).is_some_and(|f| f != 0)
 }
 
 /// Applies the modifier's settings; `Err` names a setting that is not evaluated.
-pub fn apply(mut mesh: EvalMesh, unify: i32, flip: i32) -> Result<EvalMesh, String> {
+pub(crate) fn apply(mut mesh: EvalMesh, unify: i32, flip: i32) -> Result<EvalMesh, String> {
     if unify != 0 {
         return Err("Normal modifier with Unify set is not evaluated".into());
     }
@@ -31,7 +31,7 @@ pub fn apply(mut mesh: EvalMesh, unify: i32, flip: i32) -> Result<EvalMesh, Stri
 
 /// Turns every face over: corner 0 stays, the rest reverse; stored triangles and map faces
 /// turn with it.
-pub fn flip_faces(mesh: &mut EvalMesh) {
+pub(crate) fn flip_faces(mesh: &mut EvalMesh) {
     for p in &mut mesh.polygons {
         p.corners[1..].reverse();
         for t in &mut p.triangles {
@@ -48,7 +48,7 @@ pub fn flip_faces(mesh: &mut EvalMesh) {
 }
 
 /// The Normal modifier's evaluator: topology passes through, faces may turn over.
-pub const NORMAL: Modifier =
+pub(crate) const NORMAL: Modifier =
     Modifier { flips: Some(flips), ..Modifier::new(module_path!(), evaluate, true, Carry::Keeps) };
 
 /// Parameters: 0 unify, 1 flip.

@@ -8,7 +8,7 @@ use crate::eval::outcome::{Evaluated, Stop};
 use crate::eval::selection::Carry;
 
 /// The pass-through evaluator.
-pub const PASS_THROUGH: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+pub(crate) const PASS_THROUGH: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
 
 /// The input, unchanged.
 fn apply(_: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {

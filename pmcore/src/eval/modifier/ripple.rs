@@ -26,7 +26,7 @@ use glam::Mat4;
 
 /// Ripple parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RippleParams {
+pub(crate) struct RippleParams {
     /// Amplitude 1 (id 0).
     pub amplitude1: f32,
     /// Amplitude 2 (id 1).
@@ -79,7 +79,7 @@ fn amplitude(q: glam::Vec3, p: &RippleParams) -> f32 {
 }
 
 /// Ripples every vertex of `mesh`.
-pub fn ripple(mut mesh: EvalMesh, p: &RippleParams) -> EvalMesh {
+pub(crate) fn ripple(mut mesh: EvalMesh, p: &RippleParams) -> EvalMesh {
     let tm = p.to_gizmo;
     let inv = tm.inverse();
     mesh.map_positions(|v| {
@@ -93,7 +93,7 @@ pub fn ripple(mut mesh: EvalMesh, p: &RippleParams) -> EvalMesh {
 }
 
 /// The Ripple's evaluator (it moves every vertex: a selection below is not carried).
-pub const RIPPLE: Modifier = Modifier::new(module_path!(), apply, true, Carry::Loses);
+pub(crate) const RIPPLE: Modifier = Modifier::new(module_path!(), apply, true, Carry::Loses);
 
 /// Parameters animated or unreadable: the topology is known, the positions are not.
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {

@@ -9,7 +9,7 @@ use crate::eval::selection::{Carry, Selection};
 use crate::model::scene_index::SceneIndex;
 
 /// The Select By Channel's evaluator.
-pub const SELECT_BY_CHANNEL: Modifier =
+pub(crate) const SELECT_BY_CHANNEL: Modifier =
     Modifier { module: module_path!(), carry: Carry::Own(selection_after), ..PASS_THROUGH };
 
 /// Its output selection: not decoded.

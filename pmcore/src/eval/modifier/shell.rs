@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 /// Shell parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ShellParams {
+pub(crate) struct ShellParams {
     /// Offset of the inner skin along the vertex normals (inwards).
     pub inner: f32,
     /// Offset of the outer skin along the vertex normals.
@@ -27,7 +27,7 @@ pub struct ShellParams {
 }
 
 /// Shells a mesh (as a poly object) into a tri object.
-pub fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
+pub(crate) fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
     let mesh = input.into_poly();
     let v = mesh.positions.len();
     let segments = p.segments.max(1);
@@ -126,7 +126,7 @@ fn border_edges(mesh: &EvalMesh) -> Vec<(u32, u32, u16)> {
 }
 
 /// The Shell's evaluator.
-pub const SHELL: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+pub(crate) const SHELL: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
 
 /// Shell parameters: 0 inner, 1 outer amount, 3 segments.
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {

@@ -25,11 +25,11 @@ use glam::{Mat4, Vec3};
 use std::collections::HashMap;
 
 /// Distance under which a vertex counts as lying on the plane (Max's `MNEPS`).
-pub const ON_PLANE: f32 = 1e-4;
+pub(crate) const ON_PLANE: f32 = 1e-4;
 
 /// Symmetry settings, in the input's object space.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SymmetryParams {
+pub(crate) struct SymmetryParams {
     /// Gizmo → object space (the mirror controller's matrix · inverse of the mod context).
     pub gizmo: Mat4,
     /// Mirror axis of the gizmo: 0 X, 1 Y, 2 Z.
@@ -46,7 +46,7 @@ pub struct SymmetryParams {
 
 impl SymmetryParams {
     /// The plane `(N, offset)` in object space.
-    pub fn plane(&self) -> (Vec3, f32) {
+    pub(crate) fn plane(&self) -> (Vec3, f32) {
         let mut a = Vec3::ZERO;
         a[self.axis.min(2)] = if self.flip { -1.0 } else { 1.0 };
         let origin = self.gizmo.transform_point3(Vec3::ZERO);
@@ -55,7 +55,7 @@ impl SymmetryParams {
     }
 
     /// Reflection through the gizmo's plane: gizmo⁻¹, then the axis negated, then gizmo.
-    pub fn reflection(&self) -> Mat4 {
+    pub(crate) fn reflection(&self) -> Mat4 {
         let mut s = Vec3::ONE;
         s[self.axis.min(2)] = -1.0;
         self.gizmo * Mat4::from_scale(s) * self.gizmo.inverse()
@@ -63,7 +63,7 @@ impl SymmetryParams {
 }
 
 /// Applies Symmetry to `input`.
-pub fn symmetry(input: EvalMesh, p: &SymmetryParams) -> EvalMesh {
+pub(crate) fn symmetry(input: EvalMesh, p: &SymmetryParams) -> EvalMesh {
     let (n, offset) = p.plane();
     let rule = input.rule;
     let mut mesh = match rule {
@@ -209,7 +209,7 @@ fn weld_seam(mesh: &mut EvalMesh, v: u32, dist: &dyn Fn(Vec3) -> f32, threshold:
 }
 
 /// The Symmetry's evaluator.
-pub const SYMMETRY: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+pub(crate) const SYMMETRY: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
 
 /// Symmetry parameters: 0 axis, 1 slice, 2 weld, 3 threshold, 4 flip; the mirror gizmo is
 /// reference 1.

@@ -13,11 +13,11 @@ use crate::eval::selection::Carry;
 use glam::Mat4;
 
 /// The Taper's evaluator.
-pub const TAPER: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+pub(crate) const TAPER: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
 
 /// Taper parameters (parameter block ids 0–4; limits, id 5, are not evaluated).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TaperParams {
+pub(crate) struct TaperParams {
     /// Amount (id 0).
     pub amount: f32,
     /// Curve (id 1).
@@ -35,7 +35,7 @@ pub struct TaperParams {
 }
 
 /// Tapers the vertices of `mesh` that `only` selects (every vertex when `None`).
-pub fn taper(mut mesh: EvalMesh, p: &TaperParams, only: Option<&[bool]>) -> EvalMesh {
+pub(crate) fn taper(mut mesh: EvalMesh, p: &TaperParams, only: Option<&[bool]>) -> EvalMesh {
     let length = f64::from(p.extent[p.axis]);
     if length == 0.0 {
         return mesh;

@@ -10,7 +10,7 @@ use crate::eval::selection::Carry;
 use crate::eval::subdivide::{catmull_clark, catmull_clark_counts};
 
 /// The TurboSmooth's evaluator.
-pub const TURBOSMOOTH: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
+pub(crate) const TURBOSMOOTH: Modifier = Modifier::new(module_path!(), apply, false, Carry::Loses);
 
 /// Parameter 0: iterations (at most 10).
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
@@ -28,7 +28,7 @@ fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
 /// the result fits the budget, as counts otherwise. Max counts the result's faces as
 /// triangles (measured: `pairs/…/cake.max`, three Editable Poly cylinders under TurboSmooth
 /// with 396 quads each, Mesh Totals 2,376 faces = 3 × 792; `wild/radobaychev__couch.max`).
-pub fn turbosmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
+pub(crate) fn turbosmooth(input: Evaluated, iterations: u32, budget: u64) -> Evaluated {
     match input {
         Evaluated::Mesh(mesh) => {
             let poly = mesh.into_poly();

@@ -39,7 +39,7 @@ const MAP_CHANNEL: u16 = 13;
 
 /// Settings of a planar map this module projects.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Planar {
+pub(crate) struct Planar {
     /// Point → modifier context space.
     pub context: Mat4,
     /// Gizmo controller transform (before the planar π turn and the size).
@@ -52,7 +52,7 @@ pub struct Planar {
 
 impl Planar {
     /// Map coordinates of an object-space point.
-    pub fn project(&self, p: Vec3) -> Vec2 {
+    pub(crate) fn project(&self, p: Vec3) -> Vec2 {
         let gizmo = self.gizmo
             * Mat4::from_rotation_z(std::f32::consts::PI)
             * Mat4::from_scale(Vec3::new(self.size.x, self.size.y, 1.0));
@@ -63,7 +63,7 @@ impl Planar {
 
 /// Replaces map channel 1 with the planar projection: one map vertex per mesh vertex,
 /// map faces = polygon corners.
-pub fn apply_planar(mut mesh: EvalMesh, p: &Planar) -> EvalMesh {
+pub(crate) fn apply_planar(mut mesh: EvalMesh, p: &Planar) -> EvalMesh {
     let vertices = mesh.positions.iter().map(|&v| p.project(v)).collect();
     let faces = mesh.polygons.iter().map(|f| f.corners.clone()).collect();
     mesh.uv = Some(MapChannel { vertices, faces });
@@ -71,7 +71,7 @@ pub fn apply_planar(mut mesh: EvalMesh, p: &Planar) -> EvalMesh {
 }
 
 /// The planar settings of UVW Map `modifier`, or why it is not projected.
-pub fn planar_settings(index: &SceneIndex<'_>, modifier: &SceneObject<'_>) -> Result<Planar, String> {
+pub(crate) fn planar_settings(index: &SceneIndex<'_>, modifier: &SceneObject<'_>) -> Result<Planar, String> {
     let p = Params::of(index, modifier, 1).map_err(|e| e.to_string())?;
     let int = |id, default| p.int_or(id, default).map_err(|e| e.to_string());
     let float = |id| p.float(id).map_err(|e| e.to_string());
@@ -122,7 +122,7 @@ fn mod_context_tm(index: &SceneIndex<'_>, modifier: usize) -> Option<Mat4> {
 
 /// The UVW Map's evaluator: topology passes through; a planar map of the measured kind is
 /// projected.
-pub const UVW_MAP: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
+pub(crate) const UVW_MAP: Modifier = Modifier::new(module_path!(), apply, true, Carry::Keeps);
 
 /// Projects map channel 1 when the settings are the planar case read here.
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {

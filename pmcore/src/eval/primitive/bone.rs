@@ -8,11 +8,11 @@ use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
 /// The Bone's evaluator.
-pub const BONE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const BONE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// Bone object (class 0x28bf6e8d, 0x2ecca840) without fins.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BoneParams {
+pub(crate) struct BoneParams {
     /// Width (Y).
     pub width: f32,
     /// Height (Z).
@@ -27,7 +27,7 @@ pub struct BoneParams {
 
 impl BoneParams {
     /// Vertices: 9 (pivot point and two sections of 4).
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         9
     }
 }
@@ -35,7 +35,7 @@ impl BoneParams {
 /// A bone: a point at the pivot, a full section a little along X, the tapered section at
 /// the far end (9 vertices; 4 tip triangles, 4 side quads, 1 end quad = 14 triangles, as
 /// the corpus's fin-less bones count: `public/neill3d__ikpoping.max`, 3 bones = 27 / 42).
-pub fn bone_mesh(p: &BoneParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn bone_mesh(p: &BoneParams) -> Result<EvalMesh, PrimitiveError> {
     if p.fins {
         return Err(PrimitiveError::Unsupported("bone fins"));
     }

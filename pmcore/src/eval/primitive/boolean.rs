@@ -22,11 +22,11 @@ use crate::model::geometry::{GeometryError, Mesh};
 use crate::model::scene_index::SceneObject;
 
 /// The container of a ProBoolean's cached result mesh.
-pub const PROBOOLEAN_RESULT: u16 = 0x0150;
+pub(crate) const PROBOOLEAN_RESULT: u16 = 0x0150;
 
 /// Why a ProBoolean's result cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum BooleanError {
+pub(crate) enum BooleanError {
     /// The object keeps no result container, or it holds no mesh buffers.
     #[error("no cached result mesh (chunk 0x0150)")]
     NoResult,
@@ -36,14 +36,15 @@ pub enum BooleanError {
 }
 
 /// The cached result of a ProBoolean object, as an evaluated tri mesh.
-pub fn proboolean_result(object: &SceneObject<'_>) -> Result<EvalMesh, BooleanError> {
+pub(crate) fn proboolean_result(object: &SceneObject<'_>) -> Result<EvalMesh, BooleanError> {
     let buffers = object.chunk.child(PROBOOLEAN_RESULT).ok_or(BooleanError::NoResult)?;
     let mesh = Mesh::of_buffers(buffers)?.ok_or(BooleanError::NoResult)?;
     Ok(from_stored(&mesh))
 }
 
 /// The ProBoolean's evaluator: its cached result, not a replay.
-pub const PROBOOLEAN: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const PROBOOLEAN: Primitive =
+    Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// The cached result, or what keeps it from being read.
 fn build(_: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {

@@ -9,7 +9,7 @@ use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
 /// The Box's evaluator.
-pub const BOX: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::Yes, as_poly: None };
+pub(crate) const BOX: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::Yes, as_poly: None };
 
 /// Box (class 0x00000010, 0): length along Y, width along X, height along Z from the base.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub struct BoxParams {
 impl BoxParams {
     /// Vertices Max builds: top and bottom grids plus the inner rings,
     /// 2(l+1)(w+1) + 2(h−1)(l+w).
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         let (l, w, h) = (n(self.length_segs), n(self.width_segs), n(self.height_segs));
         2 * (l + 1) * (w + 1) + 2 * h.saturating_sub(1) * (l + w)
     }

@@ -12,17 +12,17 @@ use glam::Vec3;
 
 /// The Cylinder's evaluator: its tri mesh is in Max's order with one cap segment and no
 /// slice; an Edit Poly directly on it receives Max's poly conversion of it.
-pub const CYLINDER: Primitive =
+pub(crate) const CYLINDER: Primitive =
     Primitive { module: module_path!(), build, order: MaxOrder::When(one_cap_segment), as_poly: Some(build_as_poly) };
 
 /// The Cone's evaluator: an Edit Poly directly on it receives Max's poly conversion of it.
-pub const CONE: Primitive =
+pub(crate) const CONE: Primitive =
     Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: Some(build_as_poly) };
 
 /// Cylinder (class 0x00000012, 0) and Cone (class 0xa86c23dd, 0): radius at the base and
 /// at the top (equal for a cylinder), height, height / cap segments, sides.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CylinderParams {
+pub(crate) struct CylinderParams {
     /// Base radius.
     pub radius1: f32,
     /// Top radius.
@@ -41,14 +41,14 @@ pub struct CylinderParams {
 
 impl CylinderParams {
     /// Vertices: sides·(height segs + 1) side rings, 2·sides·(cap segs − 1) cap rings, 2 centres.
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         let (h, c, s) = (n(self.height_segs), n(self.cap_segs), n(self.sides));
         s * (h + 1) + 2 * s * c.saturating_sub(1) + 2
     }
 }
 
 /// Cylinder / cone: base centre, base cap rings, side rings, top cap rings, top centre.
-pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
     let c = segs("cap segs", p.cap_segs, 1)?;
     let s = segs("sides", p.sides, 3)?;
@@ -89,7 +89,7 @@ pub fn cylinder_mesh(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
 /// bottom cap one polygon over row 0 reversed, the top one over the last row; more: per
 /// cap, rings from the rim inward (radius `r·(c − i)/c`), the quads between them, the
 /// centre vertex, and the triangles to it (bottom cap first, then the top).
-pub fn cylinder_poly(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn cylinder_poly(p: &CylinderParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
     let c = segs("cap segs", p.cap_segs, 1)?;
     let s = segs("sides", p.sides, 3)?;

@@ -8,11 +8,11 @@ use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
 /// The GeoSphere's evaluator.
-pub const GEOSPHERE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const GEOSPHERE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// GeoSphere base solid (its `Geodesic Base Type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GeoBase {
+pub(crate) enum GeoBase {
     /// Tetrahedron.
     Tetra,
     /// Octahedron.
@@ -23,7 +23,7 @@ pub enum GeoBase {
 
 /// GeoSphere (class 0x00000000, 0x00007f9e).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GeoSphereParams {
+pub(crate) struct GeoSphereParams {
     /// Radius.
     pub radius: f32,
     /// Segments (subdivisions of each base edge).
@@ -36,7 +36,7 @@ pub struct GeoSphereParams {
 
 impl GeoSphereParams {
     /// Vertices: F·s²/2 + 2 over the base solid's F faces (Euler: E = 3F/2, V = 2 + E − F).
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         let faces = match self.base {
             GeoBase::Tetra => 4,
             GeoBase::Octa => 8,
@@ -108,7 +108,7 @@ fn base_solid(base: GeoBase) -> (Vec<Vec3>, Vec<[u32; 3]>) {
 /// GeoSphere: every face of the base solid split into `segments²` triangles, points
 /// pushed onto the sphere; points on shared base edges are welded by their barycentric
 /// key over the base vertices.
-pub fn geosphere_mesh(p: &GeoSphereParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn geosphere_mesh(p: &GeoSphereParams) -> Result<EvalMesh, PrimitiveError> {
     let n = segs("segments", p.segments, 1)?;
     if p.hemisphere {
         return Err(PrimitiveError::Unsupported("hemisphere"));

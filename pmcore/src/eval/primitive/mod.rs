@@ -17,27 +17,27 @@ use crate::model::scene_index::SceneObject;
 use glam::{Vec2, Vec3};
 use std::f32::consts::TAU;
 
-pub mod bone;
-pub mod boolean;
-pub mod r#box;
-pub mod cylinder;
-pub mod geosphere;
-pub mod plane;
-pub mod pyramid;
-pub mod sphere;
-pub mod torus;
-pub mod tube;
+pub(crate) mod bone;
+pub(crate) mod boolean;
+pub(crate) mod r#box;
+pub(crate) mod cylinder;
+pub(crate) mod geosphere;
+pub(crate) mod plane;
+pub(crate) mod pyramid;
+pub(crate) mod sphere;
+pub(crate) mod torus;
+pub(crate) mod tube;
 
 /// Builds an object's mesh from its parameters.
-pub type Build = fn(&EvalContext<'_, '_>, &SceneObject<'_>) -> Result<EvalMesh, Stop>;
+pub(crate) type Build = fn(&EvalContext<'_, '_>, &SceneObject<'_>) -> Result<EvalMesh, Stop>;
 
 /// Decides a property of one object from its parameters.
-pub type Check = fn(&EvalContext<'_, '_>, &SceneObject<'_>) -> bool;
+pub(crate) type Check = fn(&EvalContext<'_, '_>, &SceneObject<'_>) -> bool;
 
 /// Whether a builder's vertex and face indices are Max's own (what Edit Poly and Edit Mesh
 /// records index).
 #[derive(Clone, Copy)]
-pub enum MaxOrder {
+pub(crate) enum MaxOrder {
     /// Not checked: records over it are not trusted with indices.
     No,
     /// Checked against an export Max wrote, tri mesh and poly conversion (the Box).
@@ -50,8 +50,9 @@ pub enum MaxOrder {
 
 /// What the stack needs to know of an object class.
 #[derive(Clone, Copy)]
-pub struct Primitive {
+pub(crate) struct Primitive {
     /// The evaluator's module (`module_path!()`): which file implements it.
+    #[cfg_attr(not(test), allow(dead_code))] // read by the catalogue tests (classes/tests.rs)
     pub module: &'static str,
     /// Its tri mesh.
     pub build: Build,
@@ -83,7 +84,7 @@ pub(crate) fn prim_stop(o: &SceneObject<'_>, e: PrimitiveError) -> Stop {
 
 /// Largest segment / side count a generator accepts (anything larger is a corrupt value,
 /// not a scene; it also bounds the memory a hostile parameter can ask for).
-pub const MAX_SEGMENTS: i32 = 10_000;
+pub(crate) const MAX_SEGMENTS: i32 = 10_000;
 
 /// Why a primitive's parameters cannot be turned into a mesh.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -8,11 +8,11 @@ use crate::model::scene_index::SceneObject;
 use glam::{Vec2, Vec3};
 
 /// The Plane's evaluator.
-pub const PLANE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const PLANE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// Plane (class 0x081f1dfc, 0x77566f65): one grid of quads, length along Y, width along X.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PlaneParams {
+pub(crate) struct PlaneParams {
     /// Length (Y).
     pub length: f32,
     /// Width (X).
@@ -25,13 +25,13 @@ pub struct PlaneParams {
 
 impl PlaneParams {
     /// Vertices: (l+1)(w+1).
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         (n(self.length_segs) + 1) * (n(self.width_segs) + 1)
     }
 }
 
 /// A plane grid with map channel 1 spanning 0..1.
-pub fn plane_mesh(p: &PlaneParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn plane_mesh(p: &PlaneParams) -> Result<EvalMesh, PrimitiveError> {
     let l = segs("length segs", p.length_segs, 1)?;
     let w = segs("width segs", p.width_segs, 1)?;
     let mut positions = Vec::new();

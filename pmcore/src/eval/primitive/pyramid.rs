@@ -23,7 +23,7 @@ use glam::Vec3;
 
 /// Pyramid parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PyramidParams {
+pub(crate) struct PyramidParams {
     /// Width, along X (id 0).
     pub width: f32,
     /// Depth, along Y (id 1).
@@ -45,7 +45,7 @@ fn segs(v: i32) -> u32 {
 
 impl PyramidParams {
     /// Vertices: `2·(w + d)·h + 2`.
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         let ring = 2 * u64::from(segs(self.width_segs) + segs(self.depth_segs));
         ring * u64::from(segs(self.height_segs)) + 2
     }
@@ -92,7 +92,7 @@ fn push_rows(p: &PyramidParams, (w, d, h): (u32, u32, u32), positions: &mut Vec<
 
 /// The pyramid as Max builds it. A negative height (Max then flips the faces) is not
 /// evaluated.
-pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
     if ![p.width, p.depth, p.height].iter().all(|v| v.is_finite()) {
         return Err(PrimitiveError::Unsupported("non-finite pyramid size"));
     }
@@ -145,7 +145,7 @@ pub fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError> {
 }
 
 /// The Pyramid's evaluator.
-pub const PYRAMID: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const PYRAMID: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// The Pyramid from its parameter block.
 fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {

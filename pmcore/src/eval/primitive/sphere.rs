@@ -11,13 +11,14 @@ use glam::Vec3;
 use std::f32::consts::TAU;
 
 /// The Sphere's evaluator.
-pub const SPHERE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::TriOnly, as_poly: None };
+pub(crate) const SPHERE: Primitive =
+    Primitive { module: module_path!(), build, order: MaxOrder::TriOnly, as_poly: None };
 
 /// Sphere (class 0x00000011, 0): parameter block ids 0 radius, 1 segments, 2 smooth,
 /// 3 hemisphere, 4 chop (0) / squash (1), 5 base to pivot, 7 slice on, 8 slice from,
 /// 9 slice to (radians).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SphereParams {
+pub(crate) struct SphereParams {
     /// Radius.
     pub radius: f32,
     /// Segments around (Max's "Segments").
@@ -44,7 +45,7 @@ pub struct SphereParams {
 /// The chunk a sphere object writes when its first side is at +Y (Max 3 and later; the
 /// SDK sample's `NEWMAP_CHUNKID`): present on `Bowl.max`'s sphere, whose export starts
 /// every row at +Y.
-pub const SPHERE_NEW_MAP: u16 = 0x0100;
+pub(crate) const SPHERE_NEW_MAP: u16 = 0x0100;
 
 /// Where Max puts a sphere's rows and sides (the SDK sample `sphere.cpp`, facts only).
 struct SphereLayout {
@@ -113,7 +114,7 @@ fn sphere_layout(p: &SphereParams) -> Result<SphereLayout, PrimitiveError> {
 
 impl SphereParams {
     /// Vertices: segments·(rows) + 2 poles, with the slice's extra side and centres.
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         sphere_layout(self).map(|l| u64::from(l.vertices)).unwrap_or(0)
     }
 }
@@ -127,7 +128,7 @@ impl SphereParams {
 /// their hidden diagonal, then the bottom fan `(pole, i + 1, i)`. Material ids and
 /// smoothing groups as Max sets them: id 1 (group 1 when smooth), slice faces ids 2 and 3
 /// (groups 4 and 8), a hemisphere's base id 0 (group 2).
-pub fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn sphere_mesh(p: &SphereParams) -> Result<EvalMesh, PrimitiveError> {
     let l = sphere_layout(p)?;
     let radius = p.radius.clamp(0.0, 1.0e30);
     let mut positions = sphere_positions(p, &l, radius);

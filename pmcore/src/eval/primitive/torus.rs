@@ -11,11 +11,11 @@ use crate::model::scene_index::SceneObject;
 use std::f32::consts::TAU;
 
 /// The Torus's evaluator.
-pub const TORUS: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const TORUS: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// Torus (class 0x00000020, 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TorusParams {
+pub(crate) struct TorusParams {
     /// Radius of the ring's centre line.
     pub radius1: f32,
     /// Radius of the cross-section.
@@ -34,13 +34,13 @@ pub struct TorusParams {
 
 impl TorusParams {
     /// Vertices: segments·sides.
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         n(self.segments) * n(self.sides)
     }
 }
 
 /// Torus: a closed circle of `sides` points revolved `segments` times.
-pub fn torus_mesh(p: &TorusParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn torus_mesh(p: &TorusParams) -> Result<EvalMesh, PrimitiveError> {
     let n = segs("segments", p.segments, 3)?;
     let m = segs("sides", p.sides, 3)?;
     if p.slice {

@@ -10,11 +10,11 @@ use crate::eval::outcome::{param_stop, Stop};
 use crate::model::scene_index::SceneObject;
 
 /// The Tube's evaluator.
-pub const TUBE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+pub(crate) const TUBE: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
 
 /// Tube (class 0x00007b21, 0).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TubeParams {
+pub(crate) struct TubeParams {
     /// Radius 1.
     pub radius1: f32,
     /// Radius 2.
@@ -37,7 +37,7 @@ pub struct TubeParams {
 
 impl TubeParams {
     /// Vertices: sides·(2·height segs + 2·cap segs) (a closed loop of rings).
-    pub fn vertices(&self) -> u64 {
+    pub(crate) fn vertices(&self) -> u64 {
         n(self.sides) * (2 * n(self.height_segs) + 2 * n(self.cap_segs))
     }
 }
@@ -45,7 +45,7 @@ impl TubeParams {
 /// Tube: a closed profile — the radius-2 wall up, top cap across, the radius-1 wall down,
 /// bottom cap (the order the map channel's `u` follows in the NeL export of snow_tube.max:
 /// 0 at the foot of the radius-2 wall).
-pub fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
+pub(crate) fn tube_mesh(p: &TubeParams) -> Result<EvalMesh, PrimitiveError> {
     let h = segs("height segs", p.height_segs, 1)?;
     let c = segs("cap segs", p.cap_segs, 1)?;
     let s = segs("sides", p.sides, 3)?;

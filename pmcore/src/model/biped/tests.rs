@@ -237,11 +237,11 @@ fn fa16_first_xtra_definition_reads_to_its_name() {
          430061006e0069006e00750073000100000012000000");
     let mut one = defs;
     one[0] = 1;
-    let r = Record { bytes: &one, path: ChunkPath::stream("t"), chunk: c::XTRA_DEFS, header: None };
+    let r = Record { bytes: &one, path: ChunkPath("t".into()), chunk: c::XTRA_DEFS, header: None };
     let x = xtras(Some(r), None).unwrap();
     assert_eq!(x.len(), 1);
     assert_eq!((x[0].name.as_str(), x[0].parent, x[0].lengths.len()), ("LCaninus", (10, 0), 1));
-    let r = Record { bytes: &one[..60], path: ChunkPath::stream("t"), chunk: c::XTRA_DEFS, header: None };
+    let r = Record { bytes: &one[..60], path: ChunkPath("t".into()), chunk: c::XTRA_DEFS, header: None };
     assert!(matches!(xtras(Some(r), None), Err(BipedError::Truncated { .. })));
 }
 
@@ -270,7 +270,7 @@ fn fa16_arm_pose_halves_hold_elbow_quaternions_and_finger_bends() {
     (half[85], half[88]) = (0.248_63, 0.055_92);
     let mut both = half.clone();
     both.extend(vec![0.0; 290]);
-    let r = Record { bytes: &floats(&both), path: ChunkPath::stream("t"), chunk: c::ARM_POSE, header: None };
+    let r = Record { bytes: &floats(&both), path: ChunkPath("t".into()), chunk: c::ARM_POSE, header: None };
     let pose = sides(&r, arm_pose).unwrap().unwrap();
     assert_eq!(pose.right.elbow, 2.732_956);
     assert_eq!(pose.right.fingers.len(), 5, "(290 − 46) / 46 finger blocks per half");
