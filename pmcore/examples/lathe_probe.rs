@@ -50,7 +50,7 @@ fn main() {
     for node in index.objects.iter().filter(|o| o.is_node()) {
         let Some((base, mods)) = stack_with_data(&index, node) else { continue };
         let Some(lathe) =
-            mods.iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == pmcore::eval::classes::LATHE))
+            mods.iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == pmcore::classes::ids::LATHE))
         else {
             continue;
         };

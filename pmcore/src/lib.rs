@@ -5,6 +5,7 @@
 //! owns scheduling.
 
 pub mod chunk;
+pub mod classes;
 pub mod compression;
 pub mod container;
 pub mod eval;

@@ -8,25 +8,26 @@
 //! Where a value cannot be read from a documented layout it is reported as unread, never
 //! guessed (digest §8.1: the ParamBlock2 record layout is partly inferred).
 
+use crate::classes::ids;
 use crate::maxfile::MaxFile;
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees};
 use std::collections::BTreeSet;
 
 /// Map Extender modifier ClassId (`mapext198m3.dlm`, design §9 T3 caveats).
-pub const MAPEXT_CLASS: [u32; 2] = [0x2ec82081, 0x045a6271];
+pub use crate::classes::ids::MAP_EXTENDER as MAPEXT_CLASS;
 /// Map Extender superclass: OSModifier.
 pub const MAPEXT_SUPERCLASS: u32 = 0x810;
 /// NeL flare scripted plugin, ClassId part A (digest §8.2).
 pub const FLARE_CLASS_A: u32 = 0x4e913532;
 /// Biped system root (superclass Object): the one that carries the figure era.
-pub const BIPED_SYSTEM: [u32; 2] = [0x9155, 0];
+pub use crate::classes::ids::BIPED_SYSTEM;
 /// The four confirmed Biped ClassIds (design §10): system, COM controller, per-part
 /// controller, per-part geometry.
-pub const BIPED_CLASSES: [[u32; 2]; 4] = [[0x9155, 0], [0x9156, 0], [0x9154, 0], [0x9125, 0]];
+pub const BIPED_CLASSES: [[u32; 2]; 4] = [ids::BIPED_SYSTEM, ids::BIPED_COM, ids::BIPED_PART, ids::BIPED_GEOMETRY];
 /// Chunk on a biped system object holding the figure-format flag (3 legacy, 0 fresh).
 pub const FIGURE_ERA_CHUNK: u16 = 0x0115;
 /// ParamBlock2 ClassId and superclass (digest §8.1).
-pub const PARAM_BLOCK2_CLASS: [u32; 2] = [0x82, 0];
+pub use crate::classes::ids::PARAM_BLOCK2 as PARAM_BLOCK2_CLASS;
 /// ParamBlock2 superclass.
 pub const PARAM_BLOCK2_SUPERCLASS: u32 = 0x82;
 /// ParamBlock2 header leaf: owner ClassId (8 bytes) first.

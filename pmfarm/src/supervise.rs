@@ -393,38 +393,8 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     let mut interval = READ_FIRST;
     while run.killed.is_none() {
         // Everything the pipes hold now (after the worker's end: up to their end).
-        let mut fresh = 0u64;
-        let mut budget = READS_PER_WAKE;
-        while budget > 0 {
-            let Some(n) = stdout.read(&mut out_buf) else { break };
-            budget -= 1;
-            fresh += n as u64;
-            total_out += n as u64;
-            if total_out > limits.max_output_bytes {
-                run.killed = Some(KillReason::OutputBound(format!("stdout over {} bytes", limits.max_output_bytes)));
-                break;
-            }
-            take_lines(&mut run, &mut line, &out_buf);
-            if run.events.len() > limits.max_events {
-                run.killed = Some(KillReason::OutputBound(format!("more than {} events on stdout", limits.max_events)));
-                break;
-            }
-            if line.len() > limits.max_line_bytes {
-                run.killed = Some(KillReason::OutputBound(format!("stdout line over {} bytes", limits.max_line_bytes)));
-                break;
-            }
-        }
-        let mut budget = READS_PER_WAKE;
-        while budget > 0 {
-            let Some(n) = stderr.read(&mut err_buf) else { break };
-            budget -= 1;
-            fresh += n as u64;
-            stderr_tail.extend_from_slice(&err_buf);
-            let keep = limits.stderr_tail_bytes;
-            if stderr_tail.len() > keep * 2 {
-                stderr_tail.drain(..stderr_tail.len() - keep);
-            }
-        }
+        let mut fresh = drain_stdout(&mut stdout, &mut out_buf, &mut line, &mut total_out, &mut run, limits);
+        fresh += drain_stderr(&mut stderr, &mut err_buf, &mut stderr_tail, limits);
         let now = tokio::time::Instant::now();
         if fresh > 0 {
             last_output = now;
@@ -463,6 +433,68 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
     if run.killed.is_some() && exit.is_none() {
         exit = Some(terminate_group(&mut child, pid, limits).await);
     }
+    record_exit(&mut run, exit, &child);
+    if stderr_tail.len() > limits.stderr_tail_bytes {
+        stderr_tail.drain(..stderr_tail.len() - limits.stderr_tail_bytes);
+    }
+    run.stderr_tail = String::from_utf8_lossy(&stderr_tail).into_owned();
+    // The worker has ended (exited or killed with its group): the slot is stable now.
+    run.slot_breadcrumb = slot.as_ref().and_then(|s| pmworker::slot::read_slot(&s.read()));
+    run.wall_ms = started.elapsed().as_millis() as u64;
+    run
+}
+
+/// Reads what the worker's stdout holds now (at most `READS_PER_WAKE` reads), turning complete
+/// lines into events; sets `run.killed` when an output bound is crossed. Returns the bytes read.
+fn drain_stdout(
+    stdout: &mut OutputPipe,
+    buf: &mut Vec<u8>,
+    line: &mut Vec<u8>,
+    total_out: &mut u64,
+    run: &mut RawRun,
+    limits: &Limits,
+) -> u64 {
+    let mut fresh = 0u64;
+    for _ in 0..READS_PER_WAKE {
+        let Some(n) = stdout.read(buf) else { break };
+        fresh += n as u64;
+        *total_out += n as u64;
+        if *total_out > limits.max_output_bytes {
+            run.killed = Some(KillReason::OutputBound(format!("stdout over {} bytes", limits.max_output_bytes)));
+            break;
+        }
+        take_lines(run, line, buf);
+        if run.events.len() > limits.max_events {
+            run.killed = Some(KillReason::OutputBound(format!("more than {} events on stdout", limits.max_events)));
+            break;
+        }
+        if line.len() > limits.max_line_bytes {
+            run.killed = Some(KillReason::OutputBound(format!("stdout line over {} bytes", limits.max_line_bytes)));
+            break;
+        }
+    }
+    fresh
+}
+
+/// Reads what the worker's stderr holds now (at most `READS_PER_WAKE` reads), keeping only its
+/// tail (trimmed once it doubles the kept size). Returns the bytes read.
+fn drain_stderr(stderr: &mut OutputPipe, buf: &mut Vec<u8>, tail: &mut Vec<u8>, limits: &Limits) -> u64 {
+    let mut fresh = 0u64;
+    for _ in 0..READS_PER_WAKE {
+        let Some(n) = stderr.read(buf) else { break };
+        fresh += n as u64;
+        tail.extend_from_slice(buf);
+        let keep = limits.stderr_tail_bytes;
+        if tail.len() > keep * 2 {
+            tail.drain(..tail.len() - keep);
+        }
+    }
+    fresh
+}
+
+/// The worker's end as its wait returned it: exit code or signal, or why it could not be
+/// waited for.
+fn record_exit(run: &mut RawRun, exit: Option<std::io::Result<std::process::ExitStatus>>, child: &Process) {
     match exit {
         Some(Ok(status)) => {
             run.exit_code = status.code();
@@ -475,14 +507,6 @@ pub async fn run_worker(cmd: &WorkerCommand, file: &Path, limits: &Limits) -> Ra
         }
         None => {}
     }
-    if stderr_tail.len() > limits.stderr_tail_bytes {
-        stderr_tail.drain(..stderr_tail.len() - limits.stderr_tail_bytes);
-    }
-    run.stderr_tail = String::from_utf8_lossy(&stderr_tail).into_owned();
-    // The worker has ended (exited or killed with its group): the slot is stable now.
-    run.slot_breadcrumb = slot.as_ref().and_then(|s| pmworker::slot::read_slot(&s.read()));
-    run.wall_ms = started.elapsed().as_millis() as u64;
-    run
 }
 
 /// Takes every line `bytes` completes (the first one continuing `partial`) and leaves the

@@ -343,8 +343,20 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
     let Some(lines) = read_lines::<FileResult>(&out.join(RESULTS), rep) else { return };
     let diff: Option<BaselineDiff> =
         out.join(BASELINE_DIFF).exists().then(|| read_json(&out.join(BASELINE_DIFF), rep)).flatten();
+    results_against_journal(&lines, replayed, diff.as_ref(), rep);
+    summary_against_results(out, &lines, replayed, diff.as_ref(), rep);
+}
+
+/// Each line of `results.jsonl` is an enumerated file's journaled result (or, for a file the
+/// baseline comparison re-ran as spurious, its re-run), and no journaled file is missing.
+fn results_against_journal(
+    lines: &[FileResult],
+    replayed: &Replayed,
+    diff: Option<&BaselineDiff>,
+    rep: &mut LedgerReport,
+) {
     let spurious: BTreeSet<&str> = diff
-        .iter()
+        .into_iter()
         .flat_map(|d| d.files.iter())
         .filter(|f| f.class == DiffClass::Spurious)
         .map(|f| f.path.as_str())
@@ -354,7 +366,7 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
     }
     let enumerated: BTreeSet<&String> = replayed.files.iter().collect();
     let mut seen = BTreeSet::new();
-    for r in &lines {
+    for r in lines {
         seen.insert(r.path.as_str());
         if !enumerated.contains(&r.path) {
             rep.problems.push(format!("{RESULTS}: `{}` was never enumerated", r.path));
@@ -389,7 +401,16 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
             rep.spurious_reruns.join(", ")
         ));
     }
+}
 
+/// `summary.json` counts what `results.jsonl` holds: files, statuses, buckets, baseline.
+fn summary_against_results(
+    out: &Path,
+    lines: &[FileResult],
+    replayed: &Replayed,
+    diff: Option<&BaselineDiff>,
+    rep: &mut LedgerReport,
+) {
     let summary_path = out.join(SUMMARY);
     if !summary_path.exists() {
         // Both files are renamed into place one after the other; a run killed between the
@@ -413,7 +434,7 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
     }
     let mut counts = empty_status_counts();
     let mut buckets: BTreeMap<&str, BTreeMap<String, u64>> = BTreeMap::new();
-    for r in &lines {
+    for r in lines {
         *counts.entry(r.status.name().to_string()).or_default() += 1;
         for b in &r.buckets {
             let e = buckets.entry(b.as_str()).or_insert_with(empty_status_counts);
@@ -438,7 +459,7 @@ fn check_results(out: &Path, replayed: &Replayed, rep: &mut LedgerReport) {
             .collect();
         rep.problems.push(format!("{SUMMARY}: bucket counts differ from {RESULTS} in {}", differing.join(", ")));
     }
-    match (&summary.baseline, &diff) {
+    match (&summary.baseline, diff) {
         (Some(b), Some(d)) if b.counts != d.counts => {
             rep.problems.push(format!("{SUMMARY}: baseline counts differ from {BASELINE_DIFF}"))
         }

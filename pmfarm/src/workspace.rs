@@ -129,33 +129,9 @@ fn tokenize(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, EvalError> {
                 i += 1;
             }
             '"' | '\'' => {
-                let quote = c;
-                let start_line = line;
-                let mut s = String::new();
-                i += 1;
-                loop {
-                    match chars.get(i) {
-                        None | Some('\n') => return Err(err(start_line, "unterminated string".into())),
-                        Some(&q) if q == quote => {
-                            i += 1;
-                            break;
-                        }
-                        Some('\\') => {
-                            let e = chars.get(i + 1).copied().ok_or_else(|| err(line, "unterminated string".into()))?;
-                            s.push(match e {
-                                'n' => '\n',
-                                't' => '\t',
-                                other => other,
-                            });
-                            i += 2;
-                        }
-                        Some(&ch) => {
-                            s.push(ch);
-                            i += 1;
-                        }
-                    }
-                }
-                out.push((Tok::Str(s), start_line));
+                let (text, end) = string_literal(&chars, i).ok_or_else(|| err(line, "unterminated string".into()))?;
+                out.push((Tok::Str(text), line));
+                i = end;
             }
             c if c.is_ascii_alphabetic() || c == '_' => {
                 let start = i;
@@ -169,6 +145,33 @@ fn tokenize(file: &str, text: &str) -> Result<Vec<(Tok, usize)>, EvalError> {
     }
     out.push((Tok::Newline, line));
     Ok(out)
+}
+
+/// The quoted string starting at `chars[start]` (its quote), with `\n`, `\t` and `\<c>`
+/// escapes, and the index just past its closing quote; `None` when the line or the text
+/// ends first.
+fn string_literal(chars: &[char], start: usize) -> Option<(String, usize)> {
+    let quote = chars[start];
+    let mut text = String::new();
+    let mut i = start + 1;
+    loop {
+        match *chars.get(i)? {
+            '\n' => return None,
+            q if q == quote => return Some((text, i + 1)),
+            '\\' => {
+                text.push(match *chars.get(i + 1)? {
+                    'n' => '\n',
+                    't' => '\t',
+                    other => other,
+                });
+                i += 2;
+            }
+            ch => {
+                text.push(ch);
+                i += 1;
+            }
+        }
+    }
 }
 
 struct Parser<'a> {

@@ -11,6 +11,9 @@ fn main() {
     let only = args.get(2).cloned();
     let manifest = std::fs::read_to_string(pairs.join("manifest.tsv")).expect("manifest");
     let mut tally: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    // The exports column by its header name: pairs has it third, biped second.
+    let header: Vec<&str> = manifest.lines().next().unwrap_or_default().split('\t').collect();
+    let exports = header.iter().position(|h| *h == "exports").unwrap_or(2);
     for line in manifest.lines().skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();
         let bytes = std::fs::read(pairs.join(cols[0])).expect("max");
@@ -18,7 +21,7 @@ fn main() {
         let file = pmcore::MaxFile::new(ole);
         let trees = SceneTrees::of(&file).expect("scene");
         let index = trees.index().expect("index");
-        for export in cols[2].split(';').map(str::trim) {
+        for export in cols[exports].split(';').map(str::trim) {
             let ext = export.rsplit('.').next().unwrap_or_default();
             let Ok(data) = std::fs::read(pairs.join(export)) else { continue };
             let scene = match pmref::read_reference(ext, &data) {

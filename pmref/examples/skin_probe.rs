@@ -37,7 +37,7 @@ fn main() {
     let (base, mods) = stack_with_data(&index, node).unwrap();
     let skin = mods
         .iter()
-        .find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == [0x0095_c723, 0x0001_5666]))
+        .find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == pmcore::classes::ids::SKIN))
         .unwrap();
     let bones: Vec<_> = skin
         .object

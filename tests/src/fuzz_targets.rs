@@ -245,6 +245,31 @@ pub fn edit_mesh_delta(data: &[u8]) {
     }
 }
 
+/// Biped system decoder (`pmcore::model::biped`) and figure-mode evaluator
+/// (`pmcore::eval::biped`): the input parses as the leaf chunks of a 0x9155 object. Never
+/// panics; a system that decodes places or refuses every bone slot it names, and each
+/// placed bone is a rotation (orthonormal within float error) whenever its inputs are finite.
+pub fn biped_system(data: &[u8]) {
+    use pmcore::chunk::Chunk;
+    use pmcore::eval::biped::FigurePose;
+    use pmcore::model::biped::{BipedSystem, ObjectAt};
+    let Ok(records) = parse_stream("fuzz", data) else { return };
+    let object = Chunk::container(0x0014, records);
+    let Ok(system) = BipedSystem::decode(&object, ObjectAt { root_id: 0x2017, storage_index: 1 }) else { return };
+    let pose = FigurePose::new(&system);
+    let slots = system.node_table.iter().map(|(slot, _)| *slot);
+    let xtras = (0..system.xtras.len() as i32).flat_map(|k| [(200 + k, 0), (400 + k, 0)]);
+    for (id, link) in slots.chain(xtras).chain([(12, 0), (11, 0), (8, 0), (16, 0), (10, 0)]) {
+        let _ = system.node_of(id, link);
+        if let Ok(r) = pose.bone(id, link).rotation {
+            let cols = r.to_cols_array();
+            if cols.iter().all(|v| v.is_finite()) {
+                assert!(cols.iter().all(|v| v.abs() <= 1.0 + 1e-6), "bone ({id}, {link}) is not a rotation: {r:?}");
+            }
+        }
+    }
+}
+
 pub const TARGETS: &[(&str, Body)] = &[
     ("chunk_parse", chunk_parse),
     ("header_forms", header_forms),
@@ -259,4 +284,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("nel_anim", nel_anim),
     ("nel_ig", nel_ig),
     ("edit_mesh_delta", edit_mesh_delta),
+    ("biped_system", biped_system),
 ];

@@ -2,57 +2,61 @@
 //! would build it, and the scene's vertex / face totals compared with Max's own `Mesh
 //! Totals`.
 //!
-//! * [`mesh`] — the one evaluated-mesh type the exporters share, and its counts;
-//! * [`primitives`] — Box, Plane, Cylinder/Cone, Tube, Torus, Sphere, GeoSphere from
-//!   their parameter values; [`params`] reads those values from the parameter block;
-//! * [`boolean`] — ProBoolean's cached result mesh;
-//! * [`classes`] — the Class IDs evaluation knows and each modifier's topology rule;
-//! * [`cloth`] — the Cloth modifier's saved simulation state;
-//! * [`deform`] — the Bend modifier (a simple-modifier gizmo frame);
-//! * [`edit_mesh`] — the Edit Mesh modifier's MeshDelta, where its records are known;
-//! * [`edit_poly`] — which Edit Poly modifier operations keep the counts, and the replay
-//!   of those whose records are known; [`poly_edges`] — Max's edge numbering the
-//!   edge-indexed ones need;
-//! * [`lathe`] — the Lathe modifier over a spline shape ([`spline`] decodes and
-//!   interpolates the shape);
-//! * [`normal`] — the Normal modifier (flip);
-//! * [`selection`] — the sub-object selection a stack passes up to its deformers;
-//! * [`pyramid`] — the Pyramid primitive in Max's order;
-//! * [`ripple`] — the Ripple modifier (concentric sine waves in a gizmo frame);
-//! * [`shell`] — the Shell modifier;
-//! * [`subdivide`] — Catmull-Clark (TurboSmooth) as a mesh or as counts;
-//! * [`symmetry`] — the Symmetry modifier (slice, mirror, weld);
-//! * [`uvw_map`] — the UVW Map modifier's planar projection of map channel 1;
-//! * [`stack`] — base object and modifiers of a node, evaluated bottom-up, with a
-//!   memory budget above which only counts are computed.
+//! * [`stack`] — base object and modifiers of a node, evaluated bottom-up: it only walks
+//!   the stack, finding each evaluator by Class ID in the class catalogue
+//!   ([`crate::classes`]);
+//! * [`base`] — the base object: its stored mesh or its class's builder;
+//! * [`primitive`] — one file per object family (Box, Plane, Cylinder/Cone, Tube, Torus,
+//!   Sphere, GeoSphere, Pyramid, Bone, ProBoolean's cached result);
+//! * [`modifier`] — one file per modifier (Bend, Taper, Mirror, Ripple, TurboSmooth,
+//!   MeshSmooth, Symmetry, Shell, Cloth, Edit Poly, Edit Mesh, UVW Map, Normal, Lathe, Mesh
+//!   Select, Select By Channel, and the pass-through ones);
+//! * [`context`] — what an evaluator is handed: the scene, the time and the memory budget,
+//!   and for a modifier its mod context and input;
+//! * [`outcome`] — the evaluated object, what stopped it, a node's outcome;
+//! * the leaves the evaluators share: [`mesh`] (the one evaluated-mesh type the exporters
+//!   share, and its counts), [`params`] (parameter values from the parameter block),
+//!   [`derived`] (a derived object's modifiers and their per-node data), [`gizmo`] (gizmo
+//!   and mod-context frames), [`deform`] (the simple-modifier deformers' setup),
+//!   [`selection`] (the sub-object selection a stack passes up), [`stored`] (stored meshes),
+//!   [`subdivide`] (Catmull-Clark), [`poly_edges`] (Max's edge numbering), [`spline`]
+//!   (spline shapes).
 //!
 //! Anything not evaluable stops the node with the Class ID that stopped it; no node is
 //! dropped without a counted reason.
 
-pub mod boolean;
-pub mod classes;
-pub mod cloth;
+pub mod base;
+pub mod biped;
+pub mod context;
 pub mod deform;
-pub mod edit_mesh;
-pub mod edit_poly;
-pub mod lathe;
+pub mod derived;
+pub mod gizmo;
 pub mod mesh;
-pub mod normal;
+pub mod modifier;
+pub mod outcome;
 pub mod params;
 pub mod poly_edges;
-pub mod primitives;
-pub mod pyramid;
-pub mod ripple;
+pub mod primitive;
 pub mod selection;
-pub mod shell;
 pub mod spline;
 pub mod stack;
+pub mod stored;
 pub mod subdivide;
-pub mod symmetry;
-pub mod uvw_map;
 
+pub use modifier::{cloth, edit_mesh, lathe};
+
+/// The primitive builders under their former path (fuzz targets and probes name them so).
+pub mod primitives {
+    pub use super::primitive::cylinder::{cylinder_mesh, cylinder_poly, CylinderParams};
+    pub use super::primitive::plane::{plane_mesh, PlaneParams};
+    pub use super::primitive::r#box::{box_mesh, BoxParams};
+    pub use super::primitive::PrimitiveError;
+}
+
+pub use context::DEFAULT_BUDGET_VERTICES;
 pub use mesh::{Counts, EvalMesh, FaceRule};
-pub use stack::{evaluate_index, evaluate_node, Evaluated, NodeEval, NodeOutcome, Stop, DEFAULT_BUDGET_VERTICES};
+pub use outcome::{Evaluated, NodeEval, NodeOutcome, Stop};
+pub use stack::{evaluate_index, evaluate_node};
 
 use crate::model::scene_index::SceneTrees;
 use crate::MaxFile;

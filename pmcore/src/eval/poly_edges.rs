@@ -358,23 +358,7 @@ pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Re
             border[b as usize] = true;
         }
     }
-    // Marked border vertices within the threshold of each other, found through a grid of
-    // threshold-sized cells.
-    let cell = threshold.max(1e-6);
-    let key = |p: glam::Vec3| [(p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64];
-    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
-    for v in (0..n as u32).filter(|&v| is_marked(v) && border[v as usize]) {
-        let p = mesh.positions[v as usize];
-        let [x, y, z] = key(p);
-        for (dx, dy, dz) in (-1..=1).flat_map(|a| (-1..=1).flat_map(move |b| (-1..=1).map(move |c| (a, b, c)))) {
-            for &w in grid.get(&[x + dx, y + dy, z + dz]).into_iter().flatten() {
-                if mesh.positions[w as usize].distance(p) <= threshold {
-                    return Err(format!("weld vertex: border vertices {w} and {v} within the threshold (which one stays is not established)"));
-                }
-            }
-        }
-        grid.entry([x, y, z]).or_default().push(v);
-    }
+    border_vertices_apart(mesh, &border, &is_marked, threshold)?;
     let mut target: Vec<u32> = (0..n as u32).collect();
     let mut shorts: Vec<(u32, u32)> = walked
         .keys()
@@ -399,6 +383,42 @@ pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Re
     if target.iter().enumerate().all(|(i, &t)| t == i as u32) {
         return Ok(());
     }
+    merge_into_targets(mesh, &target);
+    Ok(())
+}
+
+/// Marked border vertices within the threshold of each other stop the weld (which one
+/// stays is not established); found through a grid of threshold-sized cells.
+fn border_vertices_apart(
+    mesh: &EvalMesh,
+    border: &[bool],
+    is_marked: &dyn Fn(u32) -> bool,
+    threshold: f32,
+) -> Result<(), String> {
+    use std::collections::HashMap;
+    let n = mesh.positions.len();
+    let cell = threshold.max(1e-6);
+    let key = |p: glam::Vec3| [(p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64];
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    for v in (0..n as u32).filter(|&v| is_marked(v) && border[v as usize]) {
+        let p = mesh.positions[v as usize];
+        let [x, y, z] = key(p);
+        for (dx, dy, dz) in (-1..=1).flat_map(|a| (-1..=1).flat_map(move |b| (-1..=1).map(move |c| (a, b, c)))) {
+            for &w in grid.get(&[x + dx, y + dy, z + dz]).into_iter().flatten() {
+                if mesh.positions[w as usize].distance(p) <= threshold {
+                    return Err(format!("weld vertex: border vertices {w} and {v} within the threshold (which one stays is not established)"));
+                }
+            }
+        }
+        grid.entry([x, y, z]).or_default().push(v);
+    }
+    Ok(())
+}
+
+/// Moves every corner to its target vertex, drops the faces that collapse and the
+/// vertices that are no longer their own target.
+fn merge_into_targets(mesh: &mut EvalMesh, target: &[u32]) {
+    let n = mesh.positions.len();
     for p in &mut mesh.polygons {
         for c in p.corners.iter_mut() {
             *c = target[*c as usize];
@@ -422,7 +442,6 @@ pub fn weld_vertices(mesh: &mut EvalMesh, marked: &[bool], threshold: f32) -> Re
     for c in mesh.polygons.iter_mut().flat_map(|p| p.corners.iter_mut()) {
         *c = remap[*c as usize];
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -430,7 +449,7 @@ mod tests {
     use super::*;
     use glam::Vec3;
 
-    use crate::eval::primitives::unit_poly_box as poly_box;
+    use crate::eval::primitive::r#box::unit_poly_box as poly_box;
 
     fn ends(edges: &[Edge]) -> Vec<(u32, u32)> {
         edges.iter().map(|e| (e.v1, e.v2)).collect()

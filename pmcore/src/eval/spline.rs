@@ -390,7 +390,7 @@ mod tests {
             if let Ok(shape) = BezierShape::of_object(&object(&knots, closed, steps)) {
                 let lines = shape.polylines();
                 for segments in [3, 4] {
-                    let p = crate::eval::lathe::LatheParams {
+                    let p = crate::eval::modifier::lathe::LatheParams {
                         degrees: 270.0,
                         segments,
                         cap_start: false,

@@ -32,32 +32,43 @@ pub fn catmull_clark_counts(c: Counts, iterations: u32) -> Counts {
     c
 }
 
-/// One Catmull-Clark step over a poly mesh (the result is a poly mesh of quads).
-pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
-    let v = mesh.positions.len();
-    let mut edge_index: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut edge_faces: Vec<Vec<u32>> = Vec::new();
-    let mut edge_ends: Vec<(u32, u32)> = Vec::new();
+/// The edges of a poly mesh: index by (low, high) vertex, the faces along each, its ends.
+struct Edges {
+    index: HashMap<(u32, u32), u32>,
+    faces: Vec<Vec<u32>>,
+    ends: Vec<(u32, u32)>,
+}
+
+fn edges_of(mesh: &EvalMesh) -> Edges {
+    let mut e = Edges { index: HashMap::new(), faces: Vec::new(), ends: Vec::new() };
     for (fi, p) in mesh.polygons.iter().enumerate() {
         for (i, &a) in p.corners.iter().enumerate() {
             let b = p.corners[(i + 1) % p.corners.len()];
             let key = (a.min(b), a.max(b));
-            let e = *edge_index.entry(key).or_insert_with(|| {
-                edge_faces.push(Vec::new());
-                edge_ends.push(key);
-                (edge_ends.len() - 1) as u32
+            let k = *e.index.entry(key).or_insert_with(|| {
+                e.faces.push(Vec::new());
+                e.ends.push(key);
+                (e.ends.len() - 1) as u32
             });
-            edge_faces[e as usize].push(fi as u32);
+            e.faces[k as usize].push(fi as u32);
         }
     }
+    e
+}
+
+/// One Catmull-Clark step over a poly mesh (the result is a poly mesh of quads).
+pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
+    let v = mesh.positions.len();
+    let edges = edges_of(mesh);
     let face_points: Vec<Vec3> = mesh
         .polygons
         .iter()
         .map(|p| p.corners.iter().map(|&c| mesh.positions[c as usize]).sum::<Vec3>() / p.corners.len() as f32)
         .collect();
-    let edge_points: Vec<Vec3> = edge_ends
+    let edge_points: Vec<Vec3> = edges
+        .ends
         .iter()
-        .zip(&edge_faces)
+        .zip(&edges.faces)
         .map(|(&(a, b), faces)| {
             let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
             if faces.len() == 2 {
@@ -67,49 +78,11 @@ pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
             }
         })
         .collect();
-    // Vertex points: per vertex, the mean of adjacent face points (Q), of adjacent edge
-    // midpoints (R), the valence n, and whether it lies on a boundary.
-    let mut q = vec![Vec3::ZERO; v];
-    let mut faces_at = vec![0u32; v];
-    for (fi, p) in mesh.polygons.iter().enumerate() {
-        for &c in &p.corners {
-            q[c as usize] += face_points[fi];
-            faces_at[c as usize] += 1;
-        }
-    }
-    let mut r = vec![Vec3::ZERO; v];
-    let mut valence = vec![0u32; v];
-    let mut boundary = vec![false; v];
-    // Per vertex, the sum of its neighbours along border edges and how many there are.
-    let mut border_sum = vec![Vec3::ZERO; v];
-    let mut border_edges = vec![0u32; v];
-    for (&(a, b), faces) in edge_ends.iter().zip(&edge_faces) {
-        let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
-        for (x, other) in [(a, b), (b, a)] {
-            r[x as usize] += mid;
-            valence[x as usize] += 1;
-            boundary[x as usize] |= faces.len() != 2;
-            if faces.len() == 1 {
-                border_sum[x as usize] += mesh.positions[other as usize];
-                border_edges[x as usize] += 1;
-            }
-        }
-    }
     let mut positions = Vec::with_capacity(v + edge_points.len() + face_points.len());
-    for i in 0..v {
-        let s = mesh.positions[i];
-        let n = valence[i] as f32;
-        positions.push(if boundary[i] && border_edges[i] == 2 && valence[i] > 2 {
-            (6.0 * s + border_sum[i]) / 8.0
-        } else if boundary[i] || valence[i] < 3 || faces_at[i] == 0 {
-            s
-        } else {
-            (q[i] / faces_at[i] as f32 + 2.0 * r[i] / n + (n - 3.0) * s) / n
-        });
-    }
+    positions.extend(vertex_points(mesh, &edges, &face_points));
     positions.extend(&edge_points);
     positions.extend(&face_points);
-    let edge_vertex = |a: u32, b: u32| v as u32 + edge_index[&(a.min(b), a.max(b))];
+    let edge_vertex = |a: u32, b: u32| v as u32 + edges.index[&(a.min(b), a.max(b))];
     let mut polygons = Vec::with_capacity(mesh.polygons.iter().map(|p| p.corners.len()).sum());
     for (fi, p) in mesh.polygons.iter().enumerate() {
         let n = p.corners.len();
@@ -127,10 +100,56 @@ pub fn catmull_clark(mesh: &EvalMesh) -> EvalMesh {
     EvalMesh { positions, polygons, uv: None, rule: FaceRule::Polygons }
 }
 
+/// The moved original vertices.
+fn vertex_points(mesh: &EvalMesh, edges: &Edges, face_points: &[Vec3]) -> Vec<Vec3> {
+    let v = mesh.positions.len();
+    // Vertex points: per vertex, the mean of adjacent face points (Q), of adjacent edge
+    // midpoints (R), the valence n, and whether it lies on a boundary.
+    let mut q = vec![Vec3::ZERO; v];
+    let mut faces_at = vec![0u32; v];
+    for (fi, p) in mesh.polygons.iter().enumerate() {
+        for &c in &p.corners {
+            q[c as usize] += face_points[fi];
+            faces_at[c as usize] += 1;
+        }
+    }
+    let mut r = vec![Vec3::ZERO; v];
+    let mut valence = vec![0u32; v];
+    let mut boundary = vec![false; v];
+    // Per vertex, the sum of its neighbours along border edges and how many there are.
+    let mut border_sum = vec![Vec3::ZERO; v];
+    let mut border_edges = vec![0u32; v];
+    for (&(a, b), faces) in edges.ends.iter().zip(&edges.faces) {
+        let mid = (mesh.positions[a as usize] + mesh.positions[b as usize]) / 2.0;
+        for (x, other) in [(a, b), (b, a)] {
+            r[x as usize] += mid;
+            valence[x as usize] += 1;
+            boundary[x as usize] |= faces.len() != 2;
+            if faces.len() == 1 {
+                border_sum[x as usize] += mesh.positions[other as usize];
+                border_edges[x as usize] += 1;
+            }
+        }
+    }
+    let mut positions = Vec::with_capacity(v);
+    for i in 0..v {
+        let s = mesh.positions[i];
+        let n = valence[i] as f32;
+        positions.push(if boundary[i] && border_edges[i] == 2 && valence[i] > 2 {
+            (6.0 * s + border_sum[i]) / 8.0
+        } else if boundary[i] || valence[i] < 3 || faces_at[i] == 0 {
+            s
+        } else {
+            (q[i] / faces_at[i] as f32 + 2.0 * r[i] / n + (n - 3.0) * s) / n
+        });
+    }
+    positions
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::primitives::{box_mesh, BoxParams};
+    use crate::eval::primitive::r#box::{box_mesh, BoxParams};
 
     #[test]
     fn counts_of_a_cube() {
@@ -202,7 +221,7 @@ mod tests {
             // A box (closed) or a plane (open border), as a poly object: one and two built
             // steps give exactly the counts of the count-only formulas.
             let mesh = if open {
-                crate::eval::primitives::plane_mesh(&crate::eval::primitives::PlaneParams {
+                crate::eval::primitive::plane::plane_mesh(&crate::eval::primitive::plane::PlaneParams {
                     length: 1.0, width: 1.0, length_segs: l, width_segs: w,
                 }).unwrap()
             } else {

@@ -454,12 +454,12 @@ pub enum ShapeError {
 }
 
 /// Multi/Sub-Object material Class ID.
-pub const MULTI_MATERIAL: [u32; 2] = [0x0200, 0];
+pub use crate::classes::ids::MULTI_MATERIAL;
 /// Standard material Class ID, and the map slot of its diffuse map (`ID_DI`).
-pub const STANDARD_MATERIAL: [u32; 2] = [0x0002, 0];
+pub use crate::classes::ids::STANDARD_MATERIAL;
 const STANDARD_DIFFUSE_SLOT: usize = 1;
 /// Bitmap texture Class ID.
-pub const BITMAP_TEXTURE: [u32; 2] = [0x0240, 0];
+pub use crate::classes::ids::BITMAP_TEXTURE;
 /// Editable Mesh texture vertices (`u32 n`, n × 3 `f32`) and texture faces (`u32 n`,
 /// n × 3 `u32`) under the object's 0x08fe (map channel 1).
 const TRI_TVERTS: u16 = 0x2394;

@@ -27,7 +27,7 @@ pub const ROOT_NAME: &str = "Bip01";
 /// AppData SubId of the bone LOD distance (`NEL3D_APPDATA_BONE_LOD_DISTANCE`).
 pub const BONE_LOD_DISTANCE_SUBID: u32 = 1423062615;
 /// ClassId of the MAXScript utility class that owns NeL AppData.
-pub const MAXSCRIPT_UTILITY_CLASS: [u32; 2] = [0x04d64858, 0x16d1751d];
+pub use crate::classes::ids::MAXSCRIPT_UTILITY as MAXSCRIPT_UTILITY_CLASS;
 /// SuperClass id of utilities.
 pub const UTILITY_SUPERCLASS: u32 = 0x1020;
 /// ClassIds (part A, part B = 0) of the biped classes: system, COM controller, bone

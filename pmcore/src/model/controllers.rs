@@ -14,16 +14,8 @@
 use super::scene_index::{SceneIndex, SceneObject};
 use glam::{Mat4, Quat, Vec3};
 
-/// Position/Rotation/Scale controller ClassId.
-pub const PRS: [u32; 2] = [0x2005, 0];
-/// LookAt controller ClassId.
-pub const LOOK_AT: [u32; 2] = [0x2006, 0];
-/// Position XYZ controller ClassId (three float sub-controllers).
-pub const POSITION_XYZ: [u32; 2] = [0x118f7e02, 0xffee238a];
-/// Scale XYZ controller ClassId (three float sub-controllers; scale axis identity).
-pub const SCALE_XYZ: [u32; 2] = [0x118f7c01, 0xfeee238b];
-/// Euler XYZ rotation controller ClassId (three float sub-controllers, radians).
-pub const EULER_XYZ: [u32; 2] = [0x2012, 0];
+/// The controller Class IDs read here (named in the class catalogue).
+pub use crate::classes::ids::{EULER_XYZ, LOOK_AT, POSITION_XYZ, PRS, SCALE_XYZ};
 /// Default float value.
 pub const DEFAULT_FLOAT: u16 = 0x2501;
 /// Default position value.

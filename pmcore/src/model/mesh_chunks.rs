@@ -28,9 +28,11 @@ const FACE_CUTS: u16 = 0x0020;
 const FACE_KNOWN: u16 = FACE_FLAGS | FACE_MATERIAL | FACE_SMOOTHING | FACE_CUTS;
 
 /// Editable Poly class (ClassId, SuperClassId).
-pub const EDITABLE_POLY: ([u32; 2], u32) = ([0x1bf8_338d, 0x192f_6098], 0x10);
+pub const EDITABLE_POLY: ([u32; 2], u32) =
+    (crate::classes::ids::EDITABLE_POLY, crate::classes::ids::superclass::GEOM_OBJECT);
 /// Editable Mesh class (ClassId, SuperClassId).
-pub const EDITABLE_MESH: ([u32; 2], u32) = ([0xe44f_10b3, 0], 0x10);
+pub const EDITABLE_MESH: ([u32; 2], u32) =
+    (crate::classes::ids::EDITABLE_MESH, crate::classes::ids::superclass::GEOM_OBJECT);
 
 /// Which layout a chunk is stored in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

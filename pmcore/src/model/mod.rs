@@ -12,6 +12,7 @@
 pub mod appdata;
 pub mod appdata_ids;
 pub mod assets;
+pub mod biped;
 pub mod controllers;
 pub mod decode_state;
 pub mod directory;

@@ -41,9 +41,10 @@
 use crate::chunk::Chunk;
 
 /// ParamBlock2 class (ClassId, SuperClassId).
-pub const PB2_CLASS: ([u32; 2], u32) = ([0x82, 0], 0x82);
+pub const PB2_CLASS: ([u32; 2], u32) =
+    (crate::classes::ids::PARAM_BLOCK2, crate::classes::ids::superclass::PARAM_BLOCK2);
 /// Old ParamBlock class (ClassId, SuperClassId).
-pub const PB_CLASS: ([u32; 2], u32) = ([8, 0], 8);
+pub const PB_CLASS: ([u32; 2], u32) = (crate::classes::ids::PARAM_BLOCK, crate::classes::ids::superclass::PARAM_BLOCK);
 
 /// Chunk ids of the parameter blocks.
 pub mod ids {

@@ -1,34 +1,11 @@
 //! Class registry: how a Scene object's class decides what the typed model decodes.
-//! Resolution order: exact typed class → typed superclass (the Animatable and
+//! The typed classes are the rows of the class catalogue ([`crate::classes::CATALOGUE`])
+//! that name a [`TypedClass`]. Resolution order: exact typed class → typed superclass (the Animatable and
 //! ReferenceMaker overlays, own chunks kept raw in place) → generic object (unknown
 //! superclass: base chunks typed, everything else raw, listed in the inventory as
 //! generic). Never fatal.
 
-/// Classes with their own typed chunks or typed accessors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TypedClass {
-    /// The builtin scene singleton (0x2222:0, superclass 0x100).
-    SceneImpl,
-    /// A scene node (1:0, superclass 1): version, parent, name.
-    NodeImpl,
-    /// The root node (2:0, superclass 1).
-    RootNode,
-    /// Track view node (0x8d73b8aa:0x90f2ee71, superclass 0x200).
-    TrackViewNode,
-    /// Position/Rotation/Scale transform controller (0x2005:0, superclass 0x9008).
-    Prs,
-    /// LookAt transform controller (0x2006:0, superclass 0x9008).
-    LookAt,
-    /// ParamBlock2 (0x82:0, superclass 0x82): parameter records, header, tables.
-    ParamBlock2,
-    /// Old ParamBlock (8:0, superclass 8): parameters by index.
-    ParamBlock,
-    /// Editable Poly (0x1bf8338d:0x192f6098, superclass 0x10): geometry arrays.
-    EditablePoly,
-    /// Editable Mesh / TriObject (0xe44f10b3:0, superclass 0x10): geometry arrays.
-    EditableMesh,
-}
+pub use crate::classes::TypedClass;
 
 /// How an object's class was resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -103,24 +80,10 @@ pub const REGISTERED_SUPERCLASSES: &[u32] = &[
     0x0c30,
 ];
 
-/// Exact typed classes by (ClassId, SuperClassId).
-pub const EXACT: &[([u32; 2], u32, TypedClass)] = &[
-    ([0x2222, 0], 0x100, TypedClass::SceneImpl),
-    ([1, 0], 0x1, TypedClass::NodeImpl),
-    ([2, 0], 0x1, TypedClass::RootNode),
-    ([0x8d73_b8aa, 0x90f2_ee71], 0x200, TypedClass::TrackViewNode),
-    ([0x2005, 0], 0x9008, TypedClass::Prs),
-    ([0x2006, 0], 0x9008, TypedClass::LookAt),
-    ([0x82, 0], 0x82, TypedClass::ParamBlock2),
-    ([8, 0], 0x8, TypedClass::ParamBlock),
-    ([0x1bf8_338d, 0x192f_6098], 0x10, TypedClass::EditablePoly),
-    ([0xe44f_10b3, 0], 0x10, TypedClass::EditableMesh),
-];
-
 /// Resolves a class to the way the typed model treats it.
 pub fn resolve(class_id: [u32; 2], superclass: u32) -> Resolution {
-    if let Some((_, _, t)) = EXACT.iter().find(|(c, s, _)| *c == class_id && *s == superclass) {
-        return Resolution::Exact(*t);
+    if let Some(t) = crate::classes::typed_class(class_id, superclass) {
+        return Resolution::Exact(t);
     }
     if REGISTERED_SUPERCLASSES.contains(&superclass) {
         Resolution::Superclass

@@ -12,7 +12,7 @@ pub const OSM_DERIVED: u16 = 0x2032;
 /// Scene object chunk id meaning "WSM Derived".
 pub const WSM_DERIVED: u16 = 0x2033;
 /// ClassId of a NodeImpl (superclass 1).
-pub const NODE_IMPL: [u32; 2] = [1, 0];
+pub use crate::classes::ids::NODE_IMPL;
 /// Reference chunk, flat form: s32 storage index per slot.
 pub const REFS_FLAT: u16 = 0x2034;
 /// Reference chunk, map form: leading s32, then (slot, storage index) pairs.
@@ -135,14 +135,14 @@ impl<'f> SceneTrees<'f> {
 pub fn resolve(id: u16, d: &Directories) -> Option<ResolvedClass> {
     match id {
         OSM_DERIVED => Some(ResolvedClass {
-            class_id: [0x29263a68, 0x405f22f5],
+            class_id: crate::classes::ids::OSM_DERIVED,
             superclass: 0,
             name: "OSM Derived".into(),
             dll: "Builtin".into(),
             directory_index: None,
         }),
         WSM_DERIVED => Some(ResolvedClass {
-            class_id: [0x4ec13906, 0x5578130e],
+            class_id: crate::classes::ids::WSM_DERIVED,
             superclass: 0,
             name: "WSM Derived".into(),
             dll: "Builtin".into(),

@@ -11,9 +11,9 @@ use super::scene_index::SceneIndex;
 pub const MATERIAL_SUPERCLASS: u32 = 0x0c00;
 /// Node reference slot of the material (slot 0 = transform, 1 = object).
 pub const NODE_MATERIAL_SLOT: usize = 3;
-pub const SCENE_IMPL: [u32; 2] = [0x2222, 0];
 /// The scene material library (`MtlBaseLib`), SceneImpl reference slot 1.
-pub const MTL_BASE_LIB: [u32; 2] = [0x3333, 0];
+pub use crate::classes::ids::MTL_BASE_LIB;
+pub use crate::classes::ids::SCENE_IMPL;
 /// SceneImpl reference slot of the scene material library.
 pub const SCENE_MATERIAL_LIBRARY_SLOT: usize = 1;
 

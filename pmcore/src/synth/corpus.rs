@@ -24,6 +24,7 @@
 
 use super::{utf16le, ClassSpec, SceneBuilder, SynthError, MAX_SCENE_CLSID};
 use crate::chunk::{write_stream, Body, Chunk, HeaderWidth};
+use crate::classes::ids::{self, superclass as sc};
 use crate::compression::{compress, Compression};
 use crate::container;
 use rand::{RngExt, SeedableRng};
@@ -248,20 +249,20 @@ fn classes() -> Vec<ClassSpec> {
         name: name.to_string(),
     };
     vec![
-        c(None, [1, 0], 1, "Node"),
-        c(None, [0x2222, 0], 0x100, "Scene"),
-        c(None, [0x2007, 0], 0x9003, "Bezier Float"),
-        c(None, [0x2008, 0], 0x900b, "Position XYZ"),
-        c(None, [0x2012, 0], 0x900c, "Euler XYZ"),
-        c(None, [0x2010, 0], 0x900d, "Bezier Scale"),
-        c(None, [0x2005, 0], 0x9008, "Position/Rotation/Scale"),
-        c(Some("prim.dlo"), [0x10, 0], 0x10, "Box"),
-        c(Some("epoly.dlo"), [0x1bf8_338d, 0x192f_6098], 0x10, "Editable Poly"),
-        c(Some("mtl.dlt"), [2, 0], 0xc00, "Standard"),
-        c(Some("paramblk2.dlo"), [0x82, 0], 0x82, "ParamBlock2"),
-        c(Some("custattribs.dlo"), [0x5ddb_3626, 0x2336_6a6a], 0x1160, "Custom Attribute"),
-        c(Some("mods.dlm"), [0x1af5_2e8b, 0x38d4_0f0e], 0x810, "Edit Normals"),
-        c(Some("vrender.dlr"), [0x4e8c_5a20, 0x0e6a_2bb5], 0x1150, "VRayZDepth"),
+        c(None, ids::NODE_IMPL, sc::NODE, "Node"),
+        c(None, ids::SCENE_IMPL, sc::SCENE, "Scene"),
+        c(None, ids::BEZIER_FLOAT, sc::CTRL_FLOAT, "Bezier Float"),
+        c(None, ids::BEZIER_POSITION, sc::CTRL_POSITION, "Position XYZ"),
+        c(None, ids::EULER_XYZ, sc::CTRL_ROTATION, "Euler XYZ"),
+        c(None, ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale"),
+        c(None, ids::PRS, sc::CTRL_MATRIX3, "Position/Rotation/Scale"),
+        c(Some("prim.dlo"), ids::BOX, sc::GEOM_OBJECT, "Box"),
+        c(Some("epoly.dlo"), ids::EDITABLE_POLY, sc::GEOM_OBJECT, "Editable Poly"),
+        c(Some("mtl.dlt"), ids::STANDARD_MATERIAL, sc::MATERIAL, "Standard"),
+        c(Some("paramblk2.dlo"), ids::PARAM_BLOCK2, sc::PARAM_BLOCK2, "ParamBlock2"),
+        c(Some("custattribs.dlo"), ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute"),
+        c(Some("mods.dlm"), ids::EDIT_NORMALS, sc::OS_MODIFIER, "Edit Normals"),
+        c(Some("vrender.dlr"), ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth"),
     ]
 }
 

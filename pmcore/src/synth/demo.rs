@@ -7,6 +7,7 @@
 
 use super::{SceneBuilder, SynthError};
 use crate::chunk::{Chunk, HeaderWidth};
+use crate::classes::ids;
 use crate::compression::Compression;
 use crate::triage;
 
@@ -25,9 +26,9 @@ pub struct DemoFile {
 /// reference, as in real files where it is the scene itself) and one named box.
 fn box_scene(root_id: u16, node_name: &str) -> SceneBuilder {
     let mut b = SceneBuilder::new(root_id);
-    let scene = b.class(None, [0x2000, 0], 0x1000, "Scene");
+    let scene = b.class(None, ids::DEMO_SCENE, ids::superclass::DEMO_SCENE, "Scene");
     b.object(scene, vec![], vec![Chunk::leaf(0x0100, vec![0, 0, 0, 0])]);
-    let geom = b.class(Some("prim.dlo"), [0x10, 0], 0x10, "Box");
+    let geom = b.class(Some("prim.dlo"), ids::BOX, ids::superclass::GEOM_OBJECT, "Box");
     let dims: Vec<u8> = [10.0f32, 20.0, 5.0].iter().flat_map(|f| f.to_le_bytes()).collect();
     let obj = b.object(geom, vec![], vec![Chunk::leaf(0x0100, dims)]);
     b.node(node_name, obj);

@@ -1,0 +1,110 @@
+//! Local matrices on both sides: Max's local matrix of a reference node at a time, the
+//! error between two local matrices, and how a first difference is described.
+
+use super::axes::Conversion;
+use super::matching::{Matching, MaxTree};
+use crate::scene::RefScene;
+use glam::DMat4;
+use pmcore::eval::biped::{to_max_axes, FigurePose};
+use pmcore::model::keys::world_matrix_at;
+use serde_json::{json, Value};
+
+/// A Max `f32` matrix widened to `f64`.
+pub(super) fn to_dmat(m: glam::Mat4) -> DMat4 {
+    DMat4::from_cols_array(&m.to_cols_array().map(|v| v as f64))
+}
+
+/// Translation and linear differences between two local matrices.
+pub(super) fn matrix_error(expected: &DMat4, actual: &DMat4) -> (f64, f64) {
+    let te = expected.w_axis.truncate();
+    let ta = actual.w_axis.truncate();
+    let t = (te - ta).length() / te.length().max(ta.length()).max(1.0);
+    let mut l: f64 = 0.0;
+    let mut size: f64 = f64::MIN_POSITIVE;
+    for c in 0..3 {
+        let (a, b) = (expected.col(c).truncate(), actual.col(c).truncate());
+        size = size.max(a.length()).max(b.length());
+        l = l.max((a - b).abs().max_element());
+    }
+    (t, l / size)
+}
+
+/// A local matrix as translation, rotation and scale, for a first difference.
+pub(super) fn describe(m: &DMat4) -> Value {
+    let (s, r, t) = m.to_scale_rotation_translation();
+    let (x, y, z) = r.to_euler(glam::EulerRot::ZYX);
+    json!({
+        "translation": [t.x, t.y, t.z],
+        "rotation_xyz_deg": [z.to_degrees(), y.to_degrees(), x.to_degrees()],
+        "scale": [s.x, s.y, s.z],
+    })
+}
+
+/// A Max node's world matrix at `tick`: its controllers (`pmcore::model::keys`), or the
+/// figure placement of a static Biped's bone ([`biped_world`]).
+pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Result<DMat4, String> {
+    match world_matrix_at(tree.index, &tree.index.objects[storage], tick) {
+        Ok(world) => Ok(to_dmat(world)),
+        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+    }
+}
+
+/// The world matrix of a node driven by a Biped without keys — whose figure pose is then its
+/// pose at every time — from its figure-mode placement (`pmcore::eval::biped`) in Max axes;
+/// `None` for any other node. pmcore's controllers cannot evaluate Biped controllers.
+pub(super) fn biped_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Result<DMat4, String>> {
+    let rig = tree.static_biped.as_ref()?;
+    let (bone, link) = match &rig.com_node {
+        Some((com, _)) if *com == storage => (pmcore::model::biped::bone::COM_VERTICAL, 0),
+        _ => rig.slaves.iter().find(|s| s.node == storage).map(|s| (s.bone, s.link))?,
+    };
+    let placed = FigurePose::new(&rig.system).bone(bone, link).world();
+    Some(placed.map(to_max_axes).map_err(|why| format!("Biped bone ({bone}, {link}): {why}")))
+}
+
+/// Max's side of a reference node's local matrix at Max time `tick`: relative to the Max
+/// node of its reference parent, or `conversion · world` for a root.
+pub(super) fn max_local_at(
+    tree: &MaxTree<'_, '_>,
+    m: &Matching,
+    reference: &RefScene,
+    r: usize,
+    tick: f64,
+    conversion: &Conversion,
+) -> Result<DMat4, String> {
+    let mx = m.max_of[r].ok_or("no Max node of that name")?;
+    let world = node_world(tree, tree.nodes[mx].storage, tick)?;
+    match reference.nodes[r].parent.map(|p| m.max_of[p]) {
+        Some(Some(pm)) => {
+            let parent = node_world(tree, tree.nodes[pm].storage, tick).map_err(|e| format!("(parent) {e}"))?;
+            Ok(parent.inverse() * world)
+        }
+        Some(None) => Err("the reference parent has no Max node".into()),
+        None if conversion.similarity => Ok(conversion.matrix * world * conversion.matrix.inverse()),
+        None if !conversion.roots_comparable => Err(conversion.note.clone()),
+        None => Ok(conversion.matrix * world),
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    #[test]
+    fn linear_error_is_relative_to_the_axis_length_even_below_one() {
+        // A root scaled 0.0254 (inches to metres) turned by 0.01 rad: the columns move by
+        // 0.0254 · 0.01, which is 0.01 of their length — not 2.5e-4 of a unit.
+        let a = DMat4::from_scale(DVec3::splat(0.0254));
+        let b = DMat4::from_rotation_z(0.01) * a;
+        let (_, l) = matrix_error(&a, &b);
+        assert!((l - 0.01).abs() < 1e-4, "{l}");
+    }
+
+    #[test]
+    fn matrix_error_is_relative_in_translation() {
+        let a = DMat4::from_translation(DVec3::new(1000.0, 0.0, 0.0));
+        let b = DMat4::from_translation(DVec3::new(1000.001, 0.0, 0.0));
+        let (t, l) = matrix_error(&a, &b);
+        assert!((t - 1e-6).abs() < 1e-9 && l == 0.0, "{t} {l}");
+    }
+}

@@ -1,0 +1,204 @@
+//! `skin`: every reference skin deformer against the Skin modifier of its Max node — the
+//! bone list, then the stored weights.
+
+use super::matching::{MaxTree, Pair};
+use super::modifiers::SKIN_CLASS_ID;
+use super::outcome::{fail, locator, Comparison};
+use crate::scene::RefSkin;
+use pmcore::verify::Verdict;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// The name this comparison reports under.
+pub(super) const NAME: &str = "skin";
+
+/// The weight below which Max's FBX exporter leaves a bone's weight out of its cluster
+/// (without renormalising the rest). Measured on `Blue.FBX` against `wild/tae8838__blue.max`:
+/// the 9 stored weights left out are all below 9.47e-5 (down to 1.6e-9), the smallest one
+/// written is 1.046e-4 — so a Max weight ≥ 1e-4 must be in its cluster, a smaller one may be
+/// absent (and, if present, must still agree).
+pub const FBX_WEIGHT_FLOOR: f64 = 1e-4;
+
+/// Weight tolerance (absolute; weights are at most 1): Max normalises `f32` influences and the
+/// exporter widens them, so a few `f32` roundings (6e-8 each). Measured largest difference on
+/// `Blue.FBX`: 1.1e-7 relative.
+pub const WEIGHT_TOLERANCE: f64 = 1e-6;
+
+/// A node's Skin modifier: its bones (the nodes its references point to, in slot order —
+/// each bone slot is followed by its envelope controllers; a stored weight's bone index is a
+/// position in this list) and its per-node data on the derived object.
+fn skin_of<'a, 'b>(
+    tree: &'b MaxTree<'b, 'a>,
+    storage: usize,
+) -> Option<(Vec<String>, Option<&'a pmcore::chunk::Chunk<'a>>)> {
+    let index = tree.index;
+    let (_, modifiers) = pmcore::eval::stack::stack_with_data(index, &index.objects[storage])?;
+    let skin = modifiers.into_iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == SKIN_CLASS_ID))?;
+    let bones = skin
+        .object
+        .references()
+        .into_iter()
+        .filter_map(|(_, t)| t.and_then(|t| index.get(t)))
+        .filter(|o| o.is_node())
+        .map(|o| o.node_name().unwrap_or_default())
+        .collect();
+    Some((bones, skin.mod_app))
+}
+
+/// Counters of one weight comparison.
+#[derive(Default)]
+struct WeightTally {
+    compared: usize,
+    below_floor_absent: usize,
+    max_error: f64,
+}
+
+/// Compares a Skin's stored weights with the reference clusters of `s`; the first difference
+/// as `(message, cluster offset)`.
+fn compare_weights(
+    bones: &[String],
+    stored: &[pmcore::model::skin::VertexInfluences],
+    s: &RefSkin,
+    tally: &mut WeightTally,
+) -> Option<(String, Option<u64>)> {
+    let mut reference: BTreeMap<(String, u32), (f64, u64)> = BTreeMap::new();
+    for c in &s.clusters {
+        for (&v, &w) in c.indices.iter().zip(&c.weights) {
+            reference.insert((c.bone.to_lowercase(), v), (w, c.offset));
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (v, vertex) in stored.iter().enumerate() {
+        for (b, w) in vertex.weights() {
+            let Some(bone) = bones.get(b as usize) else {
+                return Some((
+                    format!("vertex {v}: stored bone index {b} outside the Skin's {} bone(s)", bones.len()),
+                    None,
+                ));
+            };
+            let key = (bone.to_lowercase(), v as u32);
+            seen.insert(key.clone());
+            match reference.get(&key) {
+                Some(&(r, offset)) => {
+                    let error = (r - w).abs();
+                    tally.max_error = tally.max_error.max(error);
+                    tally.compared += 1;
+                    if error > WEIGHT_TOLERANCE {
+                        return Some((
+                            format!("vertex {v}, bone {bone:?}: weight {w:.7} in Max, {r:.7} in the reference"),
+                            Some(offset),
+                        ));
+                    }
+                }
+                None if w < FBX_WEIGHT_FLOOR => tally.below_floor_absent += 1,
+                None => {
+                    let offset = s.clusters.iter().find(|c| c.bone.eq_ignore_ascii_case(bone)).map(|c| c.offset);
+                    return Some((
+                        format!("vertex {v}, bone {bone:?}: weight {w:.7} in Max, none in the reference"),
+                        offset,
+                    ));
+                }
+            }
+        }
+    }
+    reference.iter().find(|(k, _)| !seen.contains(*k)).map(|((bone, v), &(r, offset))| {
+        (format!("vertex {v}, bone {bone:?}: weight {r:.7} in the reference, none in Max"), Some(offset))
+    })
+}
+
+pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
+    let reference = pair.reference;
+    let clusters: usize = reference.skins.iter().map(|s| s.clusters.len()).sum();
+    let weights: usize = reference.skins.iter().flat_map(|s| &s.clusters).map(|c| c.weights.len()).sum();
+    let mut detail = json!({ "skins": reference.skins.len(), "clusters": clusters, "weights": weights });
+    if reference.skins.is_empty() {
+        return Comparison {
+            name: NAME,
+            verdict: Verdict::Skip { reason: "the reference has no skin deformer".into() },
+            detail,
+        };
+    }
+    let mut first: Option<Verdict> = None;
+    let mut tally = SkinTally::default();
+    for s in &reference.skins {
+        if let Some(failure) = check_skin(pair, s, &mut tally) {
+            first.get_or_insert(failure);
+        }
+    }
+    let SkinTally { skins_compared, bones_compared, weights: tally, weights_not_stored } = tally;
+    if let Value::Object(map) = &mut detail {
+        map.insert("skins_compared".into(), json!(skins_compared));
+        map.insert("bones_compared".into(), json!(bones_compared));
+        map.insert("weights_compared".into(), json!(tally.compared));
+        map.insert("max_weight_error".into(), json!(tally.max_error));
+        map.insert("weights_below_export_floor_absent".into(), json!(tally.below_floor_absent));
+        map.insert("skins_without_stored_weights".into(), json!(weights_not_stored));
+        map.insert(
+            "tolerance".into(),
+            json!({ "weight_absolute": WEIGHT_TOLERANCE, "export_floor": FBX_WEIGHT_FLOOR }),
+        );
+    }
+    let verdict = first.unwrap_or_else(|| {
+        let mut note = format!("bone lists equal; {} weight(s) equal", tally.compared);
+        if !weights_not_stored.is_empty() {
+            note.push_str(&format!(
+                "; {weights} reference weight(s) not compared: the Max Skin of {weights_not_stored:?} stores no weight table (Max computes its weights from the bone envelopes, not modelled)"
+            ));
+        }
+        Verdict::Pass { note: Some(note) }
+    });
+    Comparison { name: NAME, verdict, detail }
+}
+
+/// Counters of the skins compared.
+#[derive(Default)]
+struct SkinTally {
+    skins_compared: usize,
+    bones_compared: usize,
+    weights: WeightTally,
+    /// Skinned nodes whose Max Skin stores no weight table.
+    weights_not_stored: Vec<String>,
+}
+
+/// One reference skin against the Skin modifier of its Max node: the bone list, then the
+/// stored weights. Its failure, if any.
+fn check_skin(pair: &Pair<'_, '_, '_>, s: &RefSkin, tally: &mut SkinTally) -> Option<Verdict> {
+    let (tree, name) = (pair.tree, pair.name);
+    let node = &pair.reference.nodes[s.node];
+    let Some(mx) = pair.matching.max_of[s.node] else {
+        let message = format!("skinned node {:?} has no Max node", node.name);
+        return Some(fail("t3-pairs-skin", message, locator(name, node), node.offset));
+    };
+    let Some((bones, mod_app)) = skin_of(tree, tree.nodes[mx].storage) else {
+        let message =
+            format!("skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node", node.name);
+        return Some(fail("t3-pairs-skin", message, locator(name, node), node.offset));
+    };
+    tally.skins_compared += 1;
+    let fbx: Vec<String> = s.clusters.iter().map(|c| c.bone.clone()).collect();
+    tally.bones_compared += fbx.len();
+    let missing: Vec<&String> = bones.iter().filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b))).collect();
+    let extra: Vec<&String> = fbx.iter().filter(|f| !bones.iter().any(|b| b.eq_ignore_ascii_case(f))).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        let at = s.clusters.iter().find(|c| extra.contains(&&c.bone)).map(|c| c.offset).unwrap_or(node.offset);
+        let message = format!(
+            "skin of {:?}: bones of the Max Skin modifier {bones:?}, clusters of the reference {fbx:?} (missing {missing:?}, extra {extra:?})",
+            node.name
+        );
+        return Some(fail("t3-pairs-skin", message, locator(name, node), at));
+    }
+    let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
+        Some(Ok(Some(stored))) => stored,
+        Some(Ok(None)) | None => {
+            tally.weights_not_stored.push(node.name.clone());
+            return None;
+        }
+        Some(Err(e)) => {
+            let message = format!("skin of {:?}: the Max Skin's weights are unreadable: {e}", node.name);
+            return Some(fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
+        }
+    };
+    let (what, offset) = compare_weights(&bones, &stored, s, &mut tally.weights)?;
+    let message = format!("skin of {:?}: {what}", node.name);
+    Some(fail("t3-pairs-skin", message, locator(name, node), offset.unwrap_or(node.offset)))
+}
