@@ -106,6 +106,13 @@ pub(crate) const BEZIER_POSITION: [u32; 2] = [0x2008, 0];
 /// Bezier Scale controller.
 pub(crate) const BEZIER_SCALE: [u32; 2] = [0x2010, 0];
 
+// IK (issue 41: the `ik` triage class). Measured in the class directories of
+// `wild/tae8838__green*.max` (superclass 0x9008).
+/// IK controller of a bone driven by an IK chain.
+pub const IK_CONTROL: [u32; 2] = [0x0e6f_5815, 0x717f_99a4];
+/// HI IK solver chain controller.
+pub const IK_CHAIN_CONTROL: [u32; 2] = [0x7872_4378, 0x008a_4fd9];
+
 // Biped (design §10).
 /// Biped system root (superclass Object): the one that carries the figure era.
 pub(crate) const BIPED_SYSTEM: [u32; 2] = [0x9155, 0];

@@ -4,11 +4,12 @@
 
 use super::objects::{class_id_text, classes_of, named_objects};
 use super::{class, Detector, TriageInput, Triaged};
+use pmcore::classes::ids;
 use serde_json::{json, Value};
 
-/// IK controllers by Class ID: IKControl (a bone under an IK chain) and IKChainControl
-/// (the HI solver's chain), measured in `wild/tae8838__green*.max`'s class directory.
-pub const IK_CLASS_IDS: [[u32; 2]; 2] = [[0x0e6f_5815, 0x717f_99a4], [0x7872_4378, 0x008a_4fd9]];
+/// IK controllers by Class ID, from the class catalogue: IKControl (a bone under an IK
+/// chain) and IKChainControl (the HI solver's chain).
+pub const IK_CLASS_IDS: [[u32; 2]; 2] = [ids::IK_CONTROL, ids::IK_CHAIN_CONTROL];
 
 /// The detector.
 pub struct Ik;
