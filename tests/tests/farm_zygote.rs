@@ -86,13 +86,22 @@ fn a_zygote_killed_mid_run_costs_no_file_its_result() {
         assert!(started.elapsed().as_secs() < 30, "no zygote with a worker found under {}", child.id());
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
-    // A forked worker's command line names its file, as a spawned worker's does (`ps`).
-    let cmdlines: Vec<String> = children_of(zygote)
-        .iter()
-        .filter_map(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
-        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        .collect();
-    assert!(cmdlines.iter().any(|c| c.contains(s(&corpus))), "{cmdlines:?}");
+    // A forked worker's command line names its file, as a spawned worker's does (`ps`). The
+    // child writes it just after the fork, so a look right at the fork may still see the
+    // zygote's line: look again until it shows (the worker pauses 300 ms at T1).
+    let named = std::time::Instant::now();
+    loop {
+        let cmdlines: Vec<String> = children_of(zygote)
+            .iter()
+            .filter_map(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).ok())
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .collect();
+        if cmdlines.iter().any(|c| c.contains(s(&corpus))) {
+            break;
+        }
+        assert!(named.elapsed().as_secs() < 10, "no forked worker names its file: {cmdlines:?}");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
     // SAFETY: SIGKILL to the zygote process this test found.
     assert_eq!(unsafe { libc::kill(zygote as i32, libc::SIGKILL) }, 0);
     let done = child.wait_with_output().unwrap();
