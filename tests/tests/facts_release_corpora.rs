@@ -70,7 +70,7 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
             let Some((_, r, s, b)) = BY_HAND.iter().find(|(n, ..)| n == name) else {
                 pmtests::notice(&format!("NOTE: wild/{name}: blank `release` and no value read by hand"));
                 unread.push(name.clone());
-                continue_checks(name, &f, row, &mut per_version);
+                check_release_and_label(name, &f, row, &mut per_version);
                 continue;
             };
             assert_eq!(
@@ -83,7 +83,7 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
             assert_eq!(f.saving_release.as_deref(), Some(release), "{name}: release");
             from_manifest += 1;
         }
-        continue_checks(name, &f, row, &mut per_version);
+        check_release_and_label(name, &f, row, &mut per_version);
     }
     let _ = writeln!(
         std::io::stderr(),
@@ -97,7 +97,12 @@ fn wild_releases_agree_with_the_manifest_and_never_take_the_build() {
 
 /// What holds for every wild file whatever its release cell says: a release has a point and
 /// is never the build, and the version label is the manifest's.
-fn continue_checks(name: &str, f: &FileFacts, row: &pmtests::ManifestRow, per_version: &mut BTreeMap<String, usize>) {
+fn check_release_and_label(
+    name: &str,
+    f: &FileFacts,
+    row: &pmtests::ManifestRow,
+    per_version: &mut BTreeMap<String, usize>,
+) {
     if let Some(r) = &f.saving_release {
         assert!(r.contains('.') && !r.contains(','), "{name}: release {r} has a point");
         assert_ne!(f.build.as_deref(), Some(r.as_str()), "{name}: release is not the build");
