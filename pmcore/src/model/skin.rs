@@ -32,6 +32,103 @@ pub(crate) const SKIN_WEIGHT_TABLE: u16 = 0x0490;
 /// Bytes per weight entry (11 dwords).
 pub(crate) const SKIN_ENTRY_BYTES: usize = 44;
 
+/// The Skin modifier's bone count (`u32`), a chunk of the modifier object itself.
+pub(crate) const SKIN_BONE_COUNT: u16 = 0x0020;
+/// The reference slot of bone 0's node: the modifier's first 10 references are its own
+/// (parameter blocks, gizmo points), then every bone owns a fixed run of slots.
+pub(crate) const SKIN_FIRST_BONE_SLOT: usize = 10;
+
+/// Why a Skin's bone table could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SkinBonesError {
+    /// The bone count chunk is absent or not 4 bytes.
+    #[error("Skin modifier: no bone count (chunk 0x0020, u32)")]
+    NoBoneCount,
+    /// Two live bones own runs of different lengths, so where a removed bone's run ends is
+    /// not known.
+    #[error("Skin modifier: bone node at reference slot {slot} owns {run} slot(s), an earlier bone {stride}")]
+    UnevenRuns {
+        /// Reference slot of the bone node.
+        slot: usize,
+        /// Slots its run holds (the node and its envelope controllers).
+        run: usize,
+        /// Slots the earlier bones' runs hold.
+        stride: usize,
+    },
+    /// A bone node sits off the grid of runs, or past the bone count.
+    #[error(
+        "Skin modifier: bone node at reference slot {slot} is not bone slot {first} + {stride} × k with k < {count}"
+    )]
+    OffGrid {
+        /// Reference slot of the bone node.
+        slot: usize,
+        /// Slot of bone 0.
+        first: usize,
+        /// Slots per bone.
+        stride: usize,
+        /// Bone count of chunk 0x0020.
+        count: usize,
+    },
+}
+
+/// The Skin's bone table: for each bone index a stored weight can name, the object its node
+/// reference points to — `None` for a bone removed from the Skin, whose index Max keeps (and
+/// whose slots it leaves empty) so that the stored indices stay valid.
+///
+/// Layout, measured on `biped/rocketbox/…/Female_Adult_16.max` (Max 2015, 80 bones, 26 of
+/// them removed) and `wild/tae8838__blue.max` (Max 2013, 6 bones): the modifier chunk 0x0020
+/// holds the bone count; bone `k`'s node is reference slot `10 + 7k`, followed by its two
+/// envelope end-point controllers and two cross-sections' inner and outer radius
+/// controllers; a removed bone's seven slots are empty. Checked against each file's FBX:
+/// FA16's stored bones 0, 1, 72, 76 on vertex 2 are the clusters `Bip01 Pelvis`, `Bip01
+/// Spine`, `Bip01 L Thigh`, `Bip01 R Thigh` (slots 10, 17, 514, 542). Some Skins hold two
+/// banks of `count` runs, the first with its node slots empty: `Construction_Male_02.max`,
+/// `Female_Adult_06.max`, `Female_Adult_07.max` (81 bones, 1149 references: bone `k`'s node at
+/// slot `10 + 7 · 81 + 7k`); every node must then sit in one bank. The run length is read
+/// from the live bones (a node and the controllers after it), never assumed; runs of unequal
+/// length, or a node off the grid, are an error rather than a guessed index.
+pub fn bone_table(
+    modifier: &Chunk<'_>,
+    references: &[(usize, Option<usize>)],
+    is_node: impl Fn(usize) -> bool,
+) -> Result<Vec<Option<usize>>, SkinBonesError> {
+    let count = modifier
+        .child(SKIN_BONE_COUNT)
+        .and_then(Chunk::payload)
+        .and_then(|p| <[u8; 4]>::try_from(p).ok())
+        .map(|b| u32::from_le_bytes(b) as usize)
+        .ok_or(SkinBonesError::NoBoneCount)?;
+    let target: std::collections::BTreeMap<usize, usize> =
+        references.iter().filter_map(|&(slot, t)| t.map(|t| (slot, t))).collect();
+    let nodes: Vec<(usize, usize)> = target
+        .iter()
+        .filter(|&(&slot, &t)| slot >= SKIN_FIRST_BONE_SLOT && is_node(t))
+        .map(|(&s, &t)| (s, t))
+        .collect();
+    let mut stride = None;
+    for &(slot, _) in &nodes {
+        let run = 1 + (slot + 1..).take_while(|s| target.get(s).is_some_and(|&t| !is_node(t))).count();
+        match stride {
+            None => stride = Some(run),
+            Some(s) if s != run => return Err(SkinBonesError::UnevenRuns { slot, run, stride: s }),
+            Some(_) => {}
+        }
+    }
+    let mut bones = vec![None; count.min(references.len())];
+    let Some(stride) = stride else { return Ok(bones) };
+    let bank_slots = (stride * bones.len()).max(1);
+    let bank = nodes.first().map_or(0, |&(slot, _)| (slot - SKIN_FIRST_BONE_SLOT) / bank_slots);
+    let first = SKIN_FIRST_BONE_SLOT + bank * bank_slots;
+    for (slot, t) in nodes {
+        let k = slot.checked_sub(first).map(|d| (d / stride, d % stride));
+        match k {
+            Some((k, 0)) if k < bones.len() => bones[k] = Some(t),
+            _ => return Err(SkinBonesError::OffGrid { slot, first, stride, count }),
+        }
+    }
+    Ok(bones)
+}
+
 /// Why a weight table could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SkinError {
@@ -189,5 +286,50 @@ mod tests {
     fn no_table_is_none() {
         let empty = Chunk::container(MOD_APP, vec![Chunk::container(SKIN_LOCAL_DATA, vec![])]);
         assert_eq!(vertex_influences(&empty), Ok(None));
+    }
+
+    /// A Skin modifier chunk holding the bone count, and references in the measured layout:
+    /// 10 own slots, then per bone a node and six controllers (objects 1000+), node objects
+    /// are 1..=99. `removed` bones keep their slots empty.
+    fn skin_refs(count: u32, removed: &[usize], bank: usize) -> (Chunk<'static>, Vec<(usize, Option<usize>)>) {
+        let modifier = Chunk::container(0x0100, vec![Chunk::leaf(SKIN_BONE_COUNT, count.to_le_bytes().to_vec())]);
+        let mut refs: Vec<(usize, Option<usize>)> = (0..10).map(|s| (s, Some(500 + s))).collect();
+        let first = 10 + bank * 7 * count as usize;
+        for k in 0..count as usize {
+            let live = !removed.contains(&k);
+            refs.push((first + 7 * k, live.then_some(k + 1)));
+            refs.extend((1..7).map(|c| (first + 7 * k + c, live.then_some(1000 + 7 * k + c))));
+        }
+        (modifier, refs)
+    }
+
+    fn is_node(t: usize) -> bool {
+        (1..100).contains(&t)
+    }
+
+    #[test]
+    fn a_removed_bone_keeps_its_index() {
+        // Female_Adult_16's shape in small: bone 1 removed, bone 2 is still index 2.
+        let (modifier, refs) = skin_refs(3, &[1], 0);
+        assert_eq!(bone_table(&modifier, &refs, is_node).unwrap(), [Some(1), None, Some(3)]);
+    }
+
+    #[test]
+    fn the_nodes_may_sit_in_a_second_bank() {
+        // Construction_Male_02's shape: the nodes after `count` runs of empty node slots.
+        let (modifier, refs) = skin_refs(2, &[], 1);
+        assert_eq!(bone_table(&modifier, &refs, is_node).unwrap(), [Some(1), Some(2)]);
+    }
+
+    #[test]
+    fn an_uneven_layout_is_an_error_not_a_guess() {
+        let (modifier, mut refs) = skin_refs(3, &[], 0);
+        refs.retain(|&(slot, _)| slot != 16); // bone 0 loses a controller: a run of 6
+        assert!(matches!(bone_table(&modifier, &refs, is_node), Err(SkinBonesError::UnevenRuns { slot: 17, .. })));
+        let (modifier, mut refs) = skin_refs(3, &[], 0);
+        refs.extend((31..38).map(|s| (s, Some(if s == 31 { 50 } else { 2000 + s })))); // a fourth bone of three
+        assert!(matches!(bone_table(&modifier, &refs, is_node), Err(SkinBonesError::OffGrid { slot: 31, .. })));
+        let no_count = Chunk::container(0x0100, vec![]);
+        assert_eq!(bone_table(&no_count, &refs, is_node), Err(SkinBonesError::NoBoneCount));
     }
 }

@@ -62,6 +62,12 @@ pub(super) fn biped_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Resu
     Some(placed.map(to_max_axes).map_err(|why| format!("Biped bone ({bone}, {link}): {why}")))
 }
 
+/// The world matrix of a static Biped's COM (its figure-mode placement), if the file holds one.
+pub(super) fn biped_com_world(tree: &MaxTree<'_, '_>) -> Option<DMat4> {
+    let (com, _) = tree.static_biped.as_ref()?.com_node.as_ref()?;
+    biped_world(tree, *com)?.ok()
+}
+
 /// Max's side of a reference node's local matrix at Max time `tick`: relative to the Max
 /// node of its reference parent, or `conversion · world` for a root.
 pub(super) fn max_local_at(

@@ -24,25 +24,40 @@ pub const FBX_WEIGHT_FLOOR: f64 = 1e-4;
 /// `Blue.FBX`: 1.1e-7 relative.
 pub const WEIGHT_TOLERANCE: f64 = 1e-6;
 
-/// A node's Skin modifier: its bones (the nodes its references point to, in slot order —
-/// each bone slot is followed by its envelope controllers; a stored weight's bone index is a
-/// position in this list) and its per-node data on the derived object.
-fn skin_of<'a, 'b>(
-    tree: &'b MaxTree<'b, 'a>,
-    storage: usize,
-) -> Option<(Vec<String>, Option<&'a pmcore::chunk::Chunk<'a>>)> {
+/// A node's Skin modifier: its bone table (`pmcore::model::skin::bone_table`: per bone index
+/// the bone node's name, `None` for a bone removed from the Skin) and its per-node data on the
+/// derived object.
+type SkinOf<'a> =
+    (Result<Vec<Option<String>>, pmcore::model::skin::SkinBonesError>, Option<&'a pmcore::chunk::Chunk<'a>>);
+
+fn skin_of<'a, 'b>(tree: &'b MaxTree<'b, 'a>, storage: usize) -> Option<SkinOf<'a>> {
     let index = tree.index;
     let (_, modifiers) = pmcore::eval::stack::stack_with_data(index, &index.objects[storage])?;
     let skin = modifiers.into_iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == SKIN_CLASS_ID))?;
-    let bones = skin
-        .object
-        .references()
-        .into_iter()
-        .filter_map(|(_, t)| t.and_then(|t| index.get(t)))
-        .filter(|o| o.is_node())
-        .map(|o| o.node_name().unwrap_or_default())
-        .collect();
+    let is_node = |t: usize| index.get(t).is_some_and(|o| o.is_node());
+    let bones = pmcore::model::skin::bone_table(skin.object.chunk, &skin.object.references(), is_node).map(|table| {
+        table.into_iter().map(|t| t.and_then(|t| index.get(t)).map(|o| o.node_name().unwrap_or_default())).collect()
+    });
     Some((bones, skin.mod_app))
+}
+
+/// The Skin's bones that hold no stored weight of at least [`FBX_WEIGHT_FLOOR`] on any vertex:
+/// Max's FBX exporter writes a cluster per bone that deforms, so such a bone may have no
+/// cluster. Shown by every Rocketbox avatar of `biped/rocketbox` (Max 2015): the Skin lists
+/// `Bip01` (the COM, no weight on any vertex) and the FBX has no `Bip01` cluster.
+fn weightless_bones<'b>(
+    bones: &'b [Option<String>],
+    stored: &[pmcore::model::skin::VertexInfluences],
+) -> Vec<&'b String> {
+    let mut deforms = vec![false; bones.len()];
+    for vertex in stored {
+        for (b, w) in vertex.weights() {
+            if let Some(d) = deforms.get_mut(b as usize) {
+                *d |= w >= FBX_WEIGHT_FLOOR;
+            }
+        }
+    }
+    bones.iter().zip(deforms).filter(|(_, d)| !d).filter_map(|(b, _)| b.as_ref()).collect()
 }
 
 /// Counters of one weight comparison.
@@ -56,7 +71,7 @@ struct WeightTally {
 /// Compares a Skin's stored weights with the reference clusters of `s`; the first difference
 /// as `(message, cluster offset)`.
 fn compare_weights(
-    bones: &[String],
+    bones: &[Option<String>],
     stored: &[pmcore::model::skin::VertexInfluences],
     s: &RefSkin,
     tally: &mut WeightTally,
@@ -70,11 +85,18 @@ fn compare_weights(
     let mut seen = std::collections::BTreeSet::new();
     for (v, vertex) in stored.iter().enumerate() {
         for (b, w) in vertex.weights() {
-            let Some(bone) = bones.get(b as usize) else {
+            let Some(slot) = bones.get(b as usize) else {
                 return Some((
                     format!("vertex {v}: stored bone index {b} outside the Skin's {} bone(s)", bones.len()),
                     None,
                 ));
+            };
+            let Some(bone) = slot else {
+                if w < FBX_WEIGHT_FLOOR {
+                    tally.below_floor_absent += 1;
+                    continue;
+                }
+                return Some((format!("vertex {v}: weight {w:.7} on bone {b}, a bone removed from the Skin"), None));
             };
             let key = (bone.to_lowercase(), v as u32);
             seen.insert(key.clone());
@@ -125,7 +147,13 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
             first.get_or_insert(failure);
         }
     }
-    let SkinTally { skins_compared, bones_compared, weights: tally, weights_not_stored } = tally;
+    let SkinTally {
+        skins_compared,
+        bones_compared,
+        weights: tally,
+        weights_not_stored,
+        weightless_bones_without_cluster,
+    } = tally;
     if let Value::Object(map) = &mut detail {
         map.insert("skins_compared".into(), json!(skins_compared));
         map.insert("bones_compared".into(), json!(bones_compared));
@@ -133,6 +161,7 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
         map.insert("max_weight_error".into(), json!(tally.max_error));
         map.insert("weights_below_export_floor_absent".into(), json!(tally.below_floor_absent));
         map.insert("skins_without_stored_weights".into(), json!(weights_not_stored));
+        map.insert("weightless_bones_without_cluster".into(), json!(weightless_bones_without_cluster));
         map.insert(
             "tolerance".into(),
             json!({ "weight_absolute": WEIGHT_TOLERANCE, "export_floor": FBX_WEIGHT_FLOOR }),
@@ -158,6 +187,8 @@ struct SkinTally {
     weights: WeightTally,
     /// Skinned nodes whose Max Skin stores no weight table.
     weights_not_stored: Vec<String>,
+    /// Skin bones with no cluster in the reference because no vertex weighs on them.
+    weightless_bones_without_cluster: Vec<String>,
 }
 
 /// One reference skin against the Skin modifier of its Max node: the bone list, then the
@@ -174,29 +205,47 @@ fn check_skin(pair: &Pair<'_, '_, '_>, s: &RefSkin, tally: &mut SkinTally) -> Op
             format!("skinned node {:?}: no Skin modifier (Class ID 0x0095c723, 0x00015666) on the Max node", node.name);
         return Some(fail("t3-pairs-skin", message, locator(name, node), node.offset));
     };
-    tally.skins_compared += 1;
-    let fbx: Vec<String> = s.clusters.iter().map(|c| c.bone.clone()).collect();
-    tally.bones_compared += fbx.len();
-    let missing: Vec<&String> = bones.iter().filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b))).collect();
-    let extra: Vec<&String> = fbx.iter().filter(|f| !bones.iter().any(|b| b.eq_ignore_ascii_case(f))).collect();
-    if !missing.is_empty() || !extra.is_empty() {
-        let at = s.clusters.iter().find(|c| extra.contains(&&c.bone)).map(|c| c.offset).unwrap_or(node.offset);
-        let message = format!(
-            "skin of {:?}: bones of the Max Skin modifier {bones:?}, clusters of the reference {fbx:?} (missing {missing:?}, extra {extra:?})",
-            node.name
-        );
-        return Some(fail("t3-pairs-skin", message, locator(name, node), at));
-    }
-    let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
-        Some(Ok(Some(stored))) => stored,
-        Some(Ok(None)) | None => {
-            tally.weights_not_stored.push(node.name.clone());
-            return None;
+    let bones = match bones {
+        Ok(bones) => bones,
+        Err(e) => {
+            let message = format!("skin of {:?}: the Max Skin's bone table is unreadable: {e}", node.name);
+            return Some(fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
         }
+    };
+    let live: Vec<&String> = bones.iter().flatten().collect();
+    tally.skins_compared += 1;
+    let stored = match mod_app.map(pmcore::model::skin::vertex_influences) {
+        Some(Ok(stored)) => stored,
+        None => None,
         Some(Err(e)) => {
             let message = format!("skin of {:?}: the Max Skin's weights are unreadable: {e}", node.name);
             return Some(fail("t3-pairs-skin-unreadable", message, locator(name, node), node.offset));
         }
+    };
+    let fbx: Vec<String> = s.clusters.iter().map(|c| c.bone.clone()).collect();
+    tally.bones_compared += fbx.len();
+    let weightless = stored.as_deref().map(|stored| weightless_bones(&bones, stored)).unwrap_or_default();
+    let missing: Vec<&String> = live
+        .iter()
+        .copied()
+        .filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b)))
+        .filter(|b| !weightless.contains(b))
+        .collect();
+    let extra: Vec<&String> = fbx.iter().filter(|f| !live.iter().any(|b| b.eq_ignore_ascii_case(f))).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        let at = s.clusters.iter().find(|c| extra.contains(&&c.bone)).map(|c| c.offset).unwrap_or(node.offset);
+        let message = format!(
+            "skin of {:?}: bones of the Max Skin modifier {live:?}, clusters of the reference {fbx:?} (missing {missing:?}, extra {extra:?})",
+            node.name
+        );
+        return Some(fail("t3-pairs-skin", message, locator(name, node), at));
+    }
+    tally
+        .weightless_bones_without_cluster
+        .extend(weightless.iter().filter(|b| !fbx.iter().any(|f| f.eq_ignore_ascii_case(b))).map(|b| b.to_string()));
+    let Some(stored) = stored else {
+        tally.weights_not_stored.push(node.name.clone());
+        return None;
     };
     let (what, offset) = compare_weights(&bones, &stored, s, &mut tally.weights)?;
     let message = format!("skin of {:?}: {what}", node.name);
