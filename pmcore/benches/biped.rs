@@ -12,23 +12,15 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use pmcore::eval::biped::FigurePose;
 use pmcore::model::biped::BipedRig;
 use pmcore::model::scene_index::SceneTrees;
-use std::path::PathBuf;
-
-const AVATAR: &str =
-    "../../shared/corpus/biped/rocketbox/Source/Avatars/Adults/Female_Adult_16/Source/Female_Adult_16.max";
 
 fn avatar() -> Option<(String, Vec<u8>)> {
     if std::env::var_os("PMCORE_BENCH_FILE").is_some() {
         return common::bench_file();
     }
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(AVATAR);
-    match std::fs::read(&path) {
-        Ok(b) => Some((path.display().to_string(), b)),
-        Err(e) => {
-            eprintln!("SKIP: cannot read {}: {e} (set PMCORE_BENCH_FILE)", path.display());
-            None
-        }
-    }
+    common::input_file(
+        "PMCORE_BENCH_BIPED_FILE",
+        "biped/rocketbox/Source/Avatars/Adults/Female_Adult_16/Source/Female_Adult_16.max",
+    )
 }
 
 fn biped(c: &mut Criterion) {

@@ -11,20 +11,12 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pmcore::eval;
 use pmcore::export::obj;
 use pmcore::model::scene_index::SceneTrees;
-use std::path::PathBuf;
 
 fn largest_real_file() -> Option<(String, Vec<u8>)> {
     if std::env::var_os("PMCORE_BENCH_FILE").is_some() {
         return common::bench_file();
     }
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/wild/box-in-box__tree.max");
-    match std::fs::read(&path) {
-        Ok(b) => Some((path.display().to_string(), b)),
-        Err(e) => {
-            eprintln!("SKIP: cannot read {}: {e} (set PMCORE_BENCH_FILE)", path.display());
-            None
-        }
-    }
+    common::input_file("PMCORE_BENCH_EVAL_FILE", "wild/box-in-box__tree.max")
 }
 
 fn evaluation(c: &mut Criterion) {

@@ -12,20 +12,9 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pmcore::MaxFile;
-use std::path::PathBuf;
 
 fn zstd_file() -> Option<(String, Vec<u8>)> {
-    let path = match std::env::var_os("PMCORE_BENCH_ZSTD_FILE") {
-        Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/wild/juanmaldini__scene.max"),
-    };
-    match std::fs::read(&path) {
-        Ok(b) => Some((path.display().to_string(), b)),
-        Err(e) => {
-            eprintln!("SKIP: cannot read {}: {e} (set PMCORE_BENCH_ZSTD_FILE)", path.display());
-            None
-        }
-    }
+    common::input_file("PMCORE_BENCH_ZSTD_FILE", "wild/juanmaldini__scene.max")
 }
 
 fn zstd_streams(c: &mut Criterion) {

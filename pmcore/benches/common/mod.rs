@@ -14,14 +14,21 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// The largest public file (or `PMCORE_BENCH_FILE`), as (name, bytes); `None` after saying
 /// why when it cannot be read.
 pub fn bench_file() -> Option<(String, Vec<u8>)> {
-    let path = match std::env::var_os("PMCORE_BENCH_FILE") {
+    input_file("PMCORE_BENCH_FILE", "public/kevinvandecar__dragon.max")
+}
+
+/// The file `env_var` names, else `corpus_path` under `../shared/corpus`, as (name, bytes);
+/// `None` after saying why when it cannot be read (a bench without its data measures nothing,
+/// and says so).
+pub fn input_file(env_var: &str, corpus_path: &str) -> Option<(String, Vec<u8>)> {
+    let path = match std::env::var_os(env_var) {
         Some(p) => PathBuf::from(p),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/public/kevinvandecar__dragon.max"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus").join(corpus_path),
     };
     match std::fs::read(&path) {
         Ok(b) => Some((path.display().to_string(), b)),
         Err(e) => {
-            eprintln!("SKIP: cannot read {}: {e} (set PMCORE_BENCH_FILE)", path.display());
+            eprintln!("SKIP: cannot read {}: {e} (set {env_var})", path.display());
             None
         }
     }
