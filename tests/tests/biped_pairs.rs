@@ -39,12 +39,22 @@ fn rows(biped: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// Whether the `.max`'s Biped has no keys (figure mode at every time).
+fn static_biped(max: &Path) -> bool {
+    let bytes = std::fs::read(max).expect("max readable");
+    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { return false };
+    let file = pmcore::MaxFile::new(ole);
+    let Some(trees) = SceneTrees::of(&file) else { return false };
+    let Some(index) = trees.index() else { return false };
+    pmcore::model::biped::BipedRig::read(&index).is_ok_and(|rig| rig.system.keys == 0)
+}
+
 #[test]
 fn skin_passes_and_every_placed_bone_is_within_tolerance_on_the_biped_rigs() {
     let Some(biped) = biped() else { return };
     let rows = rows(&biped);
     assert!(!rows.is_empty(), "the biped manifest lists exports");
-    let mut skin_pass = 0;
+    let (mut skin_pass, mut statics, mut animation_pass) = (0, 0, 0);
     for (max, export) in &rows {
         let results = compare(max, export, &std::fs::read(biped.join(export)).unwrap());
         let skin = comparison(&results, "skin");
@@ -54,12 +64,21 @@ fn skin_passes_and_every_placed_bone_is_within_tolerance_on_the_biped_rigs() {
             eprintln!("{export}: skin {:?}", skin.verdict);
         }
         // Every bone pmcore places (and every other node) agrees: a transforms miss may only
-        // be a node Max cannot be read for (the facial xtras, Footsteps, Link Constraint).
+        // be a node Max cannot be read for (the facial xtras, Link Constraint), or the Footsteps
+        // marker of a rig whose marker was moved off the ground plane (no record stores that).
         let transforms = comparison(&results, "transforms");
-        assert_eq!(transforms.detail["nodes_off"], 0, "{export}: {:?}", transforms.verdict);
+        let off = transforms.detail["nodes_off"].as_u64().unwrap_or(0);
+        let first = transforms.detail["first_difference"]["node"].as_str().unwrap_or_default();
+        assert!(off == 0 || (off == 1 && first.ends_with(" Footsteps")), "{export}: {:?}", transforms.verdict);
+        if static_biped(max) {
+            statics += 1;
+            animation_pass += usize::from(comparison(&results, "animation").verdict.name() == "pass");
+        }
     }
-    // The bar: skin on at least 90 % of the Biped exports.
+    // The bars: skin on at least 90 % of the Biped exports; the COM curves of the
+    // rigs whose Biped has no keys (figure mode) on at least 90 % of them.
     assert!(skin_pass * 10 >= rows.len() * 9, "skin passes on {skin_pass} of {}", rows.len());
+    assert!(animation_pass * 10 >= statics * 9, "animation passes on {animation_pass} of {statics} static rigs");
 }
 
 const MAX: &str = "rocketbox/Source/Avatars/Adults/Female_Adult_16/Source/Female_Adult_16.max";

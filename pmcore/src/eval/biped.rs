@@ -150,6 +150,7 @@ impl<'s> FigurePose<'s> {
         match (id, link) {
             (bone::COM_VERTICAL, 0) => BonePose::placed(self.com, self.origin),
             (bone::PELVIS, 0) => BonePose::placed(self.pelvis, self.origin),
+            (bone::FOOTSTEPS, 0) => self.footsteps(),
             (bone::L_LEG | bone::R_LEG, _) => self.leg(side(bone::L_LEG), link),
             (bone::L_ARM | bone::R_ARM, _) => self.arm(side(bone::L_ARM), link),
             (bone::SPINE, _) => self.spine(link),
@@ -162,6 +163,18 @@ impl<'s> FigurePose<'s> {
             _ if id >= bone::XTRA => BonePose::unplaced(Unplaced::Xtra),
             _ => BonePose::unplaced(Unplaced::NoRule(id, link)),
         }
+    }
+
+    /// Footsteps in figure mode: below the COM on the ground plane, unrotated in Max's axes.
+    /// Design §10: "Footsteps Z is derived, not stored"; figure-mode footsteps rotations are
+    /// not stored (the node snaps back); the marker sits at world (COM x, COM y, ground), the
+    /// ground being the z = 0 plane unless the marker was moved — which no record stores. 19
+    /// of the 20 Rocketbox avatars show it (world translation 0 – 7.6e-6 cm from the origin,
+    /// rotation the identity); `Female_Child_01`'s marker stands 0.0075 cm above the ground
+    /// and fails, as a moved marker must.
+    fn footsteps(&self) -> BonePose {
+        // Max (x, y, 0) with an identity rotation, in the Y-up figure frame (`to_max_axes`).
+        BonePose::placed(DMat3::from_rotation_x(-FRAC_PI_2), DVec3::new(self.origin.x, 0.0, self.origin.z))
     }
 
     fn leg(&self, side: Side, link: i32) -> BonePose {
@@ -468,6 +481,15 @@ mod tests {
             assert!((p - DVec3::from_array(want)).abs().max_element() < 1e-4, "Spine{link}: {p:?} vs FBX {want:?}");
         }
         assert!((EPSILON - 7.9633e-4).abs() < 1e-8);
+    }
+
+    #[test]
+    fn fa16_footsteps_stand_on_the_ground_below_the_com_unrotated_in_max_axes() {
+        // FBX `Bip01 Footsteps` world: Rx(−90°) (the Y-up conversion) at (0, 0, −5.7e-15):
+        // Max's identity at the origin, the COM standing at (0, 0, 92.32903) above it.
+        let s = fa16();
+        let max = to_max_axes(FigurePose::new(&s).bone(bone::FOOTSTEPS, 0).world().unwrap());
+        assert!(max.abs_diff_eq(DMat4::IDENTITY, 1e-9), "{max:?}");
     }
 
     #[test]

@@ -768,6 +768,9 @@ pub struct BipedRig {
     pub system: BipedSystem,
     /// The COM node (Vertical/Horizontal/Turn controller) and its name.
     pub com_node: Option<(usize, String)>,
+    /// The Footsteps node (the node table's footsteps slot, id 15) and its name: its
+    /// controller has the COM's class on every measured rig, so only the table tells them apart.
+    pub footsteps_node: Option<(usize, String)>,
     /// Nodes driven by BipSlave Controls, in storage order.
     pub slaves: Vec<SlaveNode>,
 }
@@ -784,16 +787,20 @@ impl BipedRig {
         let system = BipedSystem::decode(sys.chunk, at(sys.storage_index))?;
         let mut slaves = Vec::new();
         let mut com_node = None;
+        let mut footsteps_node = None;
+        let footsteps = system.node_of(bone::FOOTSTEPS, 0);
         for node in index.objects.iter().filter(|o| o.is_node()) {
             let Some(ctl) = node.reference(0).and_then(|k| index.get(k)) else { continue };
             let name = node.node_name().unwrap_or_default();
-            if class_is(ctl, ids::BIPED_COM) {
+            if footsteps == Some(node.storage_index) {
+                footsteps_node.get_or_insert((node.storage_index, name));
+            } else if class_is(ctl, ids::BIPED_COM) {
                 com_node.get_or_insert((node.storage_index, name));
             } else if class_is(ctl, ids::BIPED_PART) {
                 slaves.push(slave_node(&system, node.storage_index, name, ctl, at(ctl.storage_index))?);
             }
         }
-        Ok(BipedRig { system, com_node, slaves })
+        Ok(BipedRig { system, com_node, footsteps_node, slaves })
     }
 }
 
