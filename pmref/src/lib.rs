@@ -11,6 +11,7 @@ pub mod fbx;
 pub mod obj;
 pub mod pairs;
 pub mod scene;
+pub mod skel_conventions;
 pub mod triage;
 pub mod x;
 
