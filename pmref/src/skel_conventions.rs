@@ -16,9 +16,10 @@
 //! * Biped only (the root is named `Bip0N`): `biped-root-name`; `root-reset`: bone 0 has
 //!   DefaultPos 0 and an identity DefaultRotQuat (the exporter resets its root; the three
 //!   older non-Biped files predate that); `biped-sons-of-root`: the
-//!   `<root> Pelvis` bone, when present, is a son of the root; `unherit-under-biped`: every
-//!   son of a `<root> …`-named bone or of the root has UnheritScale set (the exporter's
-//!   `getNELUnHeritFatherScale`: a Biped parent always unherits).
+//!   `<root> Pelvis` bone, when present, is a son of the root; `unherit-under-biped`: the root
+//!   and every son of a `<root> …`-named bone or of the root has UnheritScale set (the
+//!   exporter's `getNELUnHeritFatherScale`: a Biped parent always unherits; the COM's own
+//!   controller reports its scale as not inherited — true on the root of every real file).
 
 use pmcore::export::skel::Skeleton;
 
@@ -129,6 +130,9 @@ pub fn check(s: &Skeleton, biped: bool) -> Vec<ConventionMiss> {
     }
     let prefix = format!("{root} ");
     let pelvis = format!("{root} Pelvis");
+    if s.bones.first().is_some_and(|b| !b.unherit_scale) {
+        miss("unherit-under-biped", Some(0), "UnheritScale false on the Biped root".into());
+    }
     for (i, b) in s.bones.iter().enumerate().skip(1) {
         let f = father(i).and_then(|f| s.bones.get(f));
         if b.name == pelvis && b.father_id != 0 {
@@ -148,7 +152,7 @@ mod tests {
     use pmcore::export::skel::Bone;
 
     fn rig() -> Skeleton {
-        let bone = |name: &str, father: i32| Bone { father_id: father, unherit_scale: father >= 0, ..Bone::new(name) };
+        let bone = |name: &str, father: i32| Bone { father_id: father, unherit_scale: true, ..Bone::new(name) };
         Skeleton::build(vec![
             bone("Bip01", -1),
             bone("Bip01 Footsteps", 0),
