@@ -46,9 +46,6 @@ pub enum RigError {
         /// The controller error.
         source: ControllerError,
     },
-    /// The Biped system or one of its controllers did not read (message with its chunk path).
-    #[error("Biped: {0}")]
-    Biped(String),
     /// The world matrix is not invertible.
     #[error("bone {bone:?}: world matrix is singular")]
     Singular {
@@ -62,7 +59,7 @@ impl RigError {
     pub fn object(&self) -> Option<usize> {
         match self {
             RigError::Controller { source, .. } => Some(source.object()),
-            RigError::Singular { .. } | RigError::Biped(_) => None,
+            RigError::Singular { .. } => None,
         }
     }
 }
@@ -79,7 +76,8 @@ pub enum RigOutcome {
     },
     /// No `Bip01` rig in the file.
     NotApplicable(String),
-    /// A biped rig that cannot be built (its `Bip01` is not the Biped's COM).
+    /// A biped rig that cannot be built (its system does not decode, or its `Bip01` is not
+    /// the Biped's COM).
     NotImplemented(String),
     /// A Biped rig: complete, or with its unplaced bones named.
     Biped(Box<super::biped_rig::BipedSkeleton>),
@@ -112,7 +110,10 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
         return Ok(RigOutcome::NotApplicable(format!("no node named {ROOT_NAME}")));
     };
     if index.objects.iter().any(|o| o.class.as_ref().is_some_and(|c| is_biped_class(c.class_id))) {
-        let rig = crate::model::biped::BipedRig::read(&index).map_err(|e| RigError::Biped(e.to_string()))?;
+        let rig = match crate::model::biped::BipedRig::read(&index) {
+            Ok(rig) => rig,
+            Err(e) => return Ok(RigOutcome::NotImplemented(format!("Biped (0x9155, 0x0) not decoded: {e}"))),
+        };
         if rig.com_node.as_ref().map(|(n, _)| *n) != Some(root.storage_index) {
             return Ok(RigOutcome::NotImplemented(format!(
                 "{ROOT_NAME} is not the COM of the Biped (0x9155, 0x0): no figure placement for its root"
