@@ -7,7 +7,8 @@
 //!   BindPose, fathers as the FBX hierarchy, every convention kept;
 //! * `t3-skel-unplaced` fail: the placed part passes but some bones are not placed — the
 //!   message names them and the Biped class (triage: `unsupported`);
-//! * `t3-skel` fail: something placed is off (located at the bone), unplaced bones or not;
+//! * `t3-skel-biped` fail: something placed is off (located at the bone), unplaced bones or
+//!   not (its own kind: the `t3-skel` era rules read a same-named `.skel` comparison);
 //! * skip `not-applicable`: the FBX's BindPose holds none of the placed bones.
 
 use crate::exporter::ExportVerdict;
@@ -29,19 +30,18 @@ fn fail(kind: &str, message: String, chunk_path: String) -> Verdict {
     Verdict::Fail(Mismatch { kind: kind.into(), message, chunk_path, ..Default::default() })
 }
 
-/// The FBX among the references of `source`, or the skip that says why there is none.
-fn fbx_reference(source: &str, opts: &Options) -> Result<(ReferenceFile, &'static str), Verdict> {
+/// The FBX among the references of `source`, or the skip reason saying why there is none.
+fn fbx_reference(source: &str, opts: &Options) -> Result<(ReferenceFile, &'static str), String> {
     if opts.reference.is_empty() {
-        return Err(Verdict::Skip { reason: "no-reference: no reference folder given (--reference)".into() });
+        return Err("no-reference: no reference folder given (--reference)".into());
     }
-    let skip = |reason: String| Verdict::Skip { reason };
     match lookup(Path::new(source), &opts.reference) {
         Lookup::Found(files, how) => {
             let fbx = files.into_iter().find(|f| f.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx")));
-            fbx.map(|f| (f, how)).ok_or_else(|| skip("no-reference: the pairs references hold no FBX".into()))
+            fbx.map(|f| (f, how)).ok_or_else(|| "no-reference: the pairs references hold no FBX".into())
         }
-        Lookup::Missing(why) => Err(skip(format!("no-reference: missing reference: {why}"))),
-        Lookup::Ambiguous(why) => Err(skip(format!("no-reference: ambiguous reference: {why}"))),
+        Lookup::Missing(why) => Err(format!("no-reference: missing reference: {why}")),
+        Lookup::Ambiguous(why) => Err(format!("no-reference: ambiguous reference: {why}")),
     }
 }
 
@@ -59,7 +59,7 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     let unplaced: Vec<Value> = biped.unplaced.iter().take(MAX_LISTED).map(|u| json!(u)).collect();
     let (reference, how) = match fbx_reference(source, opts) {
         Ok(r) => r,
-        Err(skip) => return verdict(skip, json!({ "unplaced_bones": unplaced })),
+        Err(reason) => return verdict(Verdict::Skip { reason }, json!({ "unplaced_bones": unplaced })),
     };
     let at_reference = format!("@reference/{}", reference.name);
     let c = match compared(&reference, biped) {
@@ -98,7 +98,7 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     } else {
         let (locator, what) = c.first_miss().unwrap_or_default();
         let also = if c.unplaced > 0 { format!("; also {} bones not placed", c.unplaced) } else { String::new() };
-        fail("t3-skel", format!("{what}{also}"), at_bone(locator))
+        fail("t3-skel-biped", format!("{what}{also}"), at_bone(locator))
     };
     verdict(v, detail)
 }

@@ -13,10 +13,13 @@ use pmworker::events::{Event, TierResult};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+/// A manifest row: its name, the `.max`, the FBX.
+type Rig = (String, PathBuf, PathBuf);
+
 /// Every `.max` row of the biped manifest, with its FBX.
-fn rigs() -> Option<(PathBuf, Vec<(String, PathBuf, PathBuf)>)> {
+fn rigs() -> Option<(PathBuf, Vec<Rig>)> {
     let corpus = pmtests::shared_corpus("biped")?;
-    let rows: Vec<(String, PathBuf, PathBuf)> = pmtests::manifest(&corpus)
+    let rows: Vec<Rig> = pmtests::manifest(&corpus)
         .into_iter()
         .filter(|(name, _)| name.ends_with(".max"))
         .map(|(name, row)| (name.clone(), corpus.join(&name), corpus.join(&row["exports"])))
