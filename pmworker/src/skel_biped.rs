@@ -9,7 +9,9 @@
 //!   message names them and the Biped class (triage: `unsupported`);
 //! * `t3-skel-biped` fail: something placed is off (located at the bone), unplaced bones or
 //!   not (its own kind: the `t3-skel` era rules read a same-named `.skel` comparison);
-//! * skip `not-applicable`: the FBX's BindPose holds none of the placed bones.
+//! * skip `not-applicable`: the FBX's BindPose holds none of the placed bones;
+//! * skip `not-implemented` (no FBX found) naming the unplaced bones, or a `no-reference`
+//!   skip for a complete skeleton.
 
 use crate::exporter::ExportVerdict;
 use crate::options::Options;
@@ -59,6 +61,11 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     let unplaced: Vec<Value> = biped.unplaced.iter().take(MAX_LISTED).map(|u| json!(u)).collect();
     let (reference, how) = match fbx_reference(source, opts) {
         Ok(r) => r,
+        // Without an FBX, unplaced bones are still the reason nothing is written or passes.
+        Err(lookup) if !biped.unplaced.is_empty() => {
+            let reason = format!("not-implemented: {}", biped.unplaced_message());
+            return verdict(Verdict::Skip { reason }, json!({ "unplaced_bones": unplaced, "reference": lookup }));
+        }
         Err(reason) => return verdict(Verdict::Skip { reason }, json!({ "unplaced_bones": unplaced })),
     };
     let at_reference = format!("@reference/{}", reference.name);
