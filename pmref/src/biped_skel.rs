@@ -73,6 +73,8 @@ pub struct BipedSkelComparison {
     pub unplaced: usize,
     /// The axis and unit conversion applied.
     pub conversion: String,
+    /// Matrices the FBX BindPose holds (any node).
+    pub bind_entries: usize,
     /// Placed bones compared with a BindPose matrix.
     pub bind_compared: usize,
     /// Of which within tolerance.
@@ -183,6 +185,7 @@ pub fn compare(
         bones: skel.bones.len(),
         unplaced: placed.iter().filter(|p| !**p).count(),
         conversion,
+        bind_entries: bind.len(),
         conventions_checked: RULES.iter().map(|r| r.to_string()).collect(),
         ..Default::default()
     };

@@ -88,8 +88,9 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     } else if c.bind_compared == 0 && c.father_misses.is_empty() && c.convention_misses.is_empty() {
         Verdict::Skip {
             reason: format!(
-                "not-applicable: the reference holds no BindPose matrix of the {} placed bones ({}); {}",
+                "not-applicable: the reference holds no BindPose matrix of the {} placed bones (its BindPose holds {} other nodes; {}); {}",
                 c.bones - c.unplaced,
+                c.bind_entries,
                 c.conversion,
                 biped.unplaced_message()
             ),
