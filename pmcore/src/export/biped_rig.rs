@@ -117,7 +117,13 @@ fn placement(
         return (None, Err(why));
     };
     let world = pose.bone(id, link).world().map(to_max_axes).map_err(|e| e.to_string());
-    (slot, world)
+    // A figure record of NaNs or a degenerate frame places nothing that could be inverted.
+    let usable = |w: DMat4| w.is_finite() && w.determinant().abs() > f64::from(f32::MIN_POSITIVE);
+    (
+        slot,
+        world
+            .and_then(|w| if usable(w) { Ok(w) } else { Err("the figure placement is not finite or singular".into()) }),
+    )
 }
 
 /// The local tracks of a placed bone under a placed father: (pos, NeL quaternion).
