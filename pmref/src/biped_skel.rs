@@ -15,6 +15,11 @@
 //!   within [`ROTATION_TOLERANCE`] = 1e-5, and the InvBindPos translation (`−Rᵀ t`) within
 //!   [`POSITION_TOLERANCE`] = 5e-4 plus the rotation tolerance over the bone's lever arm
 //!   `|t|`.
+//! * (c) **Default tracks** of every placed bone under a placed father whose FBX parent is
+//!   that father: DefaultPos against the FBX node's local translation and DefaultRotQuat
+//!   (NeL's negated quaternion, up to sign) against its local rotation — Max writes a
+//!   non-root node's local transform unchanged (only roots take the axis turn). The same
+//!   tolerances: a local is two worlds' difference, each within the bind tolerance.
 //! * (b) **Bone set, order and naming**: the rules of [`crate::skel_conventions`] (read off
 //!   the real Ryzom `.skel` files), and every bone's father against its node's parent in
 //!   the FBX (the hierarchy Max wrote), for the bones the FBX holds.
@@ -49,6 +54,19 @@ pub struct BindOff {
     pub translation_diff: f64,
     /// The translation tolerance at this bone.
     pub translation_tolerance: f64,
+}
+
+/// One bone whose default tracks are off its FBX local transform.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TrackOff {
+    /// Bone index.
+    pub index: usize,
+    /// Bone name.
+    pub bone: String,
+    /// DefaultPos difference (scene units).
+    pub position_diff: f64,
+    /// Largest DefaultRotQuat component difference (up to sign).
+    pub rotation_diff: f64,
 }
 
 /// One bone whose father is not its node's FBX parent.
@@ -91,6 +109,16 @@ pub struct BipedSkelComparison {
     pub max_rotation_diff: f64,
     /// Largest translation difference over the compared bones.
     pub max_translation_diff: f64,
+    /// Bones whose default tracks were compared with their FBX local transform.
+    pub tracks_compared: usize,
+    /// Bones whose tracks are off, first [`MAX_LISTED`].
+    pub tracks_off: Vec<TrackOff>,
+    /// How many bones' tracks are off.
+    pub tracks_off_count: usize,
+    /// Largest DefaultPos difference over the compared bones.
+    pub max_track_position_diff: f64,
+    /// Largest DefaultRotQuat component difference over the compared bones.
+    pub max_track_rotation_diff: f64,
     /// Bones whose father was compared with an FBX parent.
     pub fathers_compared: usize,
     /// Fathers that differ, first [`MAX_LISTED`].
@@ -111,6 +139,7 @@ impl BipedSkelComparison {
     pub fn placed_part_passed(&self) -> bool {
         self.bind_compared > 0
             && self.bind_off_count == 0
+            && self.tracks_off_count == 0
             && self.father_misses.is_empty()
             && self.convention_misses.is_empty()
     }
@@ -132,6 +161,15 @@ impl BipedSkelComparison {
                 format!(
                     "InvBindPos off the FBX BindPose: rotation {:.2e} (tolerance {ROTATION_TOLERANCE:e}), translation {:.2e} (tolerance {:.2e})",
                     b.rotation_diff, b.translation_diff, b.translation_tolerance
+                ),
+            ));
+        }
+        if let Some(t) = self.tracks_off.first() {
+            return Some((
+                format!("bones[{}] {:?}", t.index, t.bone),
+                format!(
+                    "default tracks off the FBX local transform: DefaultPos {:.2e}, DefaultRotQuat {:.2e}",
+                    t.position_diff, t.rotation_diff
                 ),
             ));
         }
@@ -170,6 +208,49 @@ fn bind_difference(produced: &DMat4, expected_world: &DMat4) -> (f64, f64, f64) 
     let translation = (produced.w_axis - expected.w_axis).truncate().length();
     let lever: DVec3 = expected_world.w_axis.truncate();
     (rotation, translation, POSITION_TOLERANCE + ROTATION_TOLERANCE * lever.length())
+}
+
+/// Part (c) on bone `i` against the FBX local `local`: (position, rotation) differences.
+fn track_difference(bone: &pmcore::export::skel::Bone, local: &DMat4) -> (f64, f64) {
+    let p = DVec3::from_array(bone.default_pos.map(f64::from));
+    let position = (p - local.w_axis.truncate()).length();
+    let axes = glam::DMat3::from_cols(
+        local.x_axis.truncate().normalize(),
+        local.y_axis.truncate().normalize(),
+        local.z_axis.truncate().normalize(),
+    );
+    let q = glam::DQuat::from_mat3(&axes).normalize().to_array();
+    let nel = bone.default_rot_quat.map(f64::from);
+    let diff = |sign: f64| q.iter().zip(&nel).map(|(a, b)| (sign * a - b).abs()).fold(0.0, f64::max);
+    (position, diff(1.0).min(diff(-1.0)))
+}
+
+/// Part (c): the default tracks of the placed bones under placed fathers that are their
+/// FBX parents.
+fn compare_tracks(c: &mut BipedSkelComparison, skel: &Skeleton, placed: &[bool], reference: &RefScene) {
+    let is_placed = |i: usize| placed.get(i).copied().unwrap_or(false);
+    for (i, bone) in skel.bones.iter().enumerate().skip(1) {
+        let Some(f) = usize::try_from(bone.father_id).ok().filter(|&f| is_placed(f) && is_placed(i)) else { continue };
+        let Some(r) = reference.node_by_name(&bone.name) else { continue };
+        if reference.nodes[r].parent.map(|p| reference.nodes[p].name.as_str())
+            != skel.bones.get(f).map(|b| b.name.as_str())
+        {
+            continue;
+        }
+        let (position, rotation) = track_difference(bone, &reference.nodes[r].local);
+        c.tracks_compared += 1;
+        c.max_track_position_diff = c.max_track_position_diff.max(position);
+        c.max_track_rotation_diff = c.max_track_rotation_diff.max(rotation);
+        let lever = reference.nodes[r].local.w_axis.truncate().length();
+        if !(position <= POSITION_TOLERANCE + ROTATION_TOLERANCE * lever && rotation <= ROTATION_TOLERANCE) {
+            c.tracks_off_count += 1;
+            if c.tracks_off.len() < MAX_LISTED {
+                let off =
+                    TrackOff { index: i, bone: bone.name.clone(), position_diff: position, rotation_diff: rotation };
+                c.tracks_off.push(off);
+            }
+        }
+    }
 }
 
 /// Compares a Biped skeleton (`placed[i]`: bone i's InvBindPos is real) with the FBX's
@@ -218,6 +299,7 @@ pub fn compare(
             }
         }
     }
+    compare_tracks(&mut c, skel, placed, reference);
     let bone_names: std::collections::BTreeSet<&str> = skel.bones.iter().map(|b| b.name.as_str()).collect();
     for (i, bone) in skel.bones.iter().enumerate() {
         let Some(r) = reference.node_by_name(&bone.name) else { continue };

@@ -69,6 +69,7 @@ fn every_biped_rig_gets_a_skel_verdict_that_names_what_it_misses() {
         if d["bind_compared"].as_u64().unwrap_or(0) > 0 {
             compared_rigs += 1;
             assert_eq!(d["bind_off_count"], 0, "{name}: {}", d["bind_off"]);
+            assert_eq!(d["tracks_off_count"], 0, "{name}: {}", d["tracks_off"]);
             assert_eq!(d["father_misses"], serde_json::json!([]), "{name}");
             assert_eq!(d["convention_misses"], serde_json::json!([]), "{name}");
         }
@@ -150,6 +151,20 @@ fn a_father_index_swapped_in_the_skeleton_is_caught_at_its_bone() {
     let at: Vec<usize> = c.father_misses.iter().map(|m| m.index).collect();
     assert_eq!(at, [a, b], "{:?}", c.father_misses);
     assert!(!c.placed_part_passed());
+}
+
+#[test]
+fn a_default_position_moved_by_a_tenth_of_a_millimetre_is_caught_at_its_bone() {
+    let Some((biped, scene, doc)) = compared_rig() else { return };
+    let bind = pmref::fbx::bind::bind_pose(&doc).unwrap();
+    let mut s = biped.structure().clone();
+    let i =
+        (1..s.bones.len()).rev().find(|&i| biped.placed[i] && scene.node_by_name(&s.bones[i].name).is_some()).unwrap();
+    s.bones[i].default_pos[0] += 0.01;
+    let c = pmref::biped_skel::compare(&s, &biped.placed, &bind, &scene).unwrap();
+    let at: Vec<usize> = c.tracks_off.iter().map(|t| t.index).collect();
+    assert_eq!(at, [i], "{c:?}");
+    assert_eq!(c.bind_off_count, 0, "InvBindPos is not what moved");
 }
 
 #[test]
