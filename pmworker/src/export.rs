@@ -14,6 +14,7 @@ use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 pub use crate::exporter::ExportVerdict;
 use crate::exporter::{write_output, ExportInput, Exporter};
 use crate::options::Options;
+use pmcore::export::biped_rig::BipedSkeleton;
 use pmcore::export::obj::{self, ObjObject};
 use pmcore::export::rig::{self, RigOutcome};
 use pmcore::export::skel::{self, Skeleton};
@@ -32,6 +33,8 @@ use std::path::{Path, PathBuf};
 enum Produced {
     Obj(Vec<ObjObject>),
     Skel(Skeleton),
+    /// A complete Biped skeleton: compared with the FBX Max wrote (`skel_biped`).
+    BipedSkel(Box<BipedSkeleton>),
 }
 
 /// An exporter's outcome before it is written.
@@ -44,6 +47,9 @@ enum Outcome {
     },
     NotApplicable(String),
     NotImplemented(String),
+    /// A Biped skeleton with bones pmcore cannot place: nothing is written, T3 still
+    /// compares the placed bones and names the others.
+    Unplaced(Box<BipedSkeleton>),
     /// Message, and the chunk path and offset it is about.
     Error(String, (String, u64)),
 }
@@ -88,7 +94,7 @@ impl Exporter for SingleOutput {
         self.0
     }
     fn run(&self, input: &ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-        vec![run_one(self.0, input.stem, input.file, input.opts, sink)]
+        vec![run_one(self.0, input, sink)]
     }
 }
 
@@ -138,13 +144,23 @@ fn produce(kind: ExportKind, file: &MaxFile) -> Outcome {
             },
             Ok(RigOutcome::NotApplicable(why)) => Outcome::NotApplicable(why),
             Ok(RigOutcome::NotImplemented(why)) => Outcome::NotImplemented(why),
+            Ok(RigOutcome::Biped(biped)) => match biped.complete().map(skel::write) {
+                Some(bytes) => Outcome::Built {
+                    bytes,
+                    summary: serde_json::to_value(&biped.summary).unwrap_or(Value::Null),
+                    produced: Produced::BipedSkel(biped),
+                    extension: "skel",
+                },
+                None => Outcome::Unplaced(biped),
+            },
             Err(e) => Outcome::Error(e.to_string(), locate(file, e.object(), None)),
         },
         other => Outcome::Error(format!("exporter `{other}` writes no single output"), ("Scene".into(), 0)),
     }
 }
 
-fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> ExportVerdict {
+fn run_one(kind: ExportKind, input: &ExportInput<'_>, sink: &mut dyn Sink) -> ExportVerdict {
+    let (source, stem, file, opts) = (input.source, input.stem, input.file, input.opts);
     let name = kind.name();
     let mut event = crate::exporter::begin(name, sink);
     let outcome = produce(kind, file);
@@ -184,6 +200,17 @@ fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &
             sink.emit(Event::Export(event));
             return verdict(Verdict::Skip { reason: format!("not-implemented: {why}") }, era_detail(kind, file));
         }
+        Outcome::Unplaced(biped) => {
+            event.status = ExportStatus::NotImplemented;
+            event.summary = json!({
+                "reason": biped.unplaced_message(),
+                "unplaced": biped.unplaced.len(),
+                "bones": biped.summary.bones,
+            });
+            sink.emit(Event::Export(event));
+            crumb(sink, "t3", name);
+            return crate::skel_biped::t3(source, stem, &biped, opts);
+        }
         Outcome::Error(message, locator) => {
             event.status = ExportStatus::Error;
             event.summary = json!({ "error": message, "chunk_path": locator.0 });
@@ -192,6 +219,13 @@ fn run_one(kind: ExportKind, stem: &str, file: &MaxFile, opts: &Options, sink: &
         }
     };
     crumb(sink, "t3", name);
+    if let Produced::BipedSkel(biped) = &produced {
+        let mut v = crate::skel_biped::t3(source, stem, biped, opts);
+        if let Some(Value::Object(map)) = &mut v.detail {
+            map.insert("sha256".into(), Value::String(digest));
+        }
+        return v;
+    }
     if opts.reference.is_empty() {
         let detail = json!({ "sha256": digest });
         return verdict(
@@ -233,6 +267,7 @@ fn compare(produced: &Produced, reference: &[u8], path: &Path) -> (Verdict, Valu
             }
             Err(e) => (fail("t3-reference-unreadable", format!("{}: {e}", path.display())), json!({})),
         },
+        Produced::BipedSkel(_) => (fail("t3-skel", "a Biped skeleton is compared with its FBX".into()), json!({})),
         Produced::Obj(objects) => match std::str::from_utf8(reference).map_err(|e| e.to_string()).and_then(obj::read) {
             Ok(reference) => {
                 let c = t3::compare_obj(objects, &reference);

@@ -22,6 +22,7 @@ pub mod options;
 pub mod pairs;
 pub mod pipeline;
 pub mod shape;
+pub mod skel_biped;
 pub mod slot;
 pub mod start;
 pub mod summary;

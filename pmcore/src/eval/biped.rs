@@ -56,7 +56,7 @@ pub enum Unplaced {
     #[error("finger joints past the second and toe links past the first are not decoded")]
     DigitRotation,
     /// Nubs carry no pose of their own in the FBX to check a rule against.
-    #[error("nubs are not exported; no rule checked")]
+    #[error("nub: the FBX holds no nub, so no placement rule could be checked")]
     Nub,
     /// Xtras: the composition of their three angles (0x0073) is not decoded.
     #[error("xtra chains are not decoded (the three angles of 0x0073 compose by no rule found)")]

@@ -5,6 +5,7 @@
 //! compares produced and reference outputs field by field; [`nel_shape`] builds NeL `CMesh`
 //! shapes from evaluated meshes and [`shape_t3`] compares them with the NeL exporter's.
 
+pub mod biped_rig;
 pub mod obj;
 pub mod rig;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).

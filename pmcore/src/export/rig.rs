@@ -13,8 +13,9 @@
 //!   1423062615), a text float as MAXScript's `setAppData` stores it.
 //! * InvBindPos = inverse of the world matrix.
 //!
-//! Files with a biped system report `not-implemented`; files without a `Bip01` node report
-//! `not-applicable`.
+//! Files with a Biped system whose COM is `Bip01` go to [`super::biped_rig`] (figure-mode
+//! placement); files without a `Bip01` node report `not-applicable` — NeL's skel process
+//! exports the node named `Bip01`, so a `Bip02` rig is not one it exports.
 
 use super::skel::{Bone, NelMatrix, Skeleton};
 use crate::model::controllers::{local_transform, world_matrix, ControllerError};
@@ -75,8 +76,11 @@ pub enum RigOutcome {
     },
     /// No `Bip01` rig in the file.
     NotApplicable(String),
-    /// A biped rig: not built yet.
+    /// A biped rig that cannot be built (its system does not decode, or its `Bip01` is not
+    /// the Biped's COM).
     NotImplemented(String),
+    /// A Biped rig: complete, or with its unplaced bones named.
+    Biped(Box<super::biped_rig::BipedSkeleton>),
 }
 
 /// Counts reported with a built skeleton.
@@ -106,7 +110,16 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
         return Ok(RigOutcome::NotApplicable(format!("no node named {ROOT_NAME}")));
     };
     if index.objects.iter().any(|o| o.class.as_ref().is_some_and(|c| is_biped_class(c.class_id))) {
-        return Ok(RigOutcome::NotImplemented("biped rig (figure-mode reconstruction not built)".into()));
+        let rig = match crate::model::biped::BipedRig::read(&index) {
+            Ok(rig) => rig,
+            Err(e) => return Ok(RigOutcome::NotImplemented(format!("Biped (0x9155, 0x0) not decoded: {e}"))),
+        };
+        if rig.com_node.as_ref().map(|(n, _)| *n) != Some(root.storage_index) {
+            return Ok(RigOutcome::NotImplemented(format!(
+                "{ROOT_NAME} is not the COM of the Biped (0x9155, 0x0): no figure placement for its root"
+            )));
+        }
+        return Ok(RigOutcome::Biped(Box::new(super::biped_rig::build(&index, &rig, root.storage_index))));
     }
     let (skeleton, summary) = build(&index, root)?;
     Ok(RigOutcome::Built { skeleton, summary })
@@ -119,22 +132,10 @@ pub(crate) fn is_biped_class(id: [u32; 2]) -> bool {
 
 /// Builds the skeleton rooted at `root`.
 pub(crate) fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(Skeleton, RigSummary), RigError> {
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.objects.len()];
-    for o in index.objects.iter().filter(|o| o.is_node()) {
-        if let Some(p) = o.node_parent().filter(|&p| p < children.len() && p != o.storage_index) {
-            children[p].push(o.storage_index);
-        }
-    }
     let mut summary = RigSummary::default();
     let mut bones: Vec<Bone> = Vec::new();
     let mut worlds: Vec<Mat4> = Vec::new();
-    let mut seen = vec![false; index.objects.len()];
-    // (node, father bone id); explicit stack, children pushed in reverse for scene order.
-    let mut todo: Vec<(usize, i32)> = vec![(root.storage_index, -1)];
-    while let Some((node_index, father)) = todo.pop() {
-        if std::mem::replace(&mut seen[node_index], true) {
-            continue;
-        }
+    for (node_index, father) in pre_order(index, root.storage_index) {
         let node = &index.objects[node_index];
         let raw_name = node.node_name().unwrap_or_default();
         let name = if bones.iter().any(|b| b.name == raw_name) {
@@ -162,23 +163,50 @@ pub(crate) fn build(index: &SceneIndex<'_>, root: &SceneObject<'_>) -> Result<(S
             bone.default_rot_quat = local.nel_rotation().to_array();
         }
         bone.inv_bind_pos = NelMatrix::from_affine(world.inverse());
-        match lod_distance(node) {
-            Some(Some(d)) => {
-                summary.lod_from_appdata += 1;
-                bone.lod_disable_distance = d.max(0.0);
-            }
-            Some(None) => summary.lod_unreadable += 1,
-            None => {}
-        }
-        let id = bones.len() as i32;
+        set_lod_distance(&mut bone, node, &mut summary);
         bones.push(bone);
         worlds.push(world);
-        todo.extend(children[node_index].iter().rev().filter(|&&c| !seen[c]).map(|&c| (c, id)));
     }
     summary.bones = bones.len();
     let skeleton = Skeleton::build(bones);
     summary.lods = skeleton.lods.len();
     Ok((skeleton, summary))
+}
+
+/// The nodes of the subtree at `root` in depth-first pre-order, children in scene order,
+/// each with its father's position in the list (−1 for the root): `buildSkeleton`'s order.
+pub(crate) fn pre_order(index: &SceneIndex<'_>, root: usize) -> Vec<(usize, i32)> {
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); index.objects.len()];
+    for o in index.objects.iter().filter(|o| o.is_node()) {
+        if let Some(p) = o.node_parent().filter(|&p| p < children.len() && p != o.storage_index) {
+            children[p].push(o.storage_index);
+        }
+    }
+    let mut out = Vec::new();
+    let mut seen = vec![false; index.objects.len()];
+    // (node, father position); explicit stack, children pushed in reverse for scene order.
+    let mut todo: Vec<(usize, i32)> = vec![(root, -1)];
+    while let Some((node, father)) = todo.pop() {
+        if node >= seen.len() || std::mem::replace(&mut seen[node], true) {
+            continue;
+        }
+        let id = out.len() as i32;
+        out.push((node, father));
+        todo.extend(children[node].iter().rev().filter(|&&c| !seen[c]).map(|&c| (c, id)));
+    }
+    out
+}
+
+/// Sets the bone's LOD disable distance from the node's AppData, counting what was found.
+pub(crate) fn set_lod_distance(bone: &mut Bone, node: &SceneObject<'_>, summary: &mut RigSummary) {
+    match lod_distance(node) {
+        Some(Some(d)) => {
+            summary.lod_from_appdata += 1;
+            bone.lod_disable_distance = d.max(0.0);
+        }
+        Some(None) => summary.lod_unreadable += 1,
+        None => {}
+    }
 }
 
 /// The bone-LOD AppData value of a node: `None` when absent, `Some(None)` when present but

@@ -71,7 +71,7 @@ impl NelMatrix {
 
     /// The decoded 3×4 matrix (identity rotation when not stored, zero translation when
     /// not stored): what T3 compares, independent of which elements the file holds.
-    pub(crate) fn decoded(&self) -> [f32; 12] {
+    pub fn decoded(&self) -> [f32; 12] {
         let mut out = [0.0; 12];
         for r in 0..3 {
             for c in 0..3 {

@@ -9,12 +9,12 @@ use glam::{DMat4, DVec3};
 /// local transforms and the vertices stay in Max units and object axes) or, for formats
 /// that convert every coordinate (`.x`), a similarity (`local' = C · local · C⁻¹`).
 #[derive(Clone, Debug)]
-pub(super) struct Conversion {
-    pub(super) matrix: DMat4,
-    pub(super) similarity: bool,
-    pub(super) note: String,
+pub(crate) struct Conversion {
+    pub(crate) matrix: DMat4,
+    pub(crate) similarity: bool,
+    pub(crate) note: String,
     /// False when the file does not declare enough to place its roots (FBX 6.0).
-    pub(super) roots_comparable: bool,
+    pub(crate) roots_comparable: bool,
 }
 
 /// FBX: the declared settings. The axis turn is `Rx(-90°)` from a Z-up scene to a Y-up file
@@ -23,7 +23,7 @@ pub(super) struct Conversion {
 /// `Lcl Translation`). A file that does not declare the scene's up axis (FBX 6.0) is read
 /// with the turn its first root carries, and says so. Other formats declare nothing: the
 /// candidates are tried and the one that fits is reported.
-pub(super) fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
+pub(crate) fn conversions(reference: &RefScene) -> Result<Vec<Conversion>, String> {
     let turn = DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2);
     match (&reference.format, &reference.axes) {
         (Format::Fbx(_), Some(a)) => {

@@ -21,7 +21,7 @@
 //! (the [`Comparison`] and its located failure).
 
 mod animation;
-mod axes;
+pub(crate) mod axes;
 mod geometry;
 mod hierarchy;
 mod matching;
