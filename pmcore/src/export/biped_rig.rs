@@ -23,7 +23,7 @@
 use super::rig::{pre_order, set_lod_distance, RigSummary};
 use super::skel::{Bone, NelMatrix, Skeleton};
 use crate::eval::biped::{to_max_axes, FigurePose};
-use crate::model::biped::{bone as bid, BipedRig};
+use crate::model::biped::BipedRig;
 use crate::model::scene_index::SceneIndex;
 use glam::{DMat3, DMat4, DQuat, DVec3};
 
@@ -103,10 +103,7 @@ fn placement(
     pose: &FigurePose<'_>,
     node: usize,
 ) -> (Option<(i32, i32)>, Result<DMat4, String>) {
-    let slot = match &rig.com_node {
-        Some((com, _)) if *com == node => Some((bid::COM_VERTICAL, 0)),
-        _ => rig.slaves.iter().find(|s| s.node == node).map(|s| (s.bone, s.link)),
-    };
+    let slot = rig.bone_of(node);
     let Some((id, link)) = slot else {
         let controller = index.objects[node].reference(0).and_then(|c| index.get(c)).and_then(|c| c.class.as_ref());
         let class = controller.map(|c| format!("0x{:x}, 0x{:x}", c.class_id[0], c.class_id[1]));
@@ -137,8 +134,7 @@ fn local_tracks(father: &DMat4, world: &DMat4) -> ([f32; 3], [f32; 4]) {
 /// Builds the skeleton of the Biped rig rooted at node `root`.
 pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> BipedSkeleton {
     let pose = FigurePose::new(&rig.system);
-    let biped_node =
-        |n: usize| rig.com_node.as_ref().is_some_and(|(c, _)| *c == n) || rig.slaves.iter().any(|s| s.node == n);
+    let biped_node = |n: usize| rig.bone_of(n).is_some();
     let order = pre_order(index, root);
     let mut summary = RigSummary::default();
     let (mut bones, mut worlds, mut unplaced) = (Vec::<Bone>::new(), Vec::<Option<DMat4>>::new(), Vec::new());

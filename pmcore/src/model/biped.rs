@@ -804,6 +804,18 @@ impl BipedRig {
     }
 }
 
+impl BipedRig {
+    /// The Biped bone `(id, link)` that drives node `node`: the COM, the Footsteps marker or a
+    /// BipSlave; `None` for a node the Biped does not drive.
+    pub fn bone_of(&self, node: usize) -> Option<(i32, i32)> {
+        match (&self.com_node, &self.footsteps_node) {
+            (Some((com, _)), _) if *com == node => Some((bone::COM_VERTICAL, 0)),
+            (_, Some((footsteps, _))) if *footsteps == node => Some((bone::FOOTSTEPS, 0)),
+            _ => self.slaves.iter().find(|s| s.node == node).map(|s| (s.bone, s.link)),
+        }
+    }
+}
+
 fn slave_node(
     system: &BipedSystem,
     node: usize,

@@ -54,11 +54,7 @@ pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> R
 /// `None` for any other node. pmcore's controllers cannot evaluate Biped controllers.
 pub(super) fn biped_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Result<DMat4, String>> {
     let rig = tree.static_biped.as_ref()?;
-    let (bone, link) = match (&rig.com_node, &rig.footsteps_node) {
-        (Some((com, _)), _) if *com == storage => (pmcore::model::biped::bone::COM_VERTICAL, 0),
-        (_, Some((footsteps, _))) if *footsteps == storage => (pmcore::model::biped::bone::FOOTSTEPS, 0),
-        _ => rig.slaves.iter().find(|s| s.node == storage).map(|s| (s.bone, s.link))?,
-    };
+    let (bone, link) = rig.bone_of(storage)?;
     let placed = FigurePose::new(&rig.system).bone(bone, link).world();
     // The controller is named (`object #N`) so that triage can tell which class stops it.
     let controller = tree.index.objects[storage].reference(0).map_or(String::new(), |c| format!("object #{c}, "));
