@@ -57,15 +57,20 @@ fn fbx_world(scene: &RefScene, i: usize) -> DMat4 {
     m
 }
 
-/// Per rig: (bones with a rotation checked, bones with a position checked, of which xtras at
-/// gimbal lock), and the failures.
-fn check_rig(max: &std::path::Path, fbx: &std::path::Path, failures: &mut Vec<String>) -> (usize, usize, usize) {
+/// The Biped rig of a `.max` file, read with pmcore (panics, naming the file, if it has none).
+fn read_rig(max: &std::path::Path) -> BipedRig {
     let bytes = std::fs::read(max).unwrap();
     let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{} is not OLE", max.display()) };
     let file = pmcore::MaxFile::new(ole);
     let trees = SceneTrees::of(&file).expect("Scene");
     let index = trees.index().expect("Scene root");
-    let rig = BipedRig::read(&index).unwrap_or_else(|e| panic!("{}: {e}", max.display()));
+    BipedRig::read(&index).unwrap_or_else(|e| panic!("{}: {e}", max.display()))
+}
+
+/// Per rig: (bones with a rotation checked, bones with a position checked, of which xtras at
+/// gimbal lock), and the failures.
+fn check_rig(max: &std::path::Path, fbx: &std::path::Path, failures: &mut Vec<String>) -> (usize, usize, usize) {
+    let rig = read_rig(max);
     let scene = pmref::read_reference("fbx", &std::fs::read(fbx).unwrap()).unwrap();
     let pose = FigurePose::new(&rig.system);
     let com = rig.com_node.clone().map(|(_, name)| (name, bone::COM_VERTICAL, 0));
@@ -129,12 +134,7 @@ fn yellows_two_link_ear_xtras_match_the_fbx_under_the_head() {
     let Some(corpus) = pmtests::shared_corpus("biped") else { return };
     let name = "../wild/tae8838__yellow@spawn.max";
     let manifest = pmtests::manifest(&corpus);
-    let bytes = std::fs::read(corpus.join(name)).unwrap();
-    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{name} is not OLE") };
-    let file = pmcore::MaxFile::new(ole);
-    let trees = SceneTrees::of(&file).expect("Scene");
-    let index = trees.index().expect("Scene root");
-    let rig = BipedRig::read(&index).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let rig = read_rig(&corpus.join(name));
     let fbx = corpus.join(&manifest[name]["exports"]);
     let scene = pmref::read_reference("fbx", &std::fs::read(fbx).unwrap()).unwrap();
     let pose = FigurePose::new(&rig.system);
@@ -174,12 +174,7 @@ fn every_bipslave_names_its_node_in_the_node_table() {
     let manifest = pmtests::manifest(&corpus);
     for (name, slaves) in expected {
         assert!(manifest.contains_key(name), "the biped manifest no longer lists {name}");
-        let bytes = std::fs::read(corpus.join(name)).unwrap();
-        let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{name} is not OLE") };
-        let file = pmcore::MaxFile::new(ole);
-        let trees = SceneTrees::of(&file).expect("Scene");
-        let index = trees.index().expect("Scene root");
-        let rig = BipedRig::read(&index).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rig = read_rig(&corpus.join(name));
         assert_eq!(rig.slaves.len(), slaves, "{name}: nodes driven by a BipSlave");
         assert!(rig.com_node.is_some(), "{name}: no COM node");
         assert!(rig.slaves.iter().all(|s| rig.system.node_of(s.bone, s.link) == Some(s.node)), "{name}");
