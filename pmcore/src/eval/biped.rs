@@ -73,6 +73,10 @@ pub enum Unplaced {
     /// The figure lacks the record the rule reads (no legs, no arms, short angle record).
     #[error("the figure stores no {0}")]
     NotStored(&'static str),
+    /// A stored matrix the rule reads as a rotation is not one (every real one is
+    /// orthonormal to 1.2e-6: the 0x0022 matrices of the 20 Rocketbox rigs and yellow).
+    #[error("the {0} is not a rotation")]
+    NotARotation(&'static str),
 }
 
 /// A bone's figure-mode world placement, each half on its own, so that a rule for one need
@@ -382,8 +386,14 @@ impl<'s> FigurePose<'s> {
         if x.angles.len() != x.lengths.len() {
             return Err(Unplaced::NotStored("xtra angles (0x0073)"));
         }
+        let stored = rows(&x.matrix);
+        if !is_rotation(stored) {
+            return Err(Unplaced::NotARotation("xtra base matrix (0x0022)"));
+        }
+        // The float32 rows, re-orthonormalised (≤ 1.2e-6 on real files) so each link is a rotation.
+        let base = DMat3::from_quat(DQuat::from_mat3(&stored).normalize());
         let (parent, at) = self.xtra_anchor(x.parent, depth)?;
-        let mut frame = parent * SWAP_XY * rows(&x.matrix) * SWAP_XY;
+        let mut frame = parent * SWAP_XY * base * SWAP_XY;
         let mut start = at + parent * swap_xy(x.matrix);
         let mut out = Vec::with_capacity(x.lengths.len());
         for (length, [a1, a2, a3]) in x.lengths.iter().zip(&x.angles) {
@@ -478,6 +488,12 @@ fn clavicle_turn(b: f64) -> DMat3 {
 fn rows(t: &[f32; 16]) -> DMat3 {
     let row = |k: usize| DVec3::new(t[4 * k] as f64, t[4 * k + 1] as f64, t[4 * k + 2] as f64);
     DMat3::from_cols(row(0), row(1), row(2))
+}
+
+/// Orthonormal and right-handed within 1e-4 (float32 storage of a real rotation: 1.2e-6).
+fn is_rotation(m: DMat3) -> bool {
+    let off = (m.transpose() * m - DMat3::IDENTITY).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    off <= 1e-4 && m.determinant() > 0.0
 }
 
 /// The (y, x, −z) swap between the chain structs' stored axes and the link frames.
@@ -637,6 +653,11 @@ mod tests {
         assert_eq!(FigurePose::new(&on_pelvis).bone(bone::XTRA, 0).position, Err(Unplaced::XtraParent(11, 0)));
         let on_itself = one_xtra(bone::XTRA);
         assert_eq!(FigurePose::new(&on_itself).bone(bone::XTRA, 0).position, Err(Unplaced::XtraParent(200, 0)));
+        // A base matrix that is no rotation (a scale of 2 in the first row) is refused.
+        let mut scaled = one_xtra(bone::HEAD);
+        scaled.xtras[0].matrix[0] = 2.0;
+        let why = Unplaced::NotARotation("xtra base matrix (0x0022)");
+        assert_eq!(FigurePose::new(&scaled).bone(bone::XTRA, 0).rotation, Err(why));
     }
 
     proptest::proptest! {
@@ -651,7 +672,12 @@ mod tests {
             let pose = FigurePose::new(&s);
             for k in 0..5 {
                 for link in -1..3 {
-                    let _ = pose.bone(bone::XTRA + k, link).world();
+                    // Whatever the floats, a placed xtra's rotation is a rotation (or NaN).
+                    if let Ok(r) = pose.bone(bone::XTRA + k, link).rotation {
+                        let cols = r.to_cols_array();
+                        let finite = cols.iter().all(|v| v.is_finite());
+                        proptest::prop_assert!(!finite || cols.iter().all(|v| v.abs() <= 1.0 + 1e-6), "{r:?}");
+                    }
                 }
             }
         }
