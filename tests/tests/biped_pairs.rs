@@ -53,25 +53,55 @@ fn skin_passes_and_every_placed_bone_is_within_tolerance_on_the_biped_rigs() {
         } else {
             eprintln!("{export}: skin {:?}", skin.verdict);
         }
-        // Every bone pmcore places (and every other node) agrees: a transforms miss may only
-        // be a node Max cannot be read for (the facial xtras, Footsteps, Link Constraint).
+        // Every bone pmcore places (and every other node) agrees, but the facial xtras whose
+        // stored Euler angles sit at gimbal lock (docs/biped-format-notes.md, "Xtras": up to
+        // 4.5e-4 in rotation, on 11 of the 20 Rocketbox rigs over the 1e-4 tolerance); any
+        // other transforms miss is a node Max cannot be read for (Footsteps, Link Constraint).
         let transforms = comparison(&results, "transforms");
-        assert_eq!(transforms.detail["nodes_off"], 0, "{export}: {:?}", transforms.verdict);
+        let d = &transforms.detail;
+        if d["nodes_off"] != 0 {
+            let first = d["first_difference"]["node"].as_str().unwrap_or_default().to_string();
+            let near_lock = d["max_linear_error"].as_f64() <= Some(GIMBAL_LOCK_TOLERANCE)
+                && d["max_translation_error"].as_f64() <= Some(1e-5);
+            assert!(gimbal_locked_xtras(max).contains(&first) && near_lock, "{export}: {:?}", transforms.verdict);
+        }
     }
     // The bar: skin on at least 90 % of the Biped exports.
     assert!(skin_pass * 10 >= rows.len() * 9, "skin passes on {skin_pass} of {}", rows.len());
 }
 
-const MAX: &str = "rocketbox/Source/Avatars/Adults/Female_Adult_16/Source/Female_Adult_16.max";
-const EXPORT: &str = "rocketbox/Assets/Avatars/Adults/Female_Adult_16/Export/Female_Adult_16.fbx";
+/// Rotation bound of the xtras at gimbal lock (measured at most 4.5e-4: biped_bind_pose.rs).
+const GIMBAL_LOCK_TOLERANCE: f64 = 1e-3;
 
-/// The FA16 export with `change` applied, compared with its `.max`.
+/// The names of the nodes of xtra links whose stored middle angle a1 is within 1e-3 of ±π/2.
+fn gimbal_locked_xtras(max: &Path) -> Vec<String> {
+    use pmcore::model::biped::{bone, BipedRig};
+    let bytes = std::fs::read(max).unwrap();
+    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { return Vec::new() };
+    let file = pmcore::MaxFile::new(ole);
+    let trees = SceneTrees::of(&file).expect("Scene parses");
+    let index = trees.index().expect("Scene root");
+    let Ok(rig) = BipedRig::read(&index) else { return Vec::new() };
+    let locked = |id: i32, link: i32| {
+        let x = usize::try_from(id - bone::XTRA).ok().and_then(|k| rig.system.xtras.get(k));
+        x.and_then(|x| x.angles.get(usize::try_from(link).ok()?)).is_some_and(|a| f64::from(a[0]).cos().abs() < 1e-3)
+    };
+    rig.slaves.iter().filter(|s| s.bone < bone::XTRA_NUB && locked(s.bone, s.link)).map(|s| s.name.clone()).collect()
+}
+
+/// Male_Adult_11: its gimbal-locked xtras stay within the pairs rotation tolerance (7.9e-5),
+/// so its unperturbed export has no node off and a perturbation is the first difference
+/// (FA16's `RMouthBottom` is 2.25e-4 off: docs/biped-format-notes.md, "Xtras").
+const MAX: &str = "rocketbox/Source/Avatars/Adults/Male_Adult_11/Source/Male_Adult_11.max";
+const EXPORT: &str = "rocketbox/Assets/Avatars/Adults/Male_Adult_11/Export/Male_Adult_11.fbx";
+
+/// The MA11 export with `change` applied, compared with its `.max`.
 fn perturbed(change: impl FnOnce(&mut Document)) -> Option<Vec<Comparison>> {
     let biped = biped()?;
     let mut doc = binary::read(&std::fs::read(biped.join(EXPORT)).unwrap()).unwrap();
     change(&mut doc);
     let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("Female_Adult_16.fbx");
+    let copy = dir.path().join("Male_Adult_11.fbx");
     std::fs::write(&copy, binary::write(&doc)).unwrap();
     Some(compare(&biped.join(MAX), EXPORT, &std::fs::read(&copy).unwrap()))
 }
