@@ -13,7 +13,8 @@ residual does not enter), with the rule of docs/biped-format-notes.md ("Xtras"):
 
 P is the head node for parent (10, 0), or the internal link (frame, end) of xtra k for
 parent (200 + k, link). Prints, per rig, the largest rotation (matrix element) and pivot
-(cm) errors, and the xtras over 1e-5 with |cos a1| (their distance from gimbal lock).
+(cm) errors, and the xtras over 1e-5 with |cos a1| (their distance from gimbal lock) and the
+residual rotation vector in the node's frame.
 
 Usage:
     python3 scripts/research/biped_xtras.py MAX FBX [MAX FBX ...] [--current] [-v]
@@ -163,8 +164,12 @@ def check(max_path, fbx_path, current, verbose):
             worst = [max(worst[0], er), max(worst[1], ep)]
             lock = abs(math.cos(x["angles"][j][0]))
             if er > 1e-5 or verbose:
-                over.append("  %-20s a=(%.7f %.7f %.7f) |cos a1| %.2e  rotation %.2e  pivot %.2e cm" % (
-                    nm, *x["angles"][j], lock, er, ep))
+                # the residual rotation in the node's frame, as a small rotation vector: at gimbal
+                # lock it is about the node's Y (the stored a2 - a3 is off)
+                d = node.T @ wr
+                axis = np.array([d[2, 1] - d[1, 2], d[0, 2] - d[2, 0], d[1, 0] - d[0, 1]]) / 2
+                over.append("  %-20s a=(%.7f %.7f %.7f) |cos a1| %.2e  rotation %.2e  pivot %.2e cm  residual %s" % (
+                    nm, *x["angles"][j], lock, er, ep, np.array2string(axis, precision=7)))
     print("%s: %d xtras, rotation <= %.2e, pivot <= %.2e cm, %d over 1e-5" % (
         os.path.basename(max_path), len(xs), worst[0], worst[1], sum(1 for o in over if "rotation" in o and
                                                                     float(o.split("rotation ")[1].split()[0]) > 1e-5)))
