@@ -199,7 +199,7 @@ fn nel_matrix(s: &Skeleton, i: usize) -> DMat4 {
 }
 
 /// Part (a) on bone `i`: its differences from the expected InvBindPos.
-fn bind_difference(produced: &DMat4, expected_world: &DMat4) -> (f64, f64, f64) {
+fn bind_difference(produced: &DMat4, expected_world: &DMat4, rotation_tolerance: f64) -> (f64, f64, f64) {
     let expected = expected_world.inverse();
     let mut rotation: f64 = 0.0;
     for c in 0..3 {
@@ -207,7 +207,7 @@ fn bind_difference(produced: &DMat4, expected_world: &DMat4) -> (f64, f64, f64) 
     }
     let translation = (produced.w_axis - expected.w_axis).truncate().length();
     let lever: DVec3 = expected_world.w_axis.truncate();
-    (rotation, translation, POSITION_TOLERANCE + ROTATION_TOLERANCE * lever.length())
+    (rotation, translation, POSITION_TOLERANCE + rotation_tolerance * lever.length())
 }
 
 /// Part (c) on bone `i` against the FBX local `local`: (position, rotation) differences.
@@ -227,7 +227,13 @@ fn track_difference(bone: &pmcore::export::skel::Bone, local: &DMat4) -> (f64, f
 
 /// Part (c): the default tracks of the placed bones under placed fathers that are their
 /// FBX parents.
-fn compare_tracks(c: &mut BipedSkelComparison, skel: &Skeleton, placed: &[bool], reference: &RefScene) {
+fn compare_tracks(
+    c: &mut BipedSkelComparison,
+    skel: &Skeleton,
+    placed: &[bool],
+    rotation_spread: &[f64],
+    reference: &RefScene,
+) {
     let is_placed = |i: usize| placed.get(i).copied().unwrap_or(false);
     for (i, bone) in skel.bones.iter().enumerate().skip(1) {
         let Some(f) = usize::try_from(bone.father_id).ok().filter(|&f| is_placed(f) && is_placed(i)) else { continue };
@@ -242,7 +248,8 @@ fn compare_tracks(c: &mut BipedSkelComparison, skel: &Skeleton, placed: &[bool],
         c.max_track_position_diff = c.max_track_position_diff.max(position);
         c.max_track_rotation_diff = c.max_track_rotation_diff.max(rotation);
         let lever = reference.nodes[r].local.w_axis.truncate().length();
-        if !(position <= POSITION_TOLERANCE + ROTATION_TOLERANCE * lever && rotation <= ROTATION_TOLERANCE) {
+        let rotation_tolerance = ROTATION_TOLERANCE + rotation_spread.get(i).copied().unwrap_or(0.0);
+        if !(position <= POSITION_TOLERANCE + rotation_tolerance * lever && rotation <= rotation_tolerance) {
             c.tracks_off_count += 1;
             if c.tracks_off.len() < MAX_LISTED {
                 let off =
@@ -253,11 +260,14 @@ fn compare_tracks(c: &mut BipedSkelComparison, skel: &Skeleton, placed: &[bool],
     }
 }
 
-/// Compares a Biped skeleton (`placed[i]`: bone i's InvBindPos is real) with the FBX's
+/// Compares a Biped skeleton (`placed[i]`: bone i's InvBindPos is real; `rotation_spread[i]`:
+/// the `f32` spread of its placed rotation, added to the rotation tolerance — only xtras near
+/// gimbal lock have one, `pmcore::eval::biped::FigurePose::rotation_spread`) with the FBX's
 /// bind pose and hierarchy and with the real-file conventions.
 pub fn compare(
     skel: &Skeleton,
     placed: &[bool],
+    rotation_spread: &[f64],
     bind: &BTreeMap<String, DMat4>,
     reference: &RefScene,
 ) -> Result<BipedSkelComparison, String> {
@@ -278,12 +288,14 @@ pub fn compare(
             }
             continue;
         };
-        let (rotation, translation, tolerance) = bind_difference(&nel_matrix(skel, i), &(to_max * *m));
+        let rotation_tolerance = ROTATION_TOLERANCE + rotation_spread.get(i).copied().unwrap_or(0.0);
+        let (rotation, translation, tolerance) =
+            bind_difference(&nel_matrix(skel, i), &(to_max * *m), rotation_tolerance);
         c.bind_compared += 1;
         c.max_rotation_diff = c.max_rotation_diff.max(rotation);
         c.max_translation_diff = c.max_translation_diff.max(translation);
         // NaN is off too.
-        if rotation <= ROTATION_TOLERANCE && translation <= tolerance {
+        if rotation <= rotation_tolerance && translation <= tolerance {
             c.bind_within += 1;
         } else {
             c.bind_off_count += 1;
@@ -299,7 +311,7 @@ pub fn compare(
             }
         }
     }
-    compare_tracks(&mut c, skel, placed, reference);
+    compare_tracks(&mut c, skel, placed, rotation_spread, reference);
     let bone_names: std::collections::BTreeSet<&str> = skel.bones.iter().map(|b| b.name.as_str()).collect();
     for (i, bone) in skel.bones.iter().enumerate() {
         let Some(r) = reference.node_by_name(&bone.name) else { continue };
@@ -325,10 +337,10 @@ mod tests {
     fn the_translation_tolerance_grows_with_the_lever_arm() {
         let world = DMat4::from_translation(DVec3::new(0.0, 0.0, 100.0));
         let produced = world.inverse() * DMat4::from_translation(DVec3::new(0.0, 0.0, 1e-3));
-        let (r, t, tol) = bind_difference(&produced, &world);
+        let (r, t, tol) = bind_difference(&produced, &world, ROTATION_TOLERANCE);
         assert!(r < 1e-12 && (t - 1e-3).abs() < 1e-9, "{r} {t}");
         assert!((tol - (5e-4 + 1e-3)).abs() < 1e-12, "{tol}");
         let turned = DMat4::from_rotation_z(2e-5) * world.inverse();
-        assert!(bind_difference(&turned, &world).0 > ROTATION_TOLERANCE);
+        assert!(bind_difference(&turned, &world, ROTATION_TOLERANCE).0 > ROTATION_TOLERANCE);
     }
 }

@@ -53,7 +53,7 @@ fn compared(reference: &ReferenceFile, biped: &BipedSkeleton) -> Result<BipedSke
     let doc = pmref::fbx::binary::read(&bytes).map_err(|e| e.to_string())?;
     let scene = pmref::fbx::scene::scene_of(&doc).map_err(|e| e.to_string())?;
     let bind = pmref::fbx::bind::bind_pose(&doc).map_err(|e| e.to_string())?;
-    compare(biped.structure(), &biped.placed, &bind, &scene)
+    compare(biped.structure(), &biped.placed, &biped.rotation_spread, &bind, &scene)
 }
 
 /// The skel T3 verdict of a Biped rig; `stem` names the produced `.skel` in locators.

@@ -199,30 +199,13 @@ def check_0110(m, ctrl_class):
 
 
 def xtras(b):
-    """0x0022: u32 count, then per xtra: u32 angle count (3 x links), links x f32 length, 4x4 f32
-    (translation row = (FBX T.y, T.x, -T.z) of the first link, measured on FA16), 4 x i32 (parent
-    bone id, parent link, 0, 1), u32 name length, UTF-16 name, 2 x i32 (not decoded)."""
+    """0x0022, decoded by biped_xtras.xtra_defs (layout there and in docs/biped-format-notes.md)."""
+    from biped_xtras import xtra_defs
     try:
-        n = struct.unpack_from("<I", b, 0)[0]
-        p, out = 4, []
-        for _ in range(n):
-            na = struct.unpack_from("<I", b, p)[0]
-            p += 4
-            lens = struct.unpack_from("<%df" % (na // 3), b, p)
-            p += 4 * (na // 3)
-            mat = struct.unpack_from("<16f", b, p)
-            p += 64
-            par = struct.unpack_from("<4i", b, p)
-            p += 16
-            ln = struct.unpack_from("<I", b, p)[0]
-            p += 4
-            name = b[p:p + 2 * ln].decode("utf-16-le")
-            p += 2 * ln
-            tail = struct.unpack_from("<2i", b, p)
-            p += 8
-            out.append("%s(links %d, len %s, T (%.4f %.4f %.4f), parent %d.%d, tail %s)" % (
-                name, na // 3, " ".join("%.4f" % x for x in lens), mat[12], mat[13], mat[14], par[0], par[1], tail))
-        return "%d xtras, %d of %d B parsed: %s" % (n, p, len(b), "; ".join(out))
+        out = ["%s(links %d, len %s, T (%.4f %.4f %.4f), parent %d.%d kind %d, mirror %s)" % (
+            x["name"], len(x["lens"]), " ".join("%.4f" % v for v in x["lens"]), *x["mat"][3, :3], x["par"][0],
+            x["par"][1], x["par"][3], x["mirror"]) for x in xtra_defs(b)]
+        return "%d xtras: %s" % (len(out), "; ".join(out))
     except (struct.error, UnicodeDecodeError) as e:
         return "%d B, not parsed (%s)" % (len(b), e)
 

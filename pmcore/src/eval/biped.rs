@@ -29,10 +29,15 @@
 //!   the right side mirrored through Z and `Rx(−1.57)`), at the matrix translation; each
 //!   joint bends about Z by block [39], [42] at the end of the previous link.
 //! - Toes: the toe matrix of 0x000f on the foot (the same Rz(90°) on every rig measured).
+//! - Xtras: a chain on its parent's frame P (the head node, or another xtra's internal link
+//!   end): base `P · S · M · S` (M the 0x0022 matrix read as rows, S the (y, x, −z) swap) at
+//!   `P · (y, x, −z)` of its translation row; each link turns by `Rx(a3) · Rz(−a1) · Ry(a2)`
+//!   of its 0x0073 angles, and its node is turned by +ε about the link's end, as the spine's.
+//!   Measured on the 20 Rocketbox rigs (560 facial xtras) and yellow's two-link ears.
 //!
-//! What no measured rule places is [`Unplaced`] with the reason, never a guess: xtras, nubs
-//! (not exported: nothing to check against), toe links past the first, tails, ponytails,
-//! props and 4-link legs (no rig measured has them).
+//! What no measured rule places is [`Unplaced`] with the reason, never a guess: nubs (not
+//! exported: nothing to check against), toe links past the first, tails, ponytails, props,
+//! 4-link legs and xtras on other parents than the head or an xtra (no rig measured has them).
 
 use crate::model::biped::{bone, BipedSystem, Sides};
 use glam::{DMat3, DMat4, DQuat, DVec3};
@@ -58,15 +63,20 @@ pub enum Unplaced {
     /// Nubs carry no pose of their own in the FBX to check a rule against.
     #[error("nub: the FBX holds no nub, so no placement rule could be checked")]
     Nub,
-    /// Xtras: the composition of their three angles (0x0073) is not decoded.
-    #[error("xtra chains are not decoded (the three angles of 0x0073 compose by no rule found)")]
-    Xtra,
+    /// An xtra hung on a part no measured rig hangs one on (only the head and other xtras
+    /// are measured), or on a chain of xtras that loops.
+    #[error("xtra on bone id {0} link {1}: no measured parent rule")]
+    XtraParent(i32, i32),
     /// A part the measured rigs do not have (tail, pony, props, 4-link legs …).
     #[error("bone id {0} link {1}: no measured rule for this part")]
     NoRule(i32, i32),
     /// The figure lacks the record the rule reads (no legs, no arms, short angle record).
     #[error("the figure stores no {0}")]
     NotStored(&'static str),
+    /// A stored matrix the rule reads as a rotation is not one (every real one is
+    /// orthonormal to 1.2e-6: the 0x0022 matrices of the 20 Rocketbox rigs and yellow).
+    #[error("the {0} is not a rotation")]
+    NotARotation(&'static str),
 }
 
 /// A bone's figure-mode world placement, each half on its own, so that a rule for one need
@@ -160,7 +170,7 @@ impl<'s> FigurePose<'s> {
             (bone::L_FINGERS | bone::R_FINGERS, _) => self.finger(side(bone::L_FINGERS), link),
             (bone::R_FINGER_NUB..=bone::HEAD_NUB, _) => BonePose::unplaced(Unplaced::Nub),
             _ if id >= bone::XTRA_NUB => BonePose::unplaced(Unplaced::Nub),
-            _ if id >= bone::XTRA => BonePose::unplaced(Unplaced::Xtra),
+            _ if id >= bone::XTRA => self.xtra(id - bone::XTRA, link),
             _ => BonePose::unplaced(Unplaced::NoRule(id, link)),
         }
     }
@@ -363,6 +373,118 @@ impl<'s> FigurePose<'s> {
         let axes = DMat3::from_cols(rows(t).x_axis, rows(t).y_axis, z * rows(t).z_axis);
         BonePose::placed(r * axes, p + r * DVec3::new(t[12] as f64, t[13] as f64, t[14] as f64))
     }
+
+    /// How far Max's own `f32` angles leave bone (id, link)'s world rotation undetermined
+    /// beyond the usual rounding, in radians: 0 but for xtra links whose stored middle angle
+    /// sits near gimbal lock (docs/biped-format-notes.md, "Xtras"), where the Euler
+    /// decomposition Max wrote the angles from resolves a2 and a3 from `atan2` of two
+    /// numbers of size |cos a1| that carry `f32` rounding, so each is off by up to
+    /// 2⁻²⁴ / |cos a1|: [`F32_EULER_SPREAD`] / |cos a1| per link (×2 for a2 − a3, ×2 margin),
+    /// summed down the chain. Measured: every xtra over the 1e-4 pairs rotation tolerance has
+    /// |cos a1| of 1.4–2.1e-4 (bound 1.1–1.7e-3) and is 1.4–4.5e-4 off. At |cos a1| below
+    /// 1e-6 the decomposition takes its exact-lock branch, which is well conditioned
+    /// (`MBottomLip`, a = (−π/2, −π/2, −π/2), fits to 2.7e-6): 0.
+    pub fn rotation_spread(&self, id: i32, link: i32) -> f64 {
+        self.xtra_spread(id, link, 0)
+    }
+
+    fn xtra_spread(&self, id: i32, link: i32, depth: usize) -> f64 {
+        if !(bone::XTRA..bone::XTRA_NUB).contains(&id) || depth > self.system.xtras.len() {
+            return 0.0;
+        }
+        let Some(x) = usize::try_from(id - bone::XTRA).ok().and_then(|k| self.system.xtras.get(k)) else { return 0.0 };
+        let links = usize::try_from(link).map_or(0, |l| l + 1);
+        let own: f64 = x.angles.iter().take(links).map(|a| euler_spread(f64::from(a[0]))).sum();
+        own + self.xtra_spread(x.parent.0, x.parent.1, depth + 1)
+    }
+
+    /// Xtra link `link` of xtra `k`: the internal link turned by +ε about its end, as the
+    /// spine's nodes are (docs/biped-format-notes.md, "Xtras").
+    fn xtra(&self, k: i32, link: i32) -> BonePose {
+        let links = match self.xtra_links(k, 0) {
+            Ok(l) => l,
+            Err(e) => return BonePose::unplaced(e),
+        };
+        match usize::try_from(link).ok().and_then(|l| links.get(l)) {
+            Some(l) => {
+                let node = l.frame * DMat3::from_rotation_z(EPSILON);
+                BonePose::placed(node, l.end() - node * DVec3::X * l.length)
+            }
+            None => BonePose::unplaced(Unplaced::NotStored("xtra link")),
+        }
+    }
+
+    /// An xtra's internal links: the chain's base is its parent's frame P times `S · M · S`
+    /// (M the 0x0022 matrix read as rows, S the (y, x, −z) swap), at P's point plus
+    /// `P · (y, x, −z)` of the matrix translation; each link then turns by
+    /// `Rx(a3) · Rz(−a1) · Ry(a2)` of its 0x0073 angles and runs its length along X.
+    fn xtra_links(&self, k: i32, depth: usize) -> Result<Vec<XtraLink>, Unplaced> {
+        let x = usize::try_from(k).ok().and_then(|k| self.system.xtras.get(k)).ok_or(Unplaced::NotStored("xtra"))?;
+        if x.angles.len() != x.lengths.len() {
+            return Err(Unplaced::NotStored("xtra angles (0x0073)"));
+        }
+        let stored = rows(&x.matrix);
+        if !is_rotation(stored) {
+            return Err(Unplaced::NotARotation("xtra base matrix (0x0022)"));
+        }
+        // The float32 rows, re-orthonormalised (≤ 1.2e-6 on real files) so each link is a rotation.
+        let base = DMat3::from_quat(DQuat::from_mat3(&stored).normalize());
+        let (parent, at) = self.xtra_anchor(x.parent, depth)?;
+        let mut frame = parent * SWAP_XY * base * SWAP_XY;
+        let mut start = at + parent * swap_xy(x.matrix);
+        let mut out = Vec::with_capacity(x.lengths.len());
+        for (length, [a1, a2, a3]) in x.lengths.iter().zip(&x.angles) {
+            frame = frame
+                * DMat3::from_rotation_x(*a3 as f64)
+                * DMat3::from_rotation_z(-(*a1 as f64))
+                * DMat3::from_rotation_y(*a2 as f64);
+            let link = XtraLink { frame, start, length: *length as f64 };
+            start = link.end();
+            out.push(link);
+        }
+        Ok(out)
+    }
+
+    /// The frame and point an xtra hangs from: the head node, or the internal end of another
+    /// xtra's link (at most as many levels deep as there are xtras: a loop is refused).
+    fn xtra_anchor(&self, (id, link): (i32, i32), depth: usize) -> Result<(DMat3, DVec3), Unplaced> {
+        if id == bone::HEAD {
+            let head = self.head();
+            return Ok((head.rotation?, head.position?));
+        }
+        if !(bone::XTRA..bone::XTRA_NUB).contains(&id) || depth >= self.system.xtras.len() {
+            return Err(Unplaced::XtraParent(id, link));
+        }
+        let links = self.xtra_links(id - bone::XTRA, depth + 1)?;
+        let l = usize::try_from(link).ok().and_then(|i| links.get(i)).ok_or(Unplaced::XtraParent(id, link))?;
+        Ok((l.frame, l.end()))
+    }
+}
+
+/// Four half-ulps of `f32` at 1 (2⁻²²): the spread of an Euler angle pair an `f32`
+/// decomposition resolves near gimbal lock, times |cos a1| ([`FigurePose::rotation_spread`]).
+pub const F32_EULER_SPREAD: f64 = 1.0 / 4_194_304.0;
+
+/// [`F32_EULER_SPREAD`] / |cos a1|, or 0 off the lock and at the exact lock.
+fn euler_spread(a1: f64) -> f64 {
+    let c = a1.cos().abs();
+    if c < 1e-6 || !c.is_finite() {
+        return 0.0;
+    }
+    F32_EULER_SPREAD / c
+}
+
+/// One internal xtra link: its frame (no ε), start and length.
+struct XtraLink {
+    frame: DMat3,
+    start: DVec3,
+    length: f64,
+}
+
+impl XtraLink {
+    fn end(&self) -> DVec3 {
+        self.start + self.frame * DVec3::X * self.length
+    }
 }
 
 /// The spine and the neck placed.
@@ -418,6 +540,15 @@ fn rows(t: &[f32; 16]) -> DMat3 {
     DMat3::from_cols(row(0), row(1), row(2))
 }
 
+/// Orthonormal and right-handed within 1e-4 (float32 storage of a real rotation: 1.2e-6).
+fn is_rotation(m: DMat3) -> bool {
+    let off = (m.transpose() * m - DMat3::IDENTITY).to_cols_array().iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    off <= 1e-4 && m.determinant() > 0.0
+}
+
+/// The (y, x, −z) swap between the chain structs' stored axes and the link frames.
+const SWAP_XY: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
+
 /// The mirror through the Z plane (right-side records are the left's, mirrored).
 const MIRROR_Z: DMat3 = DMat3::from_cols(DVec3::X, DVec3::Y, DVec3::NEG_Z);
 
@@ -428,7 +559,7 @@ const FOOT_FRAME: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
 mod tests {
     use super::*;
     use crate::model::biped::chunk_ids as c;
-    use crate::model::biped::tests::{fa16_object, replaced, FA16_AT};
+    use crate::model::biped::tests::{fa16_object, fa16_with_three_xtras, replaced, replaced_in, FA16_AT};
 
     /// Rows of a world matrix as `Female_Adult_16.fbx` holds it (Lcl chain, 5 decimals,
     /// docs/biped-format-notes.md §5), against the placed bone.
@@ -493,16 +624,133 @@ mod tests {
     }
 
     #[test]
+    fn the_rotation_spread_is_zero_off_the_lock_and_grows_near_it() {
+        // Hand-worked: |cos a1| = 1.4e-4 → 2⁻²² / 1.4e-4 = 1.70e-3; cos 0 = 1 → 2.4e-7; the
+        // exact lock (cos below 1e-6) takes the well-conditioned branch: 0.
+        assert!((euler_spread(1.5 * PI + 1.4e-4) - 1.7030e-3).abs() < 1e-6);
+        assert!((euler_spread(0.0) - F32_EULER_SPREAD).abs() < 1e-15);
+        assert_eq!(euler_spread(FRAC_PI_2), 0.0);
+        let s = fa16();
+        assert_eq!(FigurePose::new(&s).rotation_spread(bone::L_LEG, 0), 0.0);
+    }
+
+    #[test]
     fn what_no_rule_places_says_why() {
         let s = fa16();
         let pose = FigurePose::new(&s);
         assert_eq!(pose.bone(bone::L_ARM, 1).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
         assert_eq!(pose.bone(bone::HEAD_NUB, 0).position, Err(Unplaced::Nub));
-        assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::Xtra));
+        assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
         assert_eq!(pose.bone(bone::TAIL, 0).rotation, Err(Unplaced::NoRule(bone::TAIL, 0)));
         assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
         assert!(pose.bone(bone::L_TOES, 0).world().is_ok());
         assert_eq!(pose.bone(bone::L_LEG, 3).world(), Err(Unplaced::NoRule(bone::L_LEG, 3)));
+    }
+
+    /// Rotation rows of `Female_Adult_16.fbx` (Lcl chain, 6 decimals) and the position
+    /// relative to `Bip01 Head` (the head itself is placed 1.3e-4 cm off the FBX: see the notes).
+    fn assert_fbx_under_head(pose: &FigurePose<'_>, id: i32, rows: [[f64; 3]; 3], from_head: [f64; 3]) {
+        let (b, head) = (pose.bone(id, 0), pose.bone(bone::HEAD, 0));
+        let r = b.rotation.unwrap();
+        for (i, row) in rows.iter().enumerate() {
+            for (j, want) in row.iter().enumerate() {
+                assert!((r.col(j)[i] - want).abs() < 1e-5, "{id}: row {i} col {j}: {r:?}");
+            }
+        }
+        let d = b.position.unwrap() - head.position.unwrap();
+        assert!((d - DVec3::from_array(from_head)).abs().max_element() < 5e-5, "{id}: {d:?} vs FBX {from_head:?}");
+    }
+
+    #[test]
+    fn fa16_xtras_hang_from_the_head_and_from_each_other_as_the_fbx_places_them() {
+        // Xtra 0 MJaw (a = 4.544609, 0.021884, 0.029640) and 2 LEye (−1.401331, 1.8e-5,
+        // 1.7e-5) hang on the head (identity 0x0022 rotation); xtra 1 MTongue hangs on
+        // MJaw's end with 0x0022's rotation (≈ −110° about Z). FBX numbers from
+        // `scripts/research/fbx_bind.py`.
+        let s = BipedSystem::decode(&fa16_with_three_xtras(), FA16_AT).unwrap();
+        let pose = FigurePose::new(&s);
+        let mjaw =
+            [[0.007337, -0.004959, 0.999961], [-0.321337, -0.946962, -0.002339], [0.946937, -0.321307, -0.008541]];
+        assert_fbx_under_head(&pose, bone::XTRA, mjaw, [7e-6, 2.83383, 1.618991]);
+        let tongue =
+            [[-0.018737, -0.000838, 0.999824], [0.026168, -0.999658, -0.000348], [0.999482, 0.026157, 0.018753]];
+        assert_fbx_under_head(&pose, bone::XTRA + 1, tongue, [0.12195, 1.987138, 8.988176]);
+        let eye = [[0.0, -1e-6, 1.0], [0.010059, -0.99995, -1e-6], [0.99995, 0.010059, 0.0]];
+        assert_fbx_under_head(&pose, bone::XTRA + 2, eye, [3.000034, 8.969756, 8.55117]);
+        assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
+        assert_eq!(pose.bone(bone::XTRA, 1).rotation, Err(Unplaced::NotStored("xtra link")));
+        assert_eq!(pose.bone(bone::XTRA_NUB, 0).rotation, Err(Unplaced::Nub));
+    }
+
+    fn le(dwords: &[u32]) -> Vec<u8> {
+        dwords.iter().flat_map(|d| d.to_le_bytes()).collect()
+    }
+
+    /// A hand-worked xtra: one link of length 2 on `parent`, 0x0022 identity with translation
+    /// (1, 2, 3), angles (a1, a2, a3) = (−π/2, 0, 0).
+    fn one_xtra(parent: i32) -> BipedSystem {
+        let f = |v: f32| v.to_bits();
+        let mut m = [0.0f32; 16];
+        (m[0], m[5], m[10], m[15], m[12], m[13], m[14]) = (1.0, 1.0, 1.0, 1.0, 1.0, 2.0, 3.0);
+        let mut defs = le(&[1, 3, f(2.0)]);
+        defs.extend(le(&m.map(f)));
+        defs.extend(le(&[parent as u32, 0, 0, 1, 1])); // parent, 0, kind, name length 1
+        defs.extend("X".encode_utf16().flat_map(|u| u.to_le_bytes()));
+        defs.extend(le(&[0, 0])); // no mirror
+        let angles = le(&[3, f(-FRAC_PI_2 as f32), 0, 0, 0, 0, 0, 0]);
+        let object = replaced_in(fa16_with_three_xtras(), c::XTRA_DEFS, defs);
+        let object = replaced_in(replaced_in(object, c::XTRA_ANGLES, angles), c::XTRA_NODES, le(&[1, 1, 7, 8]));
+        BipedSystem::decode(&object, FA16_AT).unwrap()
+    }
+
+    #[test]
+    fn a_hand_worked_xtra_starts_at_the_swapped_row_and_turns_by_epsilon_at_its_end() {
+        let s = one_xtra(bone::HEAD);
+        let pose = FigurePose::new(&s);
+        let head = pose.bone(bone::HEAD, 0);
+        let (h, hp) = (head.rotation.unwrap(), head.position.unwrap());
+        // Start: head + H · (y, x, −z) = H · (2, 1, −3). Link: H · Rz(π/2) runs 2 along the
+        // head's Y. Node: H · Rz(π/2 + ε), pivot at the end minus 2 along the node's X.
+        let start = hp + h * DVec3::new(2.0, 1.0, -3.0);
+        let end = start + h * DVec3::new(0.0, 2.0, 0.0);
+        let node = h * DMat3::from_rotation_z(FRAC_PI_2 + EPSILON);
+        let placed = pose.bone(bone::XTRA, 0).world().unwrap();
+        assert!((DMat3::from_mat4(placed) - node).to_cols_array().iter().all(|v| v.abs() < 1e-7), "{placed:?}");
+        let want = end - node * DVec3::new(2.0, 0.0, 0.0);
+        assert!((placed.w_axis.truncate() - want).length() < 1e-6, "{placed:?} vs {want:?}");
+        // On a part no rig measured hangs xtras (the pelvis), or on itself: refused, named.
+        let on_pelvis = one_xtra(bone::PELVIS);
+        assert_eq!(FigurePose::new(&on_pelvis).bone(bone::XTRA, 0).position, Err(Unplaced::XtraParent(11, 0)));
+        let on_itself = one_xtra(bone::XTRA);
+        assert_eq!(FigurePose::new(&on_itself).bone(bone::XTRA, 0).position, Err(Unplaced::XtraParent(200, 0)));
+        // A base matrix that is no rotation (a scale of 2 in the first row) is refused.
+        let mut scaled = one_xtra(bone::HEAD);
+        scaled.xtras[0].matrix[0] = 2.0;
+        let why = Unplaced::NotARotation("xtra base matrix (0x0022)");
+        assert_eq!(FigurePose::new(&scaled).bone(bone::XTRA, 0).rotation, Err(why));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_xtra_record_places_or_refuses_every_xtra(id in proptest::sample::select(vec![
+            c::XTRA_DEFS, c::XTRA_ANGLES, c::XTRA_NODES,
+        ]), floats in proptest::collection::vec(proptest::prelude::any::<f32>(), 0..120)) {
+            let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+            let Ok(s) = BipedSystem::decode(&replaced_in(fa16_with_three_xtras(), id, bytes), FA16_AT) else {
+                return Ok(());
+            };
+            let pose = FigurePose::new(&s);
+            for k in 0..5 {
+                for link in -1..3 {
+                    // Whatever the floats, a placed xtra's rotation is a rotation (or NaN).
+                    if let Ok(r) = pose.bone(bone::XTRA + k, link).rotation {
+                        let cols = r.to_cols_array();
+                        let finite = cols.iter().all(|v| v.is_finite());
+                        proptest::prop_assert!(!finite || cols.iter().all(|v| v.abs() <= 1.0 + 1e-6), "{r:?}");
+                    }
+                }
+            }
+        }
     }
 
     proptest::proptest! {

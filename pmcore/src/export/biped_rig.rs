@@ -52,6 +52,9 @@ pub struct BipedSkeleton {
     skeleton: Skeleton,
     /// Per bone: its world (bind) matrix is placed, so its InvBindPos is meaningful.
     pub placed: Vec<bool>,
+    /// Per bone: the `f32` spread of its placed rotation (`FigurePose::rotation_spread`: only
+    /// xtras near gimbal lock have one), which a comparison adds to its rotation tolerance.
+    pub rotation_spread: Vec<f64>,
     /// The bones without a placement (or whose father has none: no default tracks).
     pub unplaced: Vec<UnplacedBone>,
     /// Counts for the export summary.
@@ -138,6 +141,7 @@ pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> Bipe
     let order = pre_order(index, root);
     let mut summary = RigSummary::default();
     let (mut bones, mut worlds, mut unplaced) = (Vec::<Bone>::new(), Vec::<Option<DMat4>>::new(), Vec::new());
+    let mut rotation_spread = Vec::with_capacity(order.len());
     for (i, &(node, father)) in order.iter().enumerate() {
         let raw = index.objects[node].node_name().unwrap_or_default();
         let name = if bones.iter().any(|b| b.name == raw) {
@@ -147,6 +151,7 @@ pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> Bipe
             raw
         };
         let (slot, world) = placement(index, rig, &pose, node);
+        rotation_spread.push(slot.map_or(0.0, |(id, link)| pose.rotation_spread(id, link)));
         let mut bone = Bone::new(name.clone());
         bone.father_id = father;
         bone.unherit_scale = father < 0 || biped_node(order[father as usize].0);
@@ -169,7 +174,8 @@ pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> Bipe
     summary.bones = bones.len();
     let skeleton = Skeleton::build(bones);
     summary.lods = skeleton.lods.len();
-    BipedSkeleton { skeleton, placed: worlds.iter().map(Option::is_some).collect(), unplaced, summary }
+    let placed = worlds.iter().map(Option::is_some).collect();
+    BipedSkeleton { skeleton, placed, rotation_spread, unplaced, summary }
 }
 
 #[cfg(test)]
@@ -191,6 +197,7 @@ mod tests {
         let s = BipedSkeleton {
             skeleton: Skeleton::build(vec![Bone::new("Bip01")]),
             placed: vec![true, false, false],
+            rotation_spread: vec![0.0; 3],
             unplaced: ["Bip01 REye", "Bip01 LEye"]
                 .iter()
                 .enumerate()

@@ -31,8 +31,11 @@ pub mod chunk_ids {
     pub const NODE_TABLE: u16 = 0x0110;
     /// Xtra chains: count, then per xtra (links, link nodes…, nub node).
     pub const XTRA_NODES: u16 = 0x0205;
-    /// Xtra definitions (lengths, matrix, parent, name).
+    /// Xtra definitions (lengths, matrix, parent, name, mirror).
     pub const XTRA_DEFS: u16 = 0x0022;
+    /// Xtra figure angles: per xtra 3 × links, the angles, 4 zero floats (0x0266: the
+    /// current pose, measured on yellow).
+    pub const XTRA_ANGLES: u16 = 0x0073;
     /// Spine chain struct.
     pub const SPINE: u16 = 0x000b;
     /// Neck chain struct (the spec's "pelvis struct"; it is the neck, measured).
@@ -516,17 +519,24 @@ pub struct ComRecord {
     pub rotation: [f32; 4],
 }
 
-/// One xtra chain: its definition (0x0022) and its nodes (0x0205).
+/// One xtra chain: its definition (0x0022), its figure angles (0x0073) and its nodes (0x0205).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Xtra {
     /// Name (`LEye`, `Xtra01`).
     pub name: String,
     /// Link lengths.
     pub lengths: Vec<f32>,
-    /// The 4×4 (translation ≈ the first link's attach; within 2e-3, not exact).
+    /// The 4×4 of the chain's base on its parent's frame (rows; translation row last), in
+    /// the swapped axes (y, x, −z) of the other chain structs: identity rotation under the
+    /// head on every rig measured, 110° about Z under `MJaw` (FA16 `MTongue`).
     pub matrix: [f32; 16],
-    /// Parent (bone id, link).
+    /// Parent (bone id, link): (10, 0) the head, (200 + k, link) another xtra.
     pub parent: (i32, i32),
+    /// Mirror pairing: (0 none, 1 left, 2 right; the opposite xtra's index), FA16 LCaninus
+    /// (1, 18) ↔ RCaninus (2, 0), yellow Xtra01 (2, 1) ↔ Xtra01Opp (1, 0).
+    pub mirror: (i32, i32),
+    /// Figure-mode angles (a1, a2, a3) per link (0x0073); empty when the record is absent.
+    pub angles: Vec<[f32; 3]>,
     /// Link node storage indices, then the nub's.
     pub nodes: Vec<i32>,
 }
@@ -594,7 +604,11 @@ fn node_table(r: &Record<'_>, links: &LinkTable) -> Result<Vec<(BoneSlot, i32)>,
     slots.into_iter().enumerate().map(|(k, s)| Ok((s, r.i(k)?))).collect()
 }
 
-fn xtras(defs: Option<Record<'_>>, nodes: Option<Record<'_>>) -> Result<Vec<Xtra>, BipedError> {
+fn xtras(
+    defs: Option<Record<'_>>,
+    angles: Option<Record<'_>>,
+    nodes: Option<Record<'_>>,
+) -> Result<Vec<Xtra>, BipedError> {
     let Some(r) = defs else { return Ok(Vec::new()) };
     let mut cur = Cursor { r: &r, at: 0 };
     let count = cur.count(1000)?;
@@ -607,13 +621,29 @@ fn xtras(defs: Option<Record<'_>>, nodes: Option<Record<'_>>) -> Result<Vec<Xtra
             *m = cur.f32()?;
         }
         let parent = (cur.i32()?, cur.i32()?);
-        cur.skip(8)?; // (0, 1) on every xtra measured
+        cur.skip(8)?; // (0, 1) under a Biped bone, (0, 2) under another xtra: not needed
         let name_len = cur.count(1024)?;
         let name = utf16(cur.take(2 * name_len)?);
-        cur.skip(8)?; // two dwords not decoded (FA16: (1, 18), (1, 19), …)
-        out.push(Xtra { name, lengths, matrix, parent, nodes: Vec::new() });
+        let mirror = (cur.i32()?, cur.i32()?);
+        out.push(Xtra { name, lengths, matrix, parent, mirror, angles: Vec::new(), nodes: Vec::new() });
     }
+    let out = attach_xtra_angles(out, angles)?;
     attach_xtra_nodes(out, nodes)
+}
+
+/// 0x0073: per xtra, 3 × links, the angles, then 4 floats (zero on every rig measured).
+fn attach_xtra_angles(mut out: Vec<Xtra>, angles: Option<Record<'_>>) -> Result<Vec<Xtra>, BipedError> {
+    let Some(r) = angles else { return Ok(out) };
+    let mut at = 0;
+    for x in out.iter_mut() {
+        let n = r.count(at, 3 * 64)?;
+        if n != 3 * x.lengths.len() {
+            return Err(r.invalid(at, format!("{n} angles, xtra {:?} has {} links", x.name, x.lengths.len())));
+        }
+        x.angles = (0..n / 3).map(|k| r.floats::<3>(at + 1 + 3 * k)).collect::<Result<_, _>>()?;
+        at += 1 + n + 4;
+    }
+    Ok(out)
 }
 
 /// A byte cursor over a record: xtra names are UTF-16, so later fields leave the dword grid.
@@ -708,7 +738,7 @@ impl BipedSystem {
             head,
             leg_pose: cs.get(c::LEG_POSE).map(|r| sides(&r, leg_pose)).transpose()?.flatten(),
             arm_pose: cs.get(c::ARM_POSE).map(|r| sides(&r, arm_pose)).transpose()?.flatten(),
-            xtras: xtras(cs.get(c::XTRA_DEFS), cs.get(c::XTRA_NODES))?,
+            xtras: xtras(cs.get(c::XTRA_DEFS), cs.get(c::XTRA_ANGLES), cs.get(c::XTRA_NODES))?,
             links,
         })
     }

@@ -61,6 +61,13 @@ pub(super) fn biped_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Resu
     Some(placed.map(to_max_axes).map_err(|why| format!("{controller}Biped bone ({bone}, {link}): {why}")))
 }
 
+/// The `f32` spread of a static Biped bone's placed rotation (`FigurePose::rotation_spread`:
+/// non-zero only for xtras near gimbal lock); 0 for any other node.
+pub(super) fn biped_rotation_spread(tree: &MaxTree<'_, '_>, storage: usize) -> f64 {
+    let Some(rig) = tree.static_biped.as_ref() else { return 0.0 };
+    rig.bone_of(storage).map_or(0.0, |(bone, link)| FigurePose::new(&rig.system).rotation_spread(bone, link))
+}
+
 /// The world matrix of a static Biped's COM (its figure-mode placement), if the file holds one.
 pub(super) fn biped_com_world(tree: &MaxTree<'_, '_>) -> Option<DMat4> {
     let (com, _) = tree.static_biped.as_ref()?.com_node.as_ref()?;

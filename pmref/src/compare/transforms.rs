@@ -4,7 +4,9 @@
 
 use super::axes::{conversions, Conversion};
 use super::matching::Pair;
-use super::matrices::{biped_com_world, biped_world, describe, matrix_error, max_local_at, to_dmat};
+use super::matrices::{
+    biped_com_world, biped_rotation_spread, biped_world, describe, matrix_error, max_local_at, to_dmat,
+};
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::{max_ticks, RefNode};
@@ -72,6 +74,8 @@ struct Tally<'r> {
     animated: Vec<&'r str>,
     roots_undeclared: usize,
     animated_compared: usize,
+    /// Biped xtras near gimbal lock and their widened rotation/scale tolerance.
+    widened: Vec<(&'r str, f64)>,
 }
 
 impl<'r> Tally<'r> {
@@ -84,11 +88,17 @@ impl<'r> Tally<'r> {
 
     /// One compared local matrix with its errors; `first` builds the failure (verdict and
     /// detail) when this is the first node off.
-    fn compared(&mut self, (t, l): (f64, f64), first: impl FnOnce(f64, f64) -> (Verdict, Value)) {
+    fn compared(&mut self, errors: (f64, f64), first: impl FnOnce(f64, f64) -> (Verdict, Value)) {
+        self.compared_within(errors, LINEAR_TOLERANCE, first)
+    }
+
+    /// [`Self::compared`] with the rotation/scale tolerance `linear` (a Biped xtra near gimbal
+    /// lock widens it by its `f32` spread).
+    fn compared_within(&mut self, (t, l): (f64, f64), linear: f64, first: impl FnOnce(f64, f64) -> (Verdict, Value)) {
         self.compared += 1;
         self.max_t = self.max_t.max(t);
         self.max_l = self.max_l.max(l);
-        if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+        if t > POSITION_TOLERANCE || l > linear {
             self.off += 1;
             if self.first.is_none() {
                 let (verdict, detail) = first(t, l);
@@ -114,6 +124,7 @@ impl<'r> Tally<'r> {
             "max_linear_error": max_l,
             "first_difference": self.first_detail,
             "misses": self.misses.iter().take(20).collect::<Vec<_>>(),
+            "linear_tolerance_widened_at_gimbal_lock": self.widened.iter().map(|(n, t)| json!({ "node": n, "tolerance": t })).collect::<Vec<_>>(),
         });
         let verdict = self.verdict(conversion, name);
         (Comparison { name: NAME, verdict, detail }, compared - off)
@@ -238,10 +249,15 @@ fn biped_world_errors<'r>(
         parent = reference.nodes[p].parent;
     }
     let com = biped_com_world(pair.tree).map_or(0.0, |com| convert(com).w_axis.truncate().length());
+    let spread =
+        pair.matching.max_of[r].map_or(0.0, |mx| biped_rotation_spread(pair.tree, pair.tree.nodes[mx].storage));
+    if spread > 0.0 {
+        tally.widened.push((node.name.as_str(), LINEAR_TOLERANCE + spread));
+    }
     let (t, l) = matrix_error(&expected, &actual);
     let own = expected.w_axis.truncate().length().max(actual.w_axis.truncate().length()).max(1.0);
     let t = t * own / own.max(com);
-    tally.compared((t, l), |t, l| {
+    tally.compared_within((t, l), LINEAR_TOLERANCE + spread, |t, l| {
         let message = format!(
             "node {:?} (Biped bone): world transform differs (translation error {t:.3e} relative to the rig, rotation/scale error {l:.3e})",
             node.name

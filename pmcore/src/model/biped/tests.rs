@@ -164,8 +164,42 @@ fn without(id: u16) -> Chunk<'static> {
     object
 }
 
+/// FA16's xtras `MJaw` (10), `MTongue` (13) and `LEye` (2), renumbered 0, 1, 2: the
+/// 0x0022 records verbatim but `MTongue`'s parent (210 → 200, `MJaw`'s new id), their
+/// 0x0073 angles and a 0x0205 list (FA16's node pairs (581, 592), (625, 636), (559, 570)).
+pub(crate) fn fa16_with_three_xtras() -> Chunk<'static> {
+    const MJAW: &str = "030000000be36f410000803f000000000000000000000000000000000000803f000000000000000000000000\
+        000000000000803f000000000e15933f7db34240074573380000803f0a000000000000000000000001000000040000004d004a\
+        00610077000000000000000000";
+    const MTONGUE: &str = "03000000713d1040e1f1adbe5dc3703f3b6d0d3c0000000033c570bf8cf5adbe724d013b000000000bed9c3b\
+        5a0ef4bb72fd7f3f00000000ec18c9bf97adf7c037c779bd0000803fc8000000000000000000000002000000070000004d0054\
+        006f006e006700750065000000000000000000";
+    const LEYE: &str = "03000000bc9320400000803f000000000000000000000000000000000000803f000000000000000000000000\
+        000000000000803f00000000d0e0e040074b23412a0040c00000803f0a000000000000000000000001000000040000004c0045\
+        00790065000100000014000000";
+    let defs = [ints(&[3]), hex(MJAW), hex(MTONGUE), hex(LEYE)].concat();
+    let angles = [
+        "03000000706d91401746b33c00d0f23c00000000000000000000000000000000",
+        "030000007235c8bf7129a5bd2e73cbbd00000000000000000000000000000000",
+        "03000000d25eb3bfeffe9637719b8e3700000000000000000000000000000000",
+    ]
+    .map(hex)
+    .concat();
+    let mut object = replaced(c::XTRA_DEFS, defs);
+    if let crate::chunk::Body::Container(kids) = &mut object.body {
+        kids.retain(|k| k.id != c::XTRA_NODES);
+        kids.push(Chunk::leaf(c::XTRA_ANGLES, angles));
+        kids.push(Chunk::leaf(c::XTRA_NODES, ints(&[3, 1, 581, 592, 1, 625, 636, 1, 559, 570])));
+    }
+    object
+}
+
 pub(crate) fn replaced(id: u16, payload: Vec<u8>) -> Chunk<'static> {
-    let mut object = fa16_object();
+    replaced_in(fa16_object(), id, payload)
+}
+
+/// `object` with chunk `id`'s payload replaced.
+pub(crate) fn replaced_in(mut object: Chunk<'static>, id: u16, payload: Vec<u8>) -> Chunk<'static> {
     if let crate::chunk::Body::Container(kids) = &mut object.body {
         for k in kids.iter_mut().filter(|k| k.id == id) {
             *k = Chunk::leaf(id, payload.clone());
@@ -238,11 +272,33 @@ fn fa16_first_xtra_definition_reads_to_its_name() {
     let mut one = defs;
     one[0] = 1;
     let r = Record { bytes: &one, path: ChunkPath("t".into()), chunk: c::XTRA_DEFS, header: None };
-    let x = xtras(Some(r), None).unwrap();
+    let x = xtras(Some(r), None, None).unwrap();
     assert_eq!(x.len(), 1);
     assert_eq!((x[0].name.as_str(), x[0].parent, x[0].lengths.len()), ("LCaninus", (10, 0), 1));
     let r = Record { bytes: &one[..60], path: ChunkPath("t".into()), chunk: c::XTRA_DEFS, header: None };
-    assert!(matches!(xtras(Some(r), None), Err(BipedError::Truncated { .. })));
+    assert!(matches!(xtras(Some(r), None, None), Err(BipedError::Truncated { .. })));
+}
+
+#[test]
+fn fa16_xtras_read_their_angles_parent_and_mirror() {
+    let s = BipedSystem::decode(&fa16_with_three_xtras(), FA16_AT).unwrap();
+    let names: Vec<&str> = s.xtras.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["MJaw", "MTongue", "LEye"]);
+    assert_eq!((s.xtras[1].parent, s.xtras[1].mirror), ((200, 0), (0, 0)));
+    // LEye is the left of a pair whose right is FA16's xtra 20 (REye).
+    assert_eq!((s.xtras[2].parent, s.xtras[2].mirror), ((10, 0), (1, 20)));
+    assert!(near(&s.xtras[2].angles[0], &[-1.401_331_2, 1.8e-5, 1.7e-5]), "{:?}", s.xtras[2].angles);
+    assert!(near(&s.xtras[1].matrix[12..15], &[-1.571_073, -7.739_94, -0.060_981]));
+    assert_eq!(s.node_of(bone::XTRA + 1, 0), Some(625));
+    assert_eq!(s.node_of(bone::XTRA_NUB + 2, 0), Some(570));
+}
+
+#[test]
+fn xtra_angles_of_another_link_count_are_refused() {
+    // MJaw has 1 link: 6 angles (2 links) in its 0x0073 entry is a layout no rig has.
+    let object = replaced_in(fa16_with_three_xtras(), c::XTRA_ANGLES, ints(&[6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    let e = BipedSystem::decode(&object, FA16_AT).unwrap_err();
+    assert!(matches!(e, BipedError::Invalid { chunk: c::XTRA_ANGLES, offset: 0, .. }), "{e:?}");
 }
 
 proptest::proptest! {
