@@ -10,6 +10,7 @@ use crate::classes::ids::superclass;
 use crate::facts::doc_summary::{DocSummary, SceneTotals};
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees, NODE_IMPL, OSM_DERIVED, WSM_DERIVED};
 use crate::model::scene_use::SceneUse;
+use crate::model::time_config::TimeConfig;
 use crate::MaxFile;
 use std::collections::BTreeMap;
 
@@ -74,7 +75,7 @@ pub enum SummaryError {
 pub fn account(file: &MaxFile) -> Result<SceneAccount, SummaryError> {
     let trees = SceneTrees::of(file).ok_or(SummaryError::NoScene)?;
     let index = trees.index().ok_or(SummaryError::NoScene)?;
-    let mut account = account_of(&index);
+    let mut account = account_of(&index, &TimeConfig::of(file));
     account.dependencies = dependencies(file, &index);
     Ok(account)
 }
@@ -122,7 +123,7 @@ fn is_scene_node(o: &SceneObject<'_>) -> bool {
 }
 
 /// The account of a resolved Scene.
-pub(crate) fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
+pub(crate) fn account_of(index: &SceneIndex<'_>, time: &Result<TimeConfig, String>) -> SceneAccount {
     let mut out = SceneAccount {
         objects: Vec::new(),
         totals: DerivedTotals::default(),
@@ -149,7 +150,7 @@ pub(crate) fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
     // (236 of 236 readable real files).
     out.plugins = index.directories.dlls.iter().map(|d| d.file.clone()).collect();
     out.materials = materials(index);
-    out.render = render(index);
+    out.render = render(index, time);
     out.mesh = mesh_totals(index);
     out
 }
@@ -215,15 +216,19 @@ pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
 
 /// RenderEnvironment (Class ID 0xEE448B23:0): holds the render settings.
 pub(crate) use crate::classes::ids::RENDER_ENVIRONMENT;
-/// Ticks per frame at Max's default 30 frames per second.
-pub(crate) const TICKS_PER_FRAME: i64 = 160;
+
+/// Scene root chunk id of Max 4 (`facts::version`): files this old (and older) follow
+/// Max 4's summary rules, which differ from Max 6 on (render range, material library).
+pub(crate) const MAX4_ROOT: u16 = 0x2006;
 
 /// Render Width / Height and Animation Start / End, from RenderEnvironment 0x110/0x2000:
-/// 0x190 width, 0x200 height, 0x100 time type, 0x110 / 0x120 range start / end in ticks.
-/// Time type (low byte) 1 = single frame (Max writes 0 and 0), 2 = active segment as
-/// stored, 4 = range as stored, 3 = the scene's active time segment (stored elsewhere:
-/// unsupported); 0 (one Max 8 file) reads as a single frame.
-pub(crate) fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+/// 0x190 width, 0x200 height, 0x100 time type (the render dialog's Time Output), 0x110 /
+/// 0x120 its range start / end in ticks; frames at the scene's frame rate (Config 0x20B0,
+/// [`TimeConfig`]). Time type (low byte): 1 single frame — Max names the animation range's
+/// start twice; 2 active time segment — the animation range; 3 range, 4 frames — the
+/// stored range; 0 (one Max 2020 file) reads as a single frame. For a single frame, Max 4
+/// and older (Scene root ≤ 0x2006) name the whole animation range (12 NeL files).
+pub(crate) fn render(index: &SceneIndex<'_>, time: &Result<TimeConfig, String>) -> Result<Vec<String>, Vec<String>> {
     let settings = index
         .objects
         .iter()
@@ -238,20 +243,23 @@ pub(crate) fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>>
     let width = int(0x190).ok_or_else(|| missing("width 0x190"))?;
     let height = int(0x200).ok_or_else(|| missing("height 0x200"))?;
     let kind = int(0x100).ok_or_else(|| missing("time type 0x100"))?;
+    let time = time.as_ref().map_err(|e| vec![e.clone()])?;
     let (start, end) = match kind & 0xff {
-        0 | 1 => (0, 0),
-        2 | 4 => {
+        0 | 1 if index.root_id <= MAX4_ROOT => (time.start, time.end),
+        0 | 1 => (time.start, time.start),
+        2 => (time.start, time.end),
+        3 | 4 => {
             let start = int(0x110).ok_or_else(|| missing("range start 0x110"))?;
             let end = int(0x120).ok_or_else(|| missing("range end 0x120"))?;
-            (start / TICKS_PER_FRAME, end / TICKS_PER_FRAME)
+            (start, end)
         }
-        other => return Err(vec![format!("render time type {other} (scene animation range)")]),
+        other => return Err(vec![format!("render time type {other}")]),
     };
     Ok(vec![
         format!("Render Width={width}"),
         format!("Render Height={height}"),
-        format!("Animation Start={start}"),
-        format!("Animation End={end}"),
+        format!("Animation Start={}", time.frame(start)),
+        format!("Animation End={}", time.frame(end)),
     ])
 }
 
