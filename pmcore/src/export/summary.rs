@@ -155,23 +155,32 @@ pub(crate) fn account_of(index: &SceneIndex<'_>, time: &Result<TimeConfig, Strin
     out
 }
 
-/// MtlBase header children: name (UTF-16) and flags.
+/// MtlBase header children: name (UTF-16) and flags; Max 3 writes the flags as 0x4002
+/// (`nel/max/ryzom__road_flag.max`: 0x4000 holds 0x4001, 0x4002, 0x4020, 0x4030).
 const MTL_NAME: u16 = 0x4001;
 const MTL_FLAGS: u16 = 0x4003;
+const MTL_FLAGS_MAX3: u16 = 0x4002;
 
 /// Material names as Max lists them: the entries of the scene material library (SceneImpl
 /// reference slot 1, `MtlBaseLib` 0x3333:0) in stored order — materials and texmaps alike
-/// (environment maps such as `Map #0`, `DefaultVRaySky`) — except entries no other Scene
-/// object references (left over: Unwrap UVW's `uvchecker_mat`). Sub-materials are listed
-/// only when the library holds them. A name is the MtlBase header's 0x4001 (see
-/// [`mtl_name`]); an entry whose name cannot be read makes the section unsupported,
-/// naming its class.
+/// (environment maps such as `Map #0`, `DefaultVRaySky`) — except, from Max 6 on, entries
+/// no other Scene object references (left over: Unwrap UVW's `uvchecker_mat`); Max 4 and
+/// older (Scene root ≤ 0x2006) list those too (`nel/max/skeetmtp__snow_island.max`: two
+/// Multi/Sub-Objects `neige` only the library holds). Sub-materials are listed only when
+/// the library holds them. A name is the MtlBase header's 0x4001 (see [`mtl_name`]); an
+/// entry whose name cannot be read makes the section unsupported, naming its class — so
+/// does a scripted material in a Max 4 file (see [`max4_scripted_name`]).
 pub(crate) fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let usage = SceneUse::of(index).map_err(|e| vec![e])?;
+    let lists_left_over = index.root_id <= MAX4_ROOT;
     let mut names = Vec::new();
     let mut unreadable = Vec::new();
-    for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used) {
+    for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used || lists_left_over) {
         match index.get(entry) {
+            Some(o) if max4_scripted_name(index, o) => unreadable.push(format!(
+                "{}: scripted material in a Max 4 file, listed under a name the file does not store",
+                class_label(o)
+            )),
             Some(o) => match mtl_name(o) {
                 Some(name) => names.push(name),
                 None => unreadable.push(format!("{}: material name not found", class_label(o))),
@@ -188,6 +197,18 @@ pub(crate) fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<Strin
     }
 }
 
+/// True for a scripted material (its MtlBase header is the object chunk itself, see
+/// [`mtl_header`]) in a Max 4 file or older. Max 4 lists such a material under a fresh
+/// `Material #N` that no stream holds, N differing from file to file while the stored
+/// name is the same: NeL Material (0x64C75FEC:0x222B9EB9) stores `Material #87` in
+/// `nel/max/skeetmtp__snow_island.max`, `snow_island2`, `snow_island3` and `snow_ramp`,
+/// whose summaries name it `Material #25`, `#26`, `#29` and `#47`. From Max 6 on the stored
+/// name is the listed one (`skeetmtp__snow_bowl.max`, `water_light.max`: NeL Material;
+/// `pairs/…/Shotgun.max`: PBR Material).
+fn max4_scripted_name(index: &SceneIndex<'_>, o: &SceneObject<'_>) -> bool {
+    index.root_id <= MAX4_ROOT && mtl_header(o).is_some_and(|h| std::ptr::eq(h, o.chunk))
+}
+
 fn class_label(o: &SceneObject<'_>) -> String {
     match &o.class {
         Some(c) => format!("{} ({:#x}:{:#x})", c.name, c.class_id[0], c.class_id[1]),
@@ -195,23 +216,25 @@ fn class_label(o: &SceneObject<'_>) -> String {
     }
 }
 
-/// A material's or texmap's name: 0x4001 of its MtlBase header, the chunk holding both
-/// 0x4001 and 0x4003 — a direct child container of the object (0x4000 in Standard, 0x5431
-/// in VRayMtl: measured, not a fixed id), else the object chunk itself (scripted materials
-/// such as PBR Material 0xD00F1E00:0xBE77E500, `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
-pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
-    let is_header = |c: &crate::chunk::Chunk<'_>| c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some();
+/// A material's or texmap's MtlBase header: the chunk holding 0x4001 and 0x4003 — a direct
+/// child container of the object (0x4000 in Standard, 0x5431 in VRayMtl: measured, not a
+/// fixed id), else such a container with Max 3's 0x4002 flags, else the object chunk itself
+/// (scripted materials such as PBR Material 0xD00F1E00:0xBE77E500,
+/// `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
+fn mtl_header<'a>(o: &SceneObject<'a>) -> Option<&'a crate::chunk::Chunk<'a>> {
+    let holds = |c: &crate::chunk::Chunk<'_>, flags: u16| c.child(MTL_NAME).is_some() && c.child(flags).is_some();
     // The header container first: some texmaps (OSL Map) hold other 0x4001/0x4003 chunks
     // at their top level (`wild/ricobarrett__meetingtable.max`).
-    o.chunk
-        .children()
-        .iter()
-        .filter(|c| c.is_container())
-        .chain(std::iter::once(o.chunk))
-        .find(|c| is_header(c))
-        .and_then(|c| c.child(MTL_NAME))
-        .and_then(crate::chunk::Chunk::payload)
-        .map(crate::model::utf16)
+    let containers = || o.chunk.children().iter().filter(|c| c.is_container());
+    containers()
+        .find(|c| holds(c, MTL_FLAGS))
+        .or_else(|| containers().find(|c| holds(c, MTL_FLAGS_MAX3)))
+        .or_else(|| holds(o.chunk, MTL_FLAGS).then_some(o.chunk))
+}
+
+/// A material's or texmap's name: 0x4001 of its MtlBase header ([`mtl_header`]).
+pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+    mtl_header(o).and_then(|h| h.child(MTL_NAME)).and_then(crate::chunk::Chunk::payload).map(crate::model::utf16)
 }
 
 /// RenderEnvironment (Class ID 0xEE448B23:0): holds the render settings.
