@@ -593,6 +593,112 @@ mod tests {
         assert_eq!((v.outcome, v.classes.len(), v.same_order), (SectionOutcome::Pass, 0, Some(false)));
     }
 
+    use crate::chunk::Chunk;
+    use crate::model::scene_index::{ResolvedClass, REFS_FLAT};
+
+    fn refs(targets: &[i32]) -> Chunk<'static> {
+        Chunk::leaf(REFS_FLAT, targets.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>())
+    }
+
+    fn utf16(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    fn class(name: &str, class_id: [u32; 2], superclass: u32) -> Option<ResolvedClass> {
+        Some(ResolvedClass { class_id, superclass, name: name.into(), dll: String::new(), directory_index: None })
+    }
+
+    fn index<'a>(root_id: u16, chunks: &'a [Chunk<'static>], classes: Vec<Option<ResolvedClass>>) -> SceneIndex<'a> {
+        let objects = chunks
+            .iter()
+            .zip(classes)
+            .enumerate()
+            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
+            .collect();
+        SceneIndex { root_id, objects, directories: Default::default() }
+    }
+
+    /// 0 unused (a reference to object 0 reads as empty); 1 Standard `used` (Max 6 header:
+    /// 0x4000 = 0x4001, 0x4003), held by the node; 2 Multi/Sub-Object `old` (Max 3 header:
+    /// 0x4000 = 0x4001, 0x4002; 0x4003 at the top), held by the library alone; 3 a scripted
+    /// material (header in the object chunk), held by 2; 4 node; 5 the library (entries 1,
+    /// 2 and, with `scripted`, 3); 6 SceneImpl.
+    fn library_scene(scripted: bool) -> (Vec<Chunk<'static>>, Vec<Option<ResolvedClass>>) {
+        let header = |name: &str, flags: u16| {
+            Chunk::container(0x4000, vec![Chunk::leaf(MTL_NAME, utf16(name)), Chunk::leaf(flags, vec![0; 4])])
+        };
+        let entries: &[i32] = if scripted { &[1, 2, 3] } else { &[1, 2] };
+        let chunks = vec![
+            Chunk::container(1, vec![]),
+            Chunk::container(2, vec![refs(&[-1]), header("used", MTL_FLAGS)]),
+            Chunk::container(3, vec![refs(&[3]), header("old", MTL_FLAGS_MAX3), Chunk::leaf(MTL_FLAGS, vec![])]),
+            Chunk::container(
+                4,
+                vec![refs(&[-1]), Chunk::leaf(MTL_NAME, utf16("Material #87")), Chunk::leaf(MTL_FLAGS, vec![0; 4])],
+            ),
+            Chunk::container(5, vec![refs(&[-1, -1, -1, 1])]),
+            Chunk::container(6, vec![refs(entries)]),
+            Chunk::container(7, vec![refs(&[-1, 5])]),
+        ];
+        let classes = vec![
+            None,
+            class("Standard", [2, 0], 0xc00),
+            class("Multi/Sub-Object", [0x200, 0], 0xc00),
+            class("NeL Material", [0x64c7_5fec, 0x222b_9eb9], 0xc00),
+            class("Node", NODE_IMPL, 1),
+            class("MtlBaseLib", crate::model::scene_use::MTL_BASE_LIB, 0x100),
+            class("Scene", crate::model::scene_use::SCENE_IMPL, 0x100),
+        ];
+        (chunks, classes)
+    }
+
+    #[test]
+    fn max4_lists_every_library_entry_and_max6_only_the_referenced_ones() {
+        let (chunks, classes) = library_scene(false);
+        assert_eq!(materials(&index(0x2009, &chunks, classes.clone())), Ok(strings(&["used"])));
+        assert_eq!(materials(&index(0x2006, &chunks, classes)), Ok(strings(&["used", "old"])), "Max 3 header read");
+        let (chunks, classes) = library_scene(true);
+        assert_eq!(materials(&index(0x2009, &chunks, classes.clone())), Ok(strings(&["used", "Material #87"])));
+        let err = materials(&index(0x2006, &chunks, classes)).unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(
+            err[0].starts_with("NeL Material (0x64c75fec:0x222b9eb9): scripted material in a Max 4 file"),
+            "{err:?}"
+        );
+    }
+
+    /// A RenderEnvironment whose settings hold time type `kind` and the stored range 0–16000.
+    fn render_scene(kind: i32) -> (Vec<Chunk<'static>>, Vec<Option<ResolvedClass>>) {
+        let int = |id: u16, v: i32| Chunk::leaf(id, v.to_le_bytes().to_vec());
+        let settings =
+            vec![int(0x100, 0x500 | kind), int(0x110, 0), int(0x120, 16000), int(0x190, 640), int(0x200, 480)];
+        let chunks = vec![Chunk::container(1, vec![Chunk::container(0x110, vec![Chunk::container(0x2000, settings)])])];
+        (chunks, vec![class("RenderEnvironment", RENDER_ENVIRONMENT, 0x1010)])
+    }
+
+    #[test]
+    fn render_frames_follow_the_time_type_the_frame_rate_and_the_release() {
+        let range = |root: u16, kind: i32, time: TimeConfig| -> Result<Vec<String>, Vec<String>> {
+            let (chunks, classes) = render_scene(kind);
+            render(&index(root, &chunks, classes), &Ok(time)).map(|l| l[2..].to_vec())
+        };
+        let at24 = TimeConfig { frame_rate: 24, start: 200, end: 40000 };
+        let at60 = TimeConfig { frame_rate: 60, start: 0, end: 32000 };
+        let lines = |s: i64, e: i64| Ok(vec![format!("Animation Start={s}"), format!("Animation End={e}")]);
+        assert_eq!(range(0x2025, 1, at24), lines(1, 1), "single frame: the range start, twice");
+        assert_eq!(range(0x2025, 0, at24), lines(1, 1));
+        assert_eq!(range(0x2006, 1, at24), lines(1, 200), "Max 4 single frame: the whole range");
+        assert_eq!(range(0x2025, 2, at60), lines(0, 400), "active segment: the animation range");
+        assert_eq!(range(0x2025, 3, at60), lines(0, 200), "range: the stored ticks at 60 fps");
+        assert_eq!(range(0x2025, 4, at24), lines(0, 80));
+        assert!(range(0x2025, 5, at24).is_err());
+        let (chunks, classes) = render_scene(1);
+        assert_eq!(
+            render(&index(0x2025, &chunks, classes), &Err("no Config stream".into())),
+            Err(strings(&["no Config stream"]))
+        );
+    }
+
     #[test]
     fn skips_name_their_classes() {
         assert_eq!(absent("render").classes, [ABSENT_IN_FILE]);
