@@ -163,10 +163,11 @@ const MTL_FLAGS_MAX3: u16 = 0x4002;
 
 /// Material names as Max lists them: the entries of the scene material library (SceneImpl
 /// reference slot 1, `MtlBaseLib` 0x3333:0) in stored order — materials and texmaps alike
-/// (environment maps such as `Map #0`, `DefaultVRaySky`) — except, from Max 6 on, entries
-/// no other Scene object references (left over: Unwrap UVW's `uvchecker_mat`); Max 4 and
-/// older (Scene root ≤ 0x2006) list those too (`nel/max/skeetmtp__snow_island.max`: two
-/// Multi/Sub-Objects `neige` only the library holds). Sub-materials are listed only when
+/// (environment maps such as `Map #0`, `DefaultVRaySky`) — except entries no other Scene
+/// object references (left over: Unwrap UVW's `uvchecker_mat`, Max 2017–2019 files); Max 4
+/// and older (Scene root ≤ 0x2006) list those too (`nel/max/skeetmtp__snow_island.max`: two
+/// Multi/Sub-Objects `neige` only the library holds). No real file between them holds a
+/// left-over entry; they get the newer rule. Sub-materials are listed only when
 /// the library holds them. A name is the MtlBase header's 0x4001 (see [`mtl_name`]); an
 /// entry whose name cannot be read makes the section unsupported, naming its class — so
 /// does a scripted material in a Max 4 file (see [`max4_scripted_name`]).
