@@ -106,10 +106,6 @@ const EXPLAINED_FAILS: &[(&str, &str)] = &[
     ("arm.max", "dependencies"),
     ("nekidaem__08-extended_header_length_alysson_claret.max", "dependencies"),
     ("erbolvov1989__1.max", "dependencies"),
-    // Single-frame output (time type 1): Max's Render Data names the frame it would render,
-    // the time slider's, which pmcore does not locate yet; every other single-frame file
-    // was saved at frame 0 (docs/exporters.md, summary: render).
-    ("AnimatedSpotlights.max", "render"),
 ];
 
 #[test]
@@ -181,6 +177,9 @@ fn per_section_verdicts_on_every_real_file() {
     assert!(row("objects")[0] >= 237 && row("scene-totals")[0] >= 237, "{table:?}");
     assert!(row("plugins")[1] == 0 && row("plugins")[2] == 0, "every plugin list is derived and equal: {table:?}");
     assert!(row("render")[0] >= 236, "{table:?}");
+    // Render lines at the scene's frame rate (Config 0x20B0): every file carrying them is
+    // derived and equal (24 and 60 fps files included).
+    assert!(row("render")[1] == 0 && row("render")[2] == 0, "{table:?}");
     // Materials and dependencies: issue #24's target is 90 % of the files carrying them.
     assert!(row("materials")[0] >= 237 && row("dependencies")[0] >= 214 && row("mesh-totals")[0] >= 133, "{table:?}");
     // The 90 % counts the files the derivation can read: a Max 2009 or older file keeps no

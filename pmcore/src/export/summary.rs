@@ -10,6 +10,7 @@ use crate::classes::ids::superclass;
 use crate::facts::doc_summary::{DocSummary, SceneTotals};
 use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees, NODE_IMPL, OSM_DERIVED, WSM_DERIVED};
 use crate::model::scene_use::SceneUse;
+use crate::model::time_config::TimeConfig;
 use crate::MaxFile;
 use std::collections::BTreeMap;
 
@@ -74,7 +75,7 @@ pub enum SummaryError {
 pub fn account(file: &MaxFile) -> Result<SceneAccount, SummaryError> {
     let trees = SceneTrees::of(file).ok_or(SummaryError::NoScene)?;
     let index = trees.index().ok_or(SummaryError::NoScene)?;
-    let mut account = account_of(&index);
+    let mut account = account_of(&index, &TimeConfig::of(file));
     account.dependencies = dependencies(file, &index);
     Ok(account)
 }
@@ -122,7 +123,7 @@ fn is_scene_node(o: &SceneObject<'_>) -> bool {
 }
 
 /// The account of a resolved Scene.
-pub(crate) fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
+pub(crate) fn account_of(index: &SceneIndex<'_>, time: &Result<TimeConfig, String>) -> SceneAccount {
     let mut out = SceneAccount {
         objects: Vec::new(),
         totals: DerivedTotals::default(),
@@ -149,28 +150,38 @@ pub(crate) fn account_of(index: &SceneIndex<'_>) -> SceneAccount {
     // (236 of 236 readable real files).
     out.plugins = index.directories.dlls.iter().map(|d| d.file.clone()).collect();
     out.materials = materials(index);
-    out.render = render(index);
+    out.render = render(index, time);
     out.mesh = mesh_totals(index);
     out
 }
 
-/// MtlBase header children: name (UTF-16) and flags.
+/// MtlBase header children: name (UTF-16) and flags; Max 3 writes the flags as 0x4002
+/// (`nel/max/ryzom__road_flag.max`: 0x4000 holds 0x4001, 0x4002, 0x4020, 0x4030).
 const MTL_NAME: u16 = 0x4001;
 const MTL_FLAGS: u16 = 0x4003;
+const MTL_FLAGS_MAX3: u16 = 0x4002;
 
 /// Material names as Max lists them: the entries of the scene material library (SceneImpl
 /// reference slot 1, `MtlBaseLib` 0x3333:0) in stored order — materials and texmaps alike
 /// (environment maps such as `Map #0`, `DefaultVRaySky`) — except entries no other Scene
-/// object references (left over: Unwrap UVW's `uvchecker_mat`). Sub-materials are listed
-/// only when the library holds them. A name is the MtlBase header's 0x4001 (see
-/// [`mtl_name`]); an entry whose name cannot be read makes the section unsupported,
-/// naming its class.
+/// object references (left over: Unwrap UVW's `uvchecker_mat`, Max 2017–2019 files); Max 4
+/// and older (Scene root ≤ 0x2006) list those too (`nel/max/skeetmtp__snow_island.max`: two
+/// Multi/Sub-Objects `neige` only the library holds). No real file between them holds a
+/// left-over entry; they get the newer rule. Sub-materials are listed only when
+/// the library holds them. A name is the MtlBase header's 0x4001 (see [`mtl_name`]); an
+/// entry whose name cannot be read makes the section unsupported, naming its class — so
+/// does a scripted material in a Max 4 file (see [`max4_scripted_name`]).
 pub(crate) fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
     let usage = SceneUse::of(index).map_err(|e| vec![e])?;
+    let lists_left_over = index.root_id <= MAX4_ROOT;
     let mut names = Vec::new();
     let mut unreadable = Vec::new();
-    for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used) {
+    for &(entry, _) in usage.entries.iter().filter(|(_, used)| *used || lists_left_over) {
         match index.get(entry) {
+            Some(o) if max4_scripted_name(index, o) => unreadable.push(format!(
+                "{}: scripted material in a Max 4 file, listed under a name the file does not store",
+                class_label(o)
+            )),
             Some(o) => match mtl_name(o) {
                 Some(name) => names.push(name),
                 None => unreadable.push(format!("{}: material name not found", class_label(o))),
@@ -187,6 +198,18 @@ pub(crate) fn materials(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<Strin
     }
 }
 
+/// True for a scripted material (its MtlBase header is the object chunk itself, see
+/// [`mtl_header`]) in a Max 4 file or older. Max 4 lists such a material under a fresh
+/// `Material #N` that no stream holds, N differing from file to file while the stored
+/// name is the same: NeL Material (0x64C75FEC:0x222B9EB9) stores `Material #87` in
+/// `nel/max/skeetmtp__snow_island.max`, `snow_island2`, `snow_island3` and `snow_ramp`,
+/// whose summaries name it `Material #25`, `#26`, `#29` and `#47`. From Max 6 on the stored
+/// name is the listed one (`skeetmtp__snow_bowl.max`, `water_light.max`: NeL Material;
+/// `pairs/…/Shotgun.max`: PBR Material).
+fn max4_scripted_name(index: &SceneIndex<'_>, o: &SceneObject<'_>) -> bool {
+    index.root_id <= MAX4_ROOT && mtl_header(o).is_some_and(|h| std::ptr::eq(h, o.chunk))
+}
+
 fn class_label(o: &SceneObject<'_>) -> String {
     match &o.class {
         Some(c) => format!("{} ({:#x}:{:#x})", c.name, c.class_id[0], c.class_id[1]),
@@ -194,36 +217,42 @@ fn class_label(o: &SceneObject<'_>) -> String {
     }
 }
 
-/// A material's or texmap's name: 0x4001 of its MtlBase header, the chunk holding both
-/// 0x4001 and 0x4003 — a direct child container of the object (0x4000 in Standard, 0x5431
-/// in VRayMtl: measured, not a fixed id), else the object chunk itself (scripted materials
-/// such as PBR Material 0xD00F1E00:0xBE77E500, `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
-pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
-    let is_header = |c: &crate::chunk::Chunk<'_>| c.child(MTL_NAME).is_some() && c.child(MTL_FLAGS).is_some();
+/// A material's or texmap's MtlBase header: the chunk holding 0x4001 and 0x4003 — a direct
+/// child container of the object (0x4000 in Standard, 0x5431 in VRayMtl: measured, not a
+/// fixed id), else such a container with Max 3's 0x4002 flags, else the object chunk itself
+/// (scripted materials such as PBR Material 0xD00F1E00:0xBE77E500,
+/// `pairs/RicoBarrett__3DSMax/…/Shotgun.max`).
+fn mtl_header<'a>(o: &SceneObject<'a>) -> Option<&'a crate::chunk::Chunk<'a>> {
+    let holds = |c: &crate::chunk::Chunk<'_>, flags: u16| c.child(MTL_NAME).is_some() && c.child(flags).is_some();
     // The header container first: some texmaps (OSL Map) hold other 0x4001/0x4003 chunks
     // at their top level (`wild/ricobarrett__meetingtable.max`).
-    o.chunk
-        .children()
-        .iter()
-        .filter(|c| c.is_container())
-        .chain(std::iter::once(o.chunk))
-        .find(|c| is_header(c))
-        .and_then(|c| c.child(MTL_NAME))
-        .and_then(crate::chunk::Chunk::payload)
-        .map(crate::model::utf16)
+    let containers = || o.chunk.children().iter().filter(|c| c.is_container());
+    containers()
+        .find(|c| holds(c, MTL_FLAGS))
+        .or_else(|| containers().find(|c| holds(c, MTL_FLAGS_MAX3)))
+        .or_else(|| holds(o.chunk, MTL_FLAGS).then_some(o.chunk))
+}
+
+/// A material's or texmap's name: 0x4001 of its MtlBase header ([`mtl_header`]).
+pub(crate) fn mtl_name(o: &SceneObject<'_>) -> Option<String> {
+    mtl_header(o).and_then(|h| h.child(MTL_NAME)).and_then(crate::chunk::Chunk::payload).map(crate::model::utf16)
 }
 
 /// RenderEnvironment (Class ID 0xEE448B23:0): holds the render settings.
 pub(crate) use crate::classes::ids::RENDER_ENVIRONMENT;
-/// Ticks per frame at Max's default 30 frames per second.
-pub(crate) const TICKS_PER_FRAME: i64 = 160;
+
+/// Scene root chunk id of Max 4 (`facts::version`): files this old (and older) follow
+/// Max 4's summary rules, which differ from Max 6 on (render range, material library).
+pub(crate) const MAX4_ROOT: u16 = 0x2006;
 
 /// Render Width / Height and Animation Start / End, from RenderEnvironment 0x110/0x2000:
-/// 0x190 width, 0x200 height, 0x100 time type, 0x110 / 0x120 range start / end in ticks.
-/// Time type (low byte) 1 = single frame (Max writes 0 and 0), 2 = active segment as
-/// stored, 4 = range as stored, 3 = the scene's active time segment (stored elsewhere:
-/// unsupported); 0 (one Max 8 file) reads as a single frame.
-pub(crate) fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>> {
+/// 0x190 width, 0x200 height, 0x100 time type (the render dialog's Time Output), 0x110 /
+/// 0x120 its range start / end in ticks; frames at the scene's frame rate (Config 0x20B0,
+/// [`TimeConfig`]). Time type (low byte): 1 single frame — Max names the animation range's
+/// start twice; 2 active time segment — the animation range; 3 range, 4 frames — the
+/// stored range; 0 (one Max 2020 file) reads as a single frame. For a single frame, Max 4
+/// and older (Scene root ≤ 0x2006) name the whole animation range (12 NeL files).
+pub(crate) fn render(index: &SceneIndex<'_>, time: &Result<TimeConfig, String>) -> Result<Vec<String>, Vec<String>> {
     let settings = index
         .objects
         .iter()
@@ -238,20 +267,23 @@ pub(crate) fn render(index: &SceneIndex<'_>) -> Result<Vec<String>, Vec<String>>
     let width = int(0x190).ok_or_else(|| missing("width 0x190"))?;
     let height = int(0x200).ok_or_else(|| missing("height 0x200"))?;
     let kind = int(0x100).ok_or_else(|| missing("time type 0x100"))?;
+    let time = time.as_ref().map_err(|e| vec![e.clone()])?;
     let (start, end) = match kind & 0xff {
-        0 | 1 => (0, 0),
-        2 | 4 => {
+        0 | 1 if index.root_id <= MAX4_ROOT => (time.start, time.end),
+        0 | 1 => (time.start, time.start),
+        2 => (time.start, time.end),
+        3 | 4 => {
             let start = int(0x110).ok_or_else(|| missing("range start 0x110"))?;
             let end = int(0x120).ok_or_else(|| missing("range end 0x120"))?;
-            (start / TICKS_PER_FRAME, end / TICKS_PER_FRAME)
+            (start, end)
         }
-        other => return Err(vec![format!("render time type {other} (scene animation range)")]),
+        other => return Err(vec![format!("render time type {other}")]),
     };
     Ok(vec![
         format!("Render Width={width}"),
         format!("Render Height={height}"),
-        format!("Animation Start={start}"),
-        format!("Animation End={end}"),
+        format!("Animation Start={}", time.frame(start)),
+        format!("Animation End={}", time.frame(end)),
     ])
 }
 
@@ -560,6 +592,112 @@ mod tests {
         assert_eq!(v.classes, ["Max lists names ours lacks", "ours lists names Max lacks"]);
         let v = multiset("materials", &strings(&["a", "b"]), &strings(&["b", "a"]));
         assert_eq!((v.outcome, v.classes.len(), v.same_order), (SectionOutcome::Pass, 0, Some(false)));
+    }
+
+    use crate::chunk::Chunk;
+    use crate::model::scene_index::{ResolvedClass, REFS_FLAT};
+
+    fn refs(targets: &[i32]) -> Chunk<'static> {
+        Chunk::leaf(REFS_FLAT, targets.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>())
+    }
+
+    fn utf16(text: &str) -> Vec<u8> {
+        text.encode_utf16().flat_map(u16::to_le_bytes).collect()
+    }
+
+    fn class(name: &str, class_id: [u32; 2], superclass: u32) -> Option<ResolvedClass> {
+        Some(ResolvedClass { class_id, superclass, name: name.into(), dll: String::new(), directory_index: None })
+    }
+
+    fn index<'a>(root_id: u16, chunks: &'a [Chunk<'static>], classes: Vec<Option<ResolvedClass>>) -> SceneIndex<'a> {
+        let objects = chunks
+            .iter()
+            .zip(classes)
+            .enumerate()
+            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
+            .collect();
+        SceneIndex { root_id, objects, directories: Default::default() }
+    }
+
+    /// 0 unused (a reference to object 0 reads as empty); 1 Standard `used` (Max 6 header:
+    /// 0x4000 = 0x4001, 0x4003), held by the node; 2 Multi/Sub-Object `old` (Max 3 header:
+    /// 0x4000 = 0x4001, 0x4002; 0x4003 at the top), held by the library alone; 3 a scripted
+    /// material (header in the object chunk), held by 2; 4 node; 5 the library (entries 1,
+    /// 2 and, with `scripted`, 3); 6 SceneImpl.
+    fn library_scene(scripted: bool) -> (Vec<Chunk<'static>>, Vec<Option<ResolvedClass>>) {
+        let header = |name: &str, flags: u16| {
+            Chunk::container(0x4000, vec![Chunk::leaf(MTL_NAME, utf16(name)), Chunk::leaf(flags, vec![0; 4])])
+        };
+        let entries: &[i32] = if scripted { &[1, 2, 3] } else { &[1, 2] };
+        let chunks = vec![
+            Chunk::container(1, vec![]),
+            Chunk::container(2, vec![refs(&[-1]), header("used", MTL_FLAGS)]),
+            Chunk::container(3, vec![refs(&[3]), header("old", MTL_FLAGS_MAX3), Chunk::leaf(MTL_FLAGS, vec![])]),
+            Chunk::container(
+                4,
+                vec![refs(&[-1]), Chunk::leaf(MTL_NAME, utf16("Material #87")), Chunk::leaf(MTL_FLAGS, vec![0; 4])],
+            ),
+            Chunk::container(5, vec![refs(&[-1, -1, -1, 1])]),
+            Chunk::container(6, vec![refs(entries)]),
+            Chunk::container(7, vec![refs(&[-1, 5])]),
+        ];
+        let classes = vec![
+            None,
+            class("Standard", [2, 0], 0xc00),
+            class("Multi/Sub-Object", [0x200, 0], 0xc00),
+            class("NeL Material", [0x64c7_5fec, 0x222b_9eb9], 0xc00),
+            class("Node", NODE_IMPL, 1),
+            class("MtlBaseLib", crate::model::scene_use::MTL_BASE_LIB, 0x100),
+            class("Scene", crate::model::scene_use::SCENE_IMPL, 0x100),
+        ];
+        (chunks, classes)
+    }
+
+    #[test]
+    fn max4_lists_every_library_entry_and_max6_only_the_referenced_ones() {
+        let (chunks, classes) = library_scene(false);
+        assert_eq!(materials(&index(0x2009, &chunks, classes.clone())), Ok(strings(&["used"])));
+        assert_eq!(materials(&index(0x2006, &chunks, classes)), Ok(strings(&["used", "old"])), "Max 3 header read");
+        let (chunks, classes) = library_scene(true);
+        assert_eq!(materials(&index(0x2009, &chunks, classes.clone())), Ok(strings(&["used", "Material #87"])));
+        let err = materials(&index(0x2006, &chunks, classes)).unwrap_err();
+        assert_eq!(err.len(), 1);
+        assert!(
+            err[0].starts_with("NeL Material (0x64c75fec:0x222b9eb9): scripted material in a Max 4 file"),
+            "{err:?}"
+        );
+    }
+
+    /// A RenderEnvironment whose settings hold time type `kind` and the stored range 0–16000.
+    fn render_scene(kind: i32) -> (Vec<Chunk<'static>>, Vec<Option<ResolvedClass>>) {
+        let int = |id: u16, v: i32| Chunk::leaf(id, v.to_le_bytes().to_vec());
+        let settings =
+            vec![int(0x100, 0x500 | kind), int(0x110, 0), int(0x120, 16000), int(0x190, 640), int(0x200, 480)];
+        let chunks = vec![Chunk::container(1, vec![Chunk::container(0x110, vec![Chunk::container(0x2000, settings)])])];
+        (chunks, vec![class("RenderEnvironment", RENDER_ENVIRONMENT, 0x1010)])
+    }
+
+    #[test]
+    fn render_frames_follow_the_time_type_the_frame_rate_and_the_release() {
+        let range = |root: u16, kind: i32, time: TimeConfig| -> Result<Vec<String>, Vec<String>> {
+            let (chunks, classes) = render_scene(kind);
+            render(&index(root, &chunks, classes), &Ok(time)).map(|l| l[2..].to_vec())
+        };
+        let at24 = TimeConfig { frame_rate: 24, start: 200, end: 40000 };
+        let at60 = TimeConfig { frame_rate: 60, start: 0, end: 32000 };
+        let lines = |s: i64, e: i64| Ok(vec![format!("Animation Start={s}"), format!("Animation End={e}")]);
+        assert_eq!(range(0x2025, 1, at24), lines(1, 1), "single frame: the range start, twice");
+        assert_eq!(range(0x2025, 0, at24), lines(1, 1));
+        assert_eq!(range(0x2006, 1, at24), lines(1, 200), "Max 4 single frame: the whole range");
+        assert_eq!(range(0x2025, 2, at60), lines(0, 400), "active segment: the animation range");
+        assert_eq!(range(0x2025, 3, at60), lines(0, 200), "range: the stored ticks at 60 fps");
+        assert_eq!(range(0x2025, 4, at24), lines(0, 80));
+        assert!(range(0x2025, 5, at24).is_err());
+        let (chunks, classes) = render_scene(1);
+        assert_eq!(
+            render(&index(0x2025, &chunks, classes), &Err("no Config stream".into())),
+            Err(strings(&["no Config stream"]))
+        );
     }
 
     #[test]

@@ -42,7 +42,8 @@ pub(crate) struct SceneUse {
     /// Library entries in stored order, each with whether another Scene object (a node,
     /// a Multi/Sub-Object, the Material Editor, the render environment …) references it.
     /// An entry only the library holds is left over — Unwrap UVW's checker material
-    /// `uvchecker_mat` in 59 real files — and Max leaves it out of the summary.
+    /// `uvchecker_mat` in 59 real files — and Max 2017–2019 leave it out of the summary (Max 4
+    /// and older list it: `export::summary::materials`).
     pub entries: Vec<(usize, bool)>,
     /// Objects reachable from the scene's roots (every node, and every SceneImpl reference
     /// but the library) without going through the library.
