@@ -460,10 +460,6 @@ pub(crate) use crate::classes::ids::STANDARD_MATERIAL;
 const STANDARD_DIFFUSE_SLOT: usize = 1;
 /// Bitmap texture Class ID.
 pub(crate) use crate::classes::ids::BITMAP_TEXTURE;
-/// Editable Mesh texture vertices (`u32 n`, n × 3 `f32`) and texture faces (`u32 n`,
-/// n × 3 `u32`) under the object's 0x08fe (map channel 1).
-const TRI_TVERTS: u16 = 0x2394;
-const TRI_TVFACES: u16 = 0x2396;
 
 fn is_material(o: &crate::model::scene_index::SceneObject<'_>) -> bool {
     o.class.as_ref().is_some_and(|c| c.superclass == crate::model::scene_use::MATERIAL_SUPERCLASS)
@@ -541,30 +537,14 @@ fn bitmap_file_name(
 }
 
 /// Map channel 1 of a stored Editable Mesh, when the evaluated mesh still has its faces
-/// (same triangle count: no modifier changed the topology).
+/// (same triangle count: a modifier rebuilt the mesh without carrying the channel).
 fn stored_tri_uv(
     index: &crate::model::scene_index::SceneIndex<'_>,
     node: &crate::model::scene_index::SceneObject<'_>,
     mesh: &EvalMesh,
 ) -> Option<crate::eval::mesh::MapChannel> {
     let (base, _) = crate::eval::stack::stack(index, node)?;
-    let buffers = base.chunk.child(crate::model::geometry::GEOM_BUFFERS)?;
-    let verts = buffers.child(TRI_TVERTS)?.payload()?;
-    let faces = buffers.child(TRI_TVFACES)?.payload()?;
-    let words =
-        |p: &[u8]| -> Vec<u32> { p.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect() };
-    let (v, f) = (words(verts), words(faces));
-    let nv = *v.first()? as usize;
-    let nf = *f.first()? as usize;
-    if v.len() != 1 + 3 * nv || f.len() != 1 + 3 * nf || nf != mesh.polygons.len() {
-        return None;
-    }
-    if mesh.polygons.iter().any(|p| p.corners.len() != 3) {
-        return None;
-    }
-    let vertices = v[1..].chunks_exact(3).map(|t| Vec2::new(f32::from_bits(t[0]), f32::from_bits(t[1]))).collect();
-    let faces: Vec<Vec<u32>> = f[1..].chunks_exact(3).map(|t| t.to_vec()).collect();
-    faces.iter().flatten().all(|&i| (i as usize) < nv).then_some(crate::eval::mesh::MapChannel { vertices, faces })
+    crate::eval::stored::stored_tri_map(base.chunk, mesh)
 }
 
 /// Builds one shape per evaluated geometry node of `file`, normals weighted as the Max
