@@ -115,6 +115,24 @@ fn named_pairs_reach_the_level_their_scene_allows() {
         assert!(covers(&ours, &reference) && covers(&reference, &ours), "{scene}: positions and normals");
     }
 
+    // The NeL Material (Max 2010 script, slots in its ParamBlock2 block 2): slot 1 is
+    // enabled but holds no texmap, so — as the NeL exporter does — stage 0 stays empty,
+    // and the reference's texture is a miss at the first level, never a pass. The scene
+    // cannot hold the reference's texture: no ".tga" anywhere in its bytes (ASCII or
+    // UTF-16), and its asset table is empty.
+    for (scene, texture) in [("ryzom__tile.max", "tile_stone.tga"), ("ryzom__tile_goal.max", "tilegoal_green.tga")] {
+        let (r, export) = nel_shape(&nel, scene, out.path());
+        assert_eq!(r["verdict"], "fail", "{scene}: {r}");
+        assert_eq!(r["kind"], "t3-nel-shape-textures", "{scene}: {r}");
+        assert!(r["message"].as_str().unwrap().contains(texture), "{r}");
+        assert_eq!(export["summary"]["materials_unread"], serde_json::json!([]), "{scene}");
+        let bytes = std::fs::read(nel.join("max").join(scene)).unwrap();
+        let utf16: Vec<u8> = ".tga".bytes().flat_map(|b| [b, 0]).collect();
+        for needle in [&b".tga"[..], &b".TGA"[..], &utf16[..]] {
+            assert!(!bytes.windows(needle.len()).any(|w| w == needle), "{scene} holds {needle:?}");
+        }
+    }
+
     // Nothing evaluates (a Boolean): a skip that says so, never a pass.
     let (r, export) = nel_shape(&nel, "ryzom__road_flag.max", out.path());
     assert_eq!(r["verdict"], "skip");
