@@ -441,6 +441,16 @@ pub struct NodeShape {
     pub(crate) notes: BuildNotes,
     /// The node's materials as read from the scene.
     pub(crate) materials: Vec<ShapeMaterial>,
+    /// The (u, v) box of the stored map channel of the node's base object (tri objects).
+    pub(crate) source_map_range: Option<[Vec2; 2]>,
+}
+
+impl NodeShape {
+    /// The (u, v) box of the map channel the node's base object stores (`[[u, v] low,
+    /// [u, v] high]`; tri objects only): every UV the evaluator derives from it lies inside.
+    pub fn source_map_range(&self) -> Option<[[f32; 2]; 2]> {
+        self.source_map_range.map(|[lo, hi]| [lo.to_array(), hi.to_array()])
+    }
 }
 
 /// What the exporter did with the scene's nodes.
@@ -644,10 +654,25 @@ pub fn export_with(
         summary.materials_unread.extend(errors.into_iter().map(|e| format!("{}: {e}", n.name)));
         let weighting = weighting.unwrap_or(NormalWeighting::for_scene_root(index.root_id));
         let (shape, notes) = build(&mesh, object_offset(node).matrix(), &local, &materials, weighting);
-        shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials });
+        let source_map_range = stored_map_range(&index, node);
+        shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials, source_map_range });
     }
     summary.shapes = shapes.len();
     Ok((shapes, summary))
+}
+
+/// The box of the map channel the node's base object stores, when every UV of the
+/// evaluated mesh is a convex combination of it: a tri base under nothing but MeshSmooth
+/// / TurboSmooth (a UVW Map or an Unwrap UVW makes its own UVs).
+fn stored_map_range(
+    index: &crate::model::scene_index::SceneIndex<'_>,
+    node: &crate::model::scene_index::SceneObject<'_>,
+) -> Option<[Vec2; 2]> {
+    use crate::classes::ids::{MESHSMOOTH, TURBOSMOOTH};
+    let (base, modifiers) = crate::eval::stack::stack(index, node)?;
+    let smoothing_only =
+        modifiers.iter().all(|m| m.class.as_ref().is_some_and(|c| [MESHSMOOTH, TURBOSMOOTH].contains(&c.class_id)));
+    smoothing_only.then(|| crate::eval::stored::stored_tri_map_range(base.chunk)).flatten()
 }
 
 /// `BitmapInfo` children: file path and device name (UTF-16).
