@@ -276,6 +276,8 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
     if best.comparison.first_miss().is_some() && stopped.is_none() && !revision {
         if let Some(other) = agreeing_revision(source, &best.reference, &opts.reference) {
             detail["other_revision"] = other;
+        } else if let Some(evidence) = map_revision(&ours, &refs, best) {
+            detail["map_revision"] = evidence;
         }
     }
     let v = match (best.comparison.first_miss(), stopped) {
@@ -310,6 +312,46 @@ pub fn run(source: &str, stem: &str, file: &MaxFile, opts: &Options, sink: &mut 
         }),
     };
     verdict(v, Some(detail))
+}
+
+/// Evidence that a vertex-count miss is the reference's UV splits from another mapping:
+/// the node's geometry equals the reference's but for UVs (same triangles, every position
+/// and normal on both sides), and the reference holds UVs outside the box of the map
+/// channel the node's base stores — which every UV derived from it lies in (the node is
+/// a tri object under MeshSmooth / TurboSmooth only). `None` otherwise.
+fn map_revision(ours: &[(NodeShape, ShapeFacts)], refs: &[(PathBuf, ShapeFacts)], best: &Compared) -> Option<Value> {
+    if best.comparison.first_miss()?.field != "vertices" {
+        return None;
+    }
+    let (shape, facts) = ours.iter().find(|(s, _)| s.node == best.node)?;
+    let (_, reference) = refs.iter().find(|(p, _)| *p == best.reference)?;
+    if !shape_t3::same_geometry_but_uvs(facts, reference, shape_t3::TOLERANCE) {
+        return None;
+    }
+    let [lo, hi] = shape.source_map_range()?;
+    let tol = shape_t3::TOLERANCE.uv;
+    // NeL writes (u, 1 − v): back to Max's map space.
+    let uvs: Vec<[f32; 2]> = reference.attributes.iter().map(|a| [a[6], 1.0 - a[7]]).collect();
+    let outside = uvs.iter().filter(|uv| (0..2).any(|k| uv[k] < lo[k] - tol || uv[k] > hi[k] + tol)).count();
+    if outside == 0 {
+        return None;
+    }
+    let (mut rlo, mut rhi) = ([f32::MAX; 2], [f32::MIN; 2]);
+    for uv in &uvs {
+        for k in 0..2 {
+            rlo[k] = rlo[k].min(uv[k]);
+            rhi[k] = rhi[k].max(uv[k]);
+        }
+    }
+    Some(json!({
+        "reference": best.reference.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "node": best.node,
+        "stored_map_range": [lo, hi],
+        "reference_uv_range": [rlo, rhi],
+        "reference_uvs_outside": outside,
+        "agrees_with": "every position and normal matches; the reference's UVs lie outside the stored map channel, \
+                        which every UV the smoothing derives from it lies in: an earlier mapping",
+    }))
 }
 
 /// `scene@commit.max` and `scene.max` are revisions of one scene: the file name without its

@@ -126,7 +126,8 @@ fn a_scene_state_miss_is_an_era_mismatch_whose_missing_names_no_stream_holds() {
 
 /// NeL shapes: a revision the manifest pairs with the same reference as another revision
 /// that matches it is an era mismatch (`other_revision`); so is a reference the other Max
-/// release's normal rule matches; a vertex-count miss with no agreeing revision is not.
+/// release's normal rule matches, and one whose UVs the stored map channel cannot make
+/// (`map_revision`); a normals miss with no such evidence is not.
 #[test]
 fn nel_shape_misses_of_another_revision_are_era_mismatches_with_that_revision() {
     let Some(nel) = pmtests::nel_corpus() else { return };
@@ -159,7 +160,18 @@ fn nel_shape_misses_of_another_revision_are_era_mismatches_with_that_revision() 
         (Some("t3-nel-shape-revision"), Some("era-mismatch")),
         "{r}"
     );
-    let r = shape("skeetmtp__snow_island.max");
+    // A vertex-count miss of UV splits only, whose reference holds UVs outside the map
+    // channel the scene stores (an earlier mapping): an era mismatch with that evidence.
+    let r = shape("skeetmtp__snow_target_100.max");
+    assert_eq!(
+        (r["kind"].as_str(), r["triage"]["class"].as_str()),
+        (Some("t3-nel-shape-vertices"), Some("era-mismatch")),
+        "{r}"
+    );
+    let map = &r["triage"]["evidence"]["map_revision"];
+    assert!(map["reference_uvs_outside"].as_u64().unwrap() > 0, "{r}");
+    // A normals miss with no evidence stays unexplained.
+    let r = shape("skeetmtp__snow_target_50_flat.max");
     assert_eq!((r["verdict"].as_str(), r["triage"]["class"].as_str()), (Some("fail"), Some("unexplained")), "{r}");
 }
 

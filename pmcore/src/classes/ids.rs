@@ -130,6 +130,9 @@ pub(crate) const STANDARD_MATERIAL: [u32; 2] = [0x0002, 0];
 pub(crate) const MULTI_MATERIAL: [u32; 2] = [0x0200, 0];
 /// Bitmap texture.
 pub(crate) const BITMAP_TEXTURE: [u32; 2] = [0x0240, 0];
+/// NeL Material, the scripted material of the NeL / Ryzom 3ds Max exporter (every revision
+/// of its script in the NeL corpus keeps this Class ID).
+pub(crate) const NEL_MATERIAL: [u32; 2] = [0x64c7_5fec, 0x222b_9eb9];
 
 // Objects.
 /// Editable Mesh (tri object).

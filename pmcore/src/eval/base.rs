@@ -5,7 +5,7 @@ use super::context::EvalContext;
 use super::mesh::EvalMesh;
 use super::outcome::{stop, Stop};
 use super::primitive::MaxOrder;
-use super::stored::from_stored;
+use super::stored::{from_stored, stored_tri_map};
 use crate::classes;
 use crate::model::geometry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
@@ -32,7 +32,13 @@ pub fn evaluate_base(index: &SceneIndex<'_>, base: &SceneObject<'_>, budget: u64
 
 fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, Stop> {
     match geometry::Mesh::of_object(base.chunk) {
-        Ok(Some(m)) => return Ok(from_stored(&m)),
+        Ok(Some(m)) => {
+            // A tri object's map channel 1 rides along (MeshSmooth subdivides it; the shape
+            // exporter writes it).
+            let mut mesh = from_stored(&m);
+            mesh.uv = stored_tri_map(base.chunk, &mesh);
+            return Ok(mesh);
+        }
         Ok(None) => {}
         Err(e) => return Err(stop(base, format!("stored mesh: {e}"))),
     }

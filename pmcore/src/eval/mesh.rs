@@ -34,12 +34,16 @@ pub struct Polygon {
     /// vertex that is not a corner, e.g. the centre of a capped fan); empty means a fan
     /// from corner 0.
     pub triangles: Vec<[u32; 3]>,
+    /// Bit k set: the edge from corner k to corner k + 1 is hidden (a stored tri face's
+    /// edge-visibility flags, inverted; 0 — every edge visible — for built polygons).
+    /// MeshSmooth joins triangles across hidden edges ([`crate::eval::tri_join`]).
+    pub hidden_edges: u8,
 }
 
 impl Polygon {
     /// A polygon triangulated as a fan.
     pub(crate) fn new(corners: Vec<u32>) -> Self {
-        Polygon { corners, material: 0, smoothing: 0, triangles: Vec::new() }
+        Polygon { corners, material: 0, smoothing: 0, triangles: Vec::new(), hidden_edges: 0 }
     }
 
     /// Number of triangles this polygon makes.
@@ -70,6 +74,17 @@ pub struct MapChannel {
     pub vertices: Vec<Vec2>,
     /// Per polygon, corner indices into `vertices`.
     pub faces: Vec<Vec<u32>>,
+}
+
+impl MapChannel {
+    /// True when the channel has one map face per polygon, of the polygon's arity, and
+    /// every map corner names a map vertex — what a modifier that changed the topology
+    /// without carrying the channel breaks.
+    pub(crate) fn lines_up_with(&self, polygons: &[Polygon]) -> bool {
+        self.faces.len() == polygons.len()
+            && self.faces.iter().zip(polygons).all(|(f, p)| f.len() == p.corners.len())
+            && self.faces.iter().flatten().all(|&i| (i as usize) < self.vertices.len())
+    }
 }
 
 /// An evaluated mesh in object space.
@@ -136,6 +151,14 @@ impl EvalMesh {
         }
         c.edges = edges.len() as u64;
         c
+    }
+
+    /// Drops map channel 1 when it no longer lines up with the polygons (a modifier changed
+    /// the topology and did not carry the channel): no channel beats a wrong one.
+    pub(crate) fn drop_stale_map(&mut self) {
+        if self.uv.as_ref().is_some_and(|uv| !uv.lines_up_with(&self.polygons)) {
+            self.uv = None;
+        }
     }
 
     /// Applies `f` to every position (modifiers that only move vertices).

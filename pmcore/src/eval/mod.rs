@@ -42,6 +42,7 @@ pub mod spline;
 pub mod stack;
 pub(crate) mod stored;
 pub(crate) mod subdivide;
+pub(crate) mod tri_join;
 
 pub use modifier::{cloth, edit_mesh, lathe};
 

@@ -148,6 +148,10 @@ fn apply_modifiers(
         let in_max_order = if modifier.indexes_poly { c.in_max_order } else { c.tri_order };
         let mc = ModContext { eval: ctx, modifier: sm, in_max_order, selection: &c.selection, turned };
         current = match (modifier.apply)(&mc, current) {
+            Ok(Evaluated::Mesh(mut mesh)) => {
+                mesh.drop_stale_map();
+                Evaluated::Mesh(mesh)
+            }
             Ok(next) => next,
             Err(s) => {
                 out.outcome = NodeOutcome::Stopped(s);

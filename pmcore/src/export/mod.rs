@@ -10,6 +10,7 @@ pub mod obj;
 pub mod rig;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
+pub(crate) mod nel_material;
 pub mod nel_shape;
 pub mod shape_t3;
 pub mod summary;

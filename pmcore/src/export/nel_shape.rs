@@ -20,6 +20,7 @@
 //!   one vertex-buffer entry (`CMeshGeom::build`); one render pass per used material.
 //! * Vertex format: position and normal always, texture coordinate 0 when UVs are written.
 
+use super::nel_material::{self, NelMaterialError, NEL_MATERIAL};
 use crate::eval::EvalMesh;
 use crate::model::controllers::LocalTransform;
 use crate::nel::mesh::{
@@ -44,8 +45,18 @@ pub(crate) struct ShapeMaterial {
     pub diffuse: [u8; 3],
     /// Opacity 0..=255.
     pub opacity: u8,
-    /// File name of the diffuse bitmap (as stored, path included), when the material has one.
+    /// File name of the stage-0 bitmap (as stored, path included), when the material has one
+    /// (a Standard material's diffuse map; a NeL Material's slot 1).
     pub texture: Option<String>,
+    /// Bitmaps of stages 1..=3 (a NeL Material's slots 2–4; empty for other materials).
+    pub later_stages: Vec<Option<String>>,
+}
+
+impl ShapeMaterial {
+    /// True when any stage has a texture (the exporter then writes UVs for its faces).
+    fn has_texture(&self) -> bool {
+        self.texture.is_some() || self.later_stages.iter().any(Option::is_some)
+    }
 }
 
 /// One corner of a triangle before welding.
@@ -215,22 +226,28 @@ fn render_normals(positions: &[Vec3], tris: &[Triangle], weighting: NormalWeight
 }
 
 /// A NeL material for a Max one (standard lit material: diffuse colour, opacity in the
-/// diffuse alpha, the diffuse bitmap on stage 0).
-pub(crate) fn nel_material(m: &ShapeMaterial, texture_id: Option<u64>) -> Material {
+/// diffuse alpha, the stage bitmaps); `next_id` is the last poly-pointer id written in the
+/// stream, and each texture takes the next one.
+pub(crate) fn nel_material(m: &ShapeMaterial, next_id: &mut u64) -> Material {
     let [r, g, b] = m.diffuse;
     let diffuse = [r, g, b, m.opacity];
-    let texture = match (&m.texture, texture_id) {
-        (Some(name), Some(id)) => TexturePtr::Owned(
-            id,
-            Texture::File {
-                version: 1,
-                base: TextureBase { version: 1, enums: [0, 0, 0, 5, 1], grayscale_as_alpha: 0 },
-                file_name: file_base_name(name).to_string(),
-                allow_degradation: 1,
-            },
-        ),
-        _ => TexturePtr::Null,
+    let mut file = |name: &Option<String>| match name {
+        Some(name) => {
+            *next_id += 1;
+            TexturePtr::Owned(
+                *next_id,
+                Texture::File {
+                    version: 1,
+                    base: TextureBase { version: 1, enums: [0, 0, 0, 5, 1], grayscale_as_alpha: 0 },
+                    file_name: file_base_name(name).to_string(),
+                    allow_degradation: 1,
+                },
+            )
+        }
+        None => TexturePtr::Null,
     };
+    let mut textures = vec![file(&m.texture)];
+    textures.extend((0..3).map(|k| file(m.later_stages.get(k).unwrap_or(&None))));
     let stage = |texture| Stage { texture, env: vec![0; 14], constant: [255; 4] };
     Material {
         version: 9,
@@ -242,7 +259,7 @@ pub(crate) fn nel_material(m: &ShapeMaterial, texture_id: Option<u64>) -> Materi
         shininess: 10.0,
         alpha_test_threshold: 0.5,
         tex_coord_gen_mode: 0,
-        stages: vec![stage(texture), stage(TexturePtr::Null), stage(TexturePtr::Null), stage(TexturePtr::Null)],
+        stages: textures.into_iter().map(stage).collect(),
         light_maps: Vec::new(),
         light_maps_mulx2: 0,
         tex_addr_modes: None,
@@ -286,7 +303,7 @@ pub(crate) fn build(
             })
             .collect()
     };
-    let textured = (0..material_count).any(|i| used[i] && materials.get(i).is_some_and(|m| m.texture.is_some()));
+    let textured = (0..material_count).any(|i| used[i] && materials.get(i).is_some_and(ShapeMaterial::has_texture));
     let mut notes = BuildNotes { max_vertices: mesh.positions.len(), triangles: tris.len(), ..Default::default() };
     let uv_channel = mesh.uv.as_ref();
     // Weld corners: (Max vertex, normal bits, uv bits) → vertex-buffer index.
@@ -295,7 +312,7 @@ pub(crate) fn build(
     let mut passes: Vec<Vec<u32>> = vec![Vec::new(); used.iter().filter(|u| **u).count()];
     for (f, t) in tris.iter().enumerate() {
         let pass = remap[t.1 as usize % material_count].unwrap_or(0);
-        let face_textured = materials.get(t.1 as usize % material_count).is_some_and(|m| m.texture.is_some());
+        let face_textured = materials.get(t.1 as usize % material_count).is_some_and(ShapeMaterial::has_texture);
         for c in 0..3 {
             let normal = unit(normal_matrix * normals[f][c]);
             let uv = textured.then(|| {
@@ -391,11 +408,7 @@ pub(crate) fn build(
                 opacity: 255,
                 ..Default::default()
             });
-            let id = m.texture.is_some().then(|| {
-                texture_id += 1;
-                texture_id
-            });
-            nel_material(&m, id)
+            nel_material(&m, &mut texture_id)
         })
         .collect();
     let base = MeshBase {
@@ -428,6 +441,16 @@ pub struct NodeShape {
     pub(crate) notes: BuildNotes,
     /// The node's materials as read from the scene.
     pub(crate) materials: Vec<ShapeMaterial>,
+    /// The (u, v) box of the stored map channel of the node's base object (tri objects).
+    pub(crate) source_map_range: Option<[Vec2; 2]>,
+}
+
+impl NodeShape {
+    /// The (u, v) box of the map channel the node's base object stores (`[[u, v] low,
+    /// [u, v] high]`; tri objects only): every UV the evaluator derives from it lies inside.
+    pub fn source_map_range(&self) -> Option<[[f32; 2]; 2]> {
+        self.source_map_range.map(|[lo, hi]| [lo.to_array(), hi.to_array()])
+    }
 }
 
 /// What the exporter did with the scene's nodes.
@@ -443,6 +466,9 @@ pub struct ShapeSummary {
     pub count_only: Vec<String>,
     /// Nodes whose transform cannot be read (`name: why`).
     pub unplaced: Vec<String>,
+    /// Materials whose textures cannot be read (`node: why`); the shape is written without
+    /// them, so a reference with textures shows the miss.
+    pub materials_unread: Vec<String>,
 }
 
 /// Why the exporter failed on a file.
@@ -460,23 +486,20 @@ pub(crate) use crate::classes::ids::STANDARD_MATERIAL;
 const STANDARD_DIFFUSE_SLOT: usize = 1;
 /// Bitmap texture Class ID.
 pub(crate) use crate::classes::ids::BITMAP_TEXTURE;
-/// Editable Mesh texture vertices (`u32 n`, n × 3 `f32`) and texture faces (`u32 n`,
-/// n × 3 `u32`) under the object's 0x08fe (map channel 1).
-const TRI_TVERTS: u16 = 0x2394;
-const TRI_TVFACES: u16 = 0x2396;
 
 fn is_material(o: &crate::model::scene_index::SceneObject<'_>) -> bool {
     o.class.as_ref().is_some_and(|c| c.superclass == crate::model::scene_use::MATERIAL_SUPERCLASS)
 }
 
 /// The node's material list as the NeL exporter numbers it: the sub-materials of a
-/// Multi/Sub-Object in reference order, else the material itself, else none.
+/// Multi/Sub-Object in reference order, else the material itself, else none. A NeL Material
+/// whose slots cannot be read comes back without textures, its error beside.
 pub(crate) fn node_materials(
     index: &crate::model::scene_index::SceneIndex<'_>,
     node: &crate::model::scene_index::SceneObject<'_>,
-) -> Vec<ShapeMaterial> {
+) -> (Vec<ShapeMaterial>, Vec<NelMaterialError>) {
     let Some(top) = node.reference(crate::model::scene_use::NODE_MATERIAL_SLOT).and_then(|m| index.get(m)) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let leaves: Vec<&crate::model::scene_index::SceneObject<'_>> =
         if top.class.as_ref().is_some_and(|c| c.class_id == MULTI_MATERIAL) {
@@ -484,16 +507,35 @@ pub(crate) fn node_materials(
         } else {
             vec![top]
         };
-    leaves
+    let mut errors = Vec::new();
+    let materials = leaves
         .into_iter()
-        .map(|m| ShapeMaterial { texture: bitmap_of(index, m), opacity: 255, diffuse: [128; 3], ..Default::default() })
-        .collect()
+        .map(|m| {
+            let base = ShapeMaterial { opacity: 255, diffuse: [128; 3], ..Default::default() };
+            let is_nel = m.class.as_ref().is_some_and(|c| c.class_id == NEL_MATERIAL);
+            if !is_nel {
+                return ShapeMaterial { texture: bitmap_of(index, m), ..base };
+            }
+            match nel_material::stage_texmaps(index, m) {
+                Ok(stages) => {
+                    let mut names = stages.iter().map(|t| first_bitmap(index, vec![(*t)?]));
+                    let texture = names.next().flatten();
+                    ShapeMaterial { texture, later_stages: names.collect(), ..base }
+                }
+                Err(e) => {
+                    errors.push(e);
+                    base
+                }
+            }
+        })
+        .collect();
+    (materials, errors)
 }
 
 /// The stage-0 bitmap of material `m`: a Standard material's diffuse map when it is a
-/// Bitmap; for other materials (the NeL Material keeps its textures in its own parameter
-/// blocks) the first Bitmap reachable through references (depth-first, not entering other
-/// materials — a NeL Material's Standard delegate — or nodes; bounded by the object count).
+/// Bitmap; for other materials but the NeL Material (read by its slots,
+/// [`nel_material`]) the first Bitmap reachable through references (depth-first, not
+/// entering other materials or nodes; bounded by the object count).
 fn bitmap_of(
     index: &crate::model::scene_index::SceneIndex<'_>,
     m: &crate::model::scene_index::SceneObject<'_>,
@@ -506,8 +548,15 @@ fn bitmap_of(
         let is_bitmap = map.class.as_ref().is_some_and(|c| c.class_id == BITMAP_TEXTURE);
         return if is_bitmap { bitmap_file_name(index, map) } else { None };
     }
+    first_bitmap(index, m.references().into_iter().filter_map(|(_, t)| t).collect())
+}
+
+/// The first Bitmap's file name reachable from `roots` (in order, depth-first through
+/// references, not entering materials or nodes; bounded by the object count): a texmap that
+/// wraps bitmaps (NeL's Multi Bitmap) gives its first.
+fn first_bitmap(index: &crate::model::scene_index::SceneIndex<'_>, roots: Vec<usize>) -> Option<String> {
     let mut seen = vec![false; index.objects.len()];
-    let mut stack: Vec<usize> = m.references().into_iter().rev().filter_map(|(_, t)| t).collect();
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
     while let Some(i) = stack.pop() {
         let o = index.get(i)?;
         if std::mem::replace(seen.get_mut(i)?, true) || o.is_node() || is_material(o) {
@@ -541,30 +590,14 @@ fn bitmap_file_name(
 }
 
 /// Map channel 1 of a stored Editable Mesh, when the evaluated mesh still has its faces
-/// (same triangle count: no modifier changed the topology).
+/// (same triangle count: a modifier rebuilt the mesh without carrying the channel).
 fn stored_tri_uv(
     index: &crate::model::scene_index::SceneIndex<'_>,
     node: &crate::model::scene_index::SceneObject<'_>,
     mesh: &EvalMesh,
 ) -> Option<crate::eval::mesh::MapChannel> {
     let (base, _) = crate::eval::stack::stack(index, node)?;
-    let buffers = base.chunk.child(crate::model::geometry::GEOM_BUFFERS)?;
-    let verts = buffers.child(TRI_TVERTS)?.payload()?;
-    let faces = buffers.child(TRI_TVFACES)?.payload()?;
-    let words =
-        |p: &[u8]| -> Vec<u32> { p.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect() };
-    let (v, f) = (words(verts), words(faces));
-    let nv = *v.first()? as usize;
-    let nf = *f.first()? as usize;
-    if v.len() != 1 + 3 * nv || f.len() != 1 + 3 * nf || nf != mesh.polygons.len() {
-        return None;
-    }
-    if mesh.polygons.iter().any(|p| p.corners.len() != 3) {
-        return None;
-    }
-    let vertices = v[1..].chunks_exact(3).map(|t| Vec2::new(f32::from_bits(t[0]), f32::from_bits(t[1]))).collect();
-    let faces: Vec<Vec<u32>> = f[1..].chunks_exact(3).map(|t| t.to_vec()).collect();
-    faces.iter().flatten().all(|&i| (i as usize) < nv).then_some(crate::eval::mesh::MapChannel { vertices, faces })
+    crate::eval::stored::stored_tri_map(base.chunk, mesh)
 }
 
 /// Builds one shape per evaluated geometry node of `file`, normals weighted as the Max
@@ -617,13 +650,29 @@ pub fn export_with(
         if mesh.uv.is_none() {
             mesh.uv = stored_tri_uv(&index, node, &mesh);
         }
-        let materials = node_materials(&index, node);
+        let (materials, errors) = node_materials(&index, node);
+        summary.materials_unread.extend(errors.into_iter().map(|e| format!("{}: {e}", n.name)));
         let weighting = weighting.unwrap_or(NormalWeighting::for_scene_root(index.root_id));
         let (shape, notes) = build(&mesh, object_offset(node).matrix(), &local, &materials, weighting);
-        shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials });
+        let source_map_range = stored_map_range(&index, node);
+        shapes.push(NodeShape { node: n.name, mesh: shape, notes, materials, source_map_range });
     }
     summary.shapes = shapes.len();
     Ok((shapes, summary))
+}
+
+/// The box of the map channel the node's base object stores, when every UV of the
+/// evaluated mesh is a convex combination of it: a tri base under nothing but MeshSmooth
+/// / TurboSmooth (a UVW Map or an Unwrap UVW makes its own UVs).
+fn stored_map_range(
+    index: &crate::model::scene_index::SceneIndex<'_>,
+    node: &crate::model::scene_index::SceneObject<'_>,
+) -> Option<[Vec2; 2]> {
+    use crate::classes::ids::{MESHSMOOTH, TURBOSMOOTH};
+    let (base, modifiers) = crate::eval::stack::stack(index, node)?;
+    let smoothing_only =
+        modifiers.iter().all(|m| m.class.as_ref().is_some_and(|c| [MESHSMOOTH, TURBOSMOOTH].contains(&c.class_id)));
+    smoothing_only.then(|| crate::eval::stored::stored_tri_map_range(base.chunk)).flatten()
 }
 
 /// `BitmapInfo` children: file path and device name (UTF-16).

@@ -335,9 +335,66 @@ pub fn compare(ours: &ShapeFacts, reference: &ShapeFacts) -> ShapeComparison {
     ShapeComparison { level, structure_equal: s_ok, counts_exact: c_ok, positions_within: positions_ok, checks }
 }
 
+/// True when the two shapes carry the same geometry up to their UVs: equal triangle
+/// counts, and every (position, normal) of each has one on the other within the
+/// tolerance (positions relative to the reference's bounding box). A vertex-count miss
+/// with this true is a miss of UV splits only.
+pub fn same_geometry_but_uvs(ours: &ShapeFacts, reference: &ShapeFacts, tol: Tolerance) -> bool {
+    if ours.triangles != reference.triangles || ours.attributes.is_empty() || reference.attributes.is_empty() {
+        return false;
+    }
+    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+    for r in &reference.attributes {
+        for k in 0..3 {
+            lo[k] = lo[k].min(r[k]);
+            hi[k] = hi[k].max(r[k]);
+        }
+    }
+    let dp = tol.position_relative * (1.0 + (0..3).map(|k| (hi[k] - lo[k]).powi(2)).sum::<f32>().sqrt());
+    let covers = |a: &[[f32; 8]], b: &[[f32; 8]]| {
+        let b = canonical(b.to_vec());
+        a.iter().all(|o| {
+            let start = b.partition_point(|r| r[0] < o[0] - dp);
+            b[start..]
+                .iter()
+                .take_while(|r| r[0] <= o[0] + dp)
+                .any(|r| (0..3).all(|k| (r[k] - o[k]).abs() <= dp) && (3..6).all(|k| (r[k] - o[k]).abs() <= tol.normal))
+        })
+    };
+    covers(&ours.attributes, &reference.attributes) && covers(&reference.attributes, &ours.attributes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uv_splits_alone_leave_the_geometry_the_same() {
+        // Hand-worked: a reference of two entries at one position and normal with two UVs
+        // (a seam), ours with one entry there: the same geometry, not the same counts.
+        let facts = |attributes: Vec<[f32; 8]>, triangles| ShapeFacts {
+            class: "CMesh".into(),
+            materials: 1,
+            textures: Vec::new(),
+            vertex_format: 0x7,
+            vertices: attributes.len(),
+            triangles,
+            attributes,
+        };
+        let a = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+        let b = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0];
+        let seam = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.9, 0.0];
+        let reference = facts(vec![a, b, seam], 1);
+        assert!(same_geometry_but_uvs(&facts(vec![a, b], 1), &reference, TOLERANCE));
+        // A moved position, a turned normal, or another triangle count is not.
+        let moved = [1.0, 0.1, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0];
+        assert!(!same_geometry_but_uvs(&facts(vec![a, moved], 1), &reference, TOLERANCE));
+        let turned = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.5, 0.0];
+        assert!(!same_geometry_but_uvs(&facts(vec![a, turned], 1), &reference, TOLERANCE));
+        assert!(!same_geometry_but_uvs(&facts(vec![a, b], 2), &reference, TOLERANCE));
+        // Ours missing a position the reference has is not either.
+        assert!(!same_geometry_but_uvs(&facts(vec![a], 1), &reference, TOLERANCE));
+    }
 
     fn facts(attributes: Vec<[f32; 8]>) -> ShapeFacts {
         ShapeFacts {

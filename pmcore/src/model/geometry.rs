@@ -24,6 +24,8 @@ pub(crate) const GEOM_BUFFERS: u16 = 0x08fe;
 pub(crate) const TRI_VERTICES: u16 = 0x0914;
 /// Tri object faces (20-byte records).
 pub(crate) const TRI_FACES: u16 = 0x0912;
+/// Tri face flags: the visibility bits of edges 0, 1, 2 (Max's `EDGE_A`, `EDGE_B`, `EDGE_C`).
+const TRI_EDGES_VISIBLE: u32 = 0x7;
 /// Poly object vertices (flags + optional position).
 pub(crate) const POLY_VERTICES: u16 = 0x0100;
 /// Poly object faces (variable records).
@@ -82,6 +84,9 @@ pub(crate) struct Polygon {
     pub smoothing: u32,
     /// Material id, where stored.
     pub material: Option<u16>,
+    /// Tri faces: bit k set when edge k (corner k → k + 1) is hidden — the face flags'
+    /// visibility bits 0x1 / 0x2 / 0x4 inverted. 0 for poly faces.
+    pub hidden_edges: u8,
 }
 
 /// Decoded geometry of one object.
@@ -307,7 +312,14 @@ fn decode_tri(buffers: &Chunk<'_>) -> Result<Mesh, GeometryError> {
         }
         let smoothing = f.u32()?;
         let flags = f.u32()?;
-        polygons.push(Polygon { corners, cuts: Vec::new(), smoothing, material: Some((flags >> 16) as u16) });
+        let hidden_edges = (!flags & TRI_EDGES_VISIBLE) as u8;
+        polygons.push(Polygon {
+            corners,
+            cuts: Vec::new(),
+            smoothing,
+            material: Some((flags >> 16) as u16),
+            hidden_edges,
+        });
     }
     f.finish()?;
     Ok(Mesh { kind: MeshKind::Tri, positions, polygons, dead_faces: 0 })
@@ -353,7 +365,7 @@ fn decode_poly(buffers: &Chunk<'_>) -> Result<Mesh, GeometryError> {
                 return Err(f.error(format!("corner {c} is not a live vertex of {n}")));
             }
         }
-        polygons.push(Polygon { corners, cuts, smoothing, material });
+        polygons.push(Polygon { corners, cuts, smoothing, material, hidden_edges: 0 });
     }
     f.finish()?;
     Ok(Mesh { kind: MeshKind::Poly, positions, polygons, dead_faces })

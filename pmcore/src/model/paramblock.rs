@@ -408,6 +408,12 @@ impl Param {
         self.param_type & TAB != 0
     }
 
+    /// True for a reference-typed parameter (material, texmap, node, reference target…),
+    /// which the block holds as one of its references.
+    pub(crate) fn holds_reference(&self) -> bool {
+        !self.is_tab() && shape(self.param_type) == Some(Shape::Ref)
+    }
+
     /// True when the value lives in a controller: a non-Tab value type stored without an
     /// inline value.
     pub(crate) fn is_controller_backed(&self) -> bool {

@@ -8,6 +8,9 @@
 //! - `other_revision`: the reference the manifest pairs with another saved revision of
 //!   the scene, and that revision matches it (the shape exporter's `detail.other_revision`),
 //!   or the mesh built with the other Max release's normal rule matches it at every vertex;
+//! - `map_revision`: the NeL shape equals the evaluated mesh but for UV splits, and holds
+//!   UVs outside the map channel the `.max` stores, which every derived UV lies in (the
+//!   shape exporter's `detail.map_revision`);
 //! - `figure_era`: the skel rule of design §10 (offsets ×1.2 / ×0.8, or a fresh Biped figure
 //!   against legacy references).
 //!
@@ -156,6 +159,17 @@ fn other_revision(input: &TriageInput<'_, '_>) -> Option<Triaged> {
                 class: class::ERA_MISMATCH,
                 evidence: json!({ "other_revision": other }),
                 message: format!("the manifest pairs the reference with {max}, another saved revision of this scene, which matches it"),
+            });
+        }
+    }
+    if let Some(map) = input.detail.and_then(|d| d.get("map_revision")).filter(|o| o.is_object()) {
+        if kind.starts_with("t3-nel-shape-") {
+            return Some(Triaged {
+                class: class::ERA_MISMATCH,
+                evidence: json!({ "map_revision": map }),
+                message: "the reference's UVs lie outside the map channel the scene stores: it was exported from \
+                          another mapping"
+                    .into(),
             });
         }
     }

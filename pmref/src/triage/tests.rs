@@ -175,3 +175,18 @@ fn a_class_that_stopped_another_mesh_does_not_explain_a_fail() {
     assert_eq!(got.class, class::UNSUPPORTED);
     assert_eq!(got.evidence["classes"], json!([{ "class_id": "0x51db4f2f:0x1c596b1a", "in_file": null }]));
 }
+
+#[test]
+fn a_nel_shape_miss_with_map_revision_evidence_is_an_era_mismatch() {
+    let t = text();
+    let v = fail("t3-nel-shape-vertices", "vertices ours 295 reference 316");
+    let detail = serde_json::json!({ "map_revision": { "reference_uvs_outside": 44 } });
+    let triaged = run("nel-shape", &v, Some(&detail), None, &t).unwrap();
+    assert_eq!(triaged.class, class::ERA_MISMATCH);
+    assert_eq!(triaged.evidence["map_revision"]["reference_uvs_outside"], 44);
+    // Without the evidence the same miss is unexplained; the evidence on another stream's
+    // miss explains nothing.
+    assert_eq!(run("nel-shape", &v, None, None, &t).unwrap().class, class::UNEXPLAINED);
+    let other = fail("t3-summary-objects", "objects differ");
+    assert_eq!(run("summary/objects", &other, Some(&detail), None, &t).unwrap().class, class::UNEXPLAINED);
+}

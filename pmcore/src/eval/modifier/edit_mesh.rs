@@ -381,6 +381,7 @@ fn regroup(input: &[Polygon], kept: &[Face], remap: &[u32]) -> Vec<Polygon> {
                     material: f.material,
                     smoothing: f.smoothing,
                     triangles: run.iter().map(|g| g.corners).collect(),
+                    hidden_edges: 0,
                 });
                 i += n;
                 continue;
@@ -391,6 +392,7 @@ fn regroup(input: &[Polygon], kept: &[Face], remap: &[u32]) -> Vec<Polygon> {
             material: f.material,
             smoothing: f.smoothing,
             triangles: Vec::new(),
+            hidden_edges: 0,
         });
         i += 1;
     }
@@ -445,7 +447,7 @@ fn set_face_attributes(mesh: &mut EvalMesh, changes: &[Change]) {
             out.push(Polygon { material, smoothing, ..p });
         } else {
             for (t, &(material, smoothing)) in p.mesh_triangles().into_iter().zip(attributes) {
-                out.push(Polygon { corners: t.to_vec(), material, smoothing, triangles: Vec::new() });
+                out.push(Polygon { corners: t.to_vec(), material, smoothing, triangles: Vec::new(), hidden_edges: 0 });
             }
         }
     }

@@ -208,7 +208,7 @@ pub(crate) fn lathe(lines: &[PolyLine], p: &LatheParams) -> Result<EvalMesh, Lat
                     (true, false) => 2,
                 };
                 let smoothing = if p.smooth { group } else { 0 };
-                polygons.push(Polygon { corners, material, smoothing, triangles });
+                polygons.push(Polygon { corners, material, smoothing, triangles, hidden_edges: 0 });
             }
             base += seg_verts;
         }

@@ -67,12 +67,18 @@ pub(crate) fn shell(input: EvalMesh, p: &ShellParams) -> EvalMesh {
     }
     for poly in &mesh.polygons {
         let corners = poly.corners.iter().rev().map(|c| c + v32).collect();
-        polygons.push(Polygon { corners, material: poly.material, smoothing: poly.smoothing, triangles: Vec::new() });
+        polygons.push(Polygon {
+            corners,
+            material: poly.material,
+            smoothing: poly.smoothing,
+            triangles: Vec::new(),
+            hidden_edges: 0,
+        });
     }
     for &(a, b, material) in &border {
         for k in 0..segments {
             let corners = vec![row(k, b), row(k, a), row(k + 1, a), row(k + 1, b)];
-            polygons.push(Polygon { corners, material, smoothing: 0, triangles: Vec::new() });
+            polygons.push(Polygon { corners, material, smoothing: 0, triangles: Vec::new(), hidden_edges: 0 });
         }
     }
     EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles }

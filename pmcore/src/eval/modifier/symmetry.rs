@@ -87,6 +87,7 @@ pub(crate) fn symmetry(input: EvalMesh, p: &SymmetryParams) -> EvalMesh {
             material: poly.material,
             smoothing: poly.smoothing,
             triangles: Vec::new(),
+            hidden_edges: 0,
         })
         .collect();
     mesh.polygons.extend(clones);
@@ -107,6 +108,7 @@ fn explode_triangles(mesh: EvalMesh) -> EvalMesh {
                 material: poly.material,
                 smoothing: poly.smoothing,
                 triangles: Vec::new(),
+                hidden_edges: 0,
             });
         }
     }
@@ -167,6 +169,7 @@ fn slice(mesh: EvalMesh, dist: &dyn Fn(Vec3) -> f32) -> EvalMesh {
                 material: poly.material,
                 smoothing: poly.smoothing,
                 triangles: Vec::new(),
+                hidden_edges: 0,
             });
         }
     }

@@ -172,7 +172,7 @@ fn revolve_from(profile: &[ProfilePoint], sides: u32, closed: bool, hidden_fans:
                 let fan: Vec<[u32; 3]> = (0..sides).map(|s| [first[centre], at(rim, s), at(rim, s + 1)]).collect();
                 if hidden_fans {
                     let corners = (0..sides).map(|s| at(rim, s)).collect();
-                    polygons.push(Polygon { corners, material: 0, smoothing: 0, triangles: fan });
+                    polygons.push(Polygon { corners, material: 0, smoothing: 0, triangles: fan, hidden_edges: 0 });
                 } else {
                     polygons.extend(fan.into_iter().map(|t| Polygon::new(t.to_vec())));
                 }

@@ -119,6 +119,7 @@ pub(crate) fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError
             material: 0,
             smoothing,
             triangles: Vec::new(),
+            hidden_edges: 0,
         });
     }
     for row in 2..=h {
@@ -130,6 +131,7 @@ pub(crate) fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError
                 material: 0,
                 smoothing: SIDE_GROUPS[side_of[k as usize]],
                 triangles: vec![[t, a, b], [t, b, t1]],
+                hidden_edges: 0,
             });
         }
     }
@@ -139,6 +141,7 @@ pub(crate) fn pyramid_mesh(p: &PyramidParams) -> Result<EvalMesh, PrimitiveError
             material: 0,
             smoothing: BASE_GROUP,
             triangles: Vec::new(),
+            hidden_edges: 0,
         });
     }
     Ok(EvalMesh { positions, polygons, uv: None, rule: FaceRule::Triangles })

@@ -183,7 +183,7 @@ type Attributes = (u16, u32);
 
 /// A single triangle.
 fn triangle(corners: [u32; 3], (material, smoothing): Attributes) -> Polygon {
-    Polygon { corners: corners.to_vec(), material, smoothing, triangles: Vec::new() }
+    Polygon { corners: corners.to_vec(), material, smoothing, triangles: Vec::new(), hidden_edges: 0 }
 }
 
 /// The top fan, the quads between rings, the bottom fan (or the hemisphere's cap).
@@ -250,7 +250,13 @@ fn ring_quads(p: &SphereParams, l: &SphereLayout, sides: u32, attributes: [Attri
                 k if p.slice && k == last_side => slice_b,
                 _ => regular,
             };
-            out.push(Polygon { corners: vec![a, b, c, d], material, smoothing, triangles: vec![[a, b, c], [a, c, d]] });
+            out.push(Polygon {
+                corners: vec![a, b, c, d],
+                material,
+                smoothing,
+                triangles: vec![[a, b, c], [a, c, d]],
+                hidden_edges: 0,
+            });
         }
     }
 }
