@@ -178,7 +178,13 @@ fn max_side(
         (FaceRule::Polygons, true) => "poly object (triangulated export)",
     };
     let stack_note = if modifiers > 0 { format!(" with {modifiers} modifier(s) evaluated") } else { String::new() };
-    Ok(MaxSide { live, polygons, uv: max_mesh.uv, triangulated, label: format!("{kind}{stack_note}") })
+    // A tri object's UVs are not compared: the stored tri map channel (0x2394 / 0x2396) that
+    // the evaluation carries for MeshSmooth and the NeL shape exporter (checked against the
+    // NeL exporter's `.shape` files) disagrees with 3ds Max's FBX on four pairs (`macgyverlin__4`,
+    // `__5` `Table`, `Podium` `Box003`, `Door and room` `Object001`), cause not found; they count
+    // in `meshes_uv_not_evaluated_in_max`, as before the channel was carried.
+    let uv = if max_mesh.rule == FaceRule::Triangles { None } else { max_mesh.uv };
+    Ok(MaxSide { live, polygons, uv, triangulated, label: format!("{kind}{stack_note}") })
 }
 
 /// The evaluated mesh of node object `o` (pmcore::eval: stored buffers or primitive
