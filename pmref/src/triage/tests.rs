@@ -46,7 +46,7 @@ fn run(
     reference: Option<&RefScene>,
     text: &MaxText,
 ) -> Option<Triaged> {
-    classify(&TriageInput { stream, verdict, detail, reference, index: None, text })
+    classify(&TriageInput { stream, verdict, detail, reference, index: None, text, others: &[] })
 }
 
 /// A stream holding `Box001` as ASCII and `Door` as UTF-16LE, as Max stores node names.

@@ -1,0 +1,181 @@
+//! `era-mismatch` by `other_export`: the manifest pairs the same `.max` with another export
+//! that **passes** the same comparison, and the two references disagree on the node this
+//! one misses on. One `.max` holds one state of the scene; the passing export shows that
+//! pmcore's reading of that node is that state, so a reference that differs from it there
+//! was written from another state (`ModularDoorWindowed.max`: `ModularDoorWindowed.fbx`
+//! passes, `ModularDoorWindowedMirror.fbx` holds the doors mirrored).
+//!
+//! A lone edited value is not a state: the two references must differ in more than one
+//! record of that node — vertices (or the vertex count) for `geometry`, matrix entries for
+//! `transforms`, key values for `animation`, vertex weights for `skin` — so a reference
+//! with one vertex moved stays `unexplained` (`docs/triage.md`). `transforms` and
+//! `animation` also need both references to declare the same axes and units (their
+//! matrices and curves are in file axes and units).
+
+use super::{class, Detector, TriageInput, Triaged};
+use crate::compare::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
+use crate::scene::RefScene;
+use pmcore::verify::Verdict;
+use serde_json::{json, Value};
+
+/// Fewest differing records that make two references two states, not one edited value.
+const MIN_RECORDS: usize = 2;
+
+/// Weights differing by more than the FBX exporter's weight floor (1e-4) are different.
+const WEIGHT_TOLERANCE: f64 = 1e-4;
+
+/// The detector.
+pub struct OtherExport;
+
+impl Detector for OtherExport {
+    fn class(&self) -> &'static str {
+        class::ERA_MISMATCH
+    }
+    fn detect(&self, input: &TriageInput<'_, '_>) -> Option<Triaged> {
+        input.fail_kind()?;
+        let comparison = input.comparison();
+        if !matches!(comparison, "geometry" | "transforms" | "animation" | "skin") {
+            return None;
+        }
+        if !input.hierarchy_passes() {
+            return None;
+        }
+        let reference = input.reference?;
+        let node = missed_node(input)?;
+        let prefix = format!("pairs/{comparison}/");
+        input.others.iter().find_map(|other| {
+            let export = other.stream.strip_prefix(&prefix)?;
+            if other.stream == input.stream || !matches!(other.verdict, Verdict::Pass { .. }) {
+                return None;
+            }
+            let sibling = other.reference?;
+            let difference = differ(comparison, reference, sibling, &node)?;
+            Some(Triaged {
+                class: self.class(),
+                message: format!(
+                    "{export}, another export of this .max, passes {comparison} and differs from this reference on \"{node}\" ({} records): two states of the scene",
+                    difference["records"]
+                ),
+                evidence: json!({ "other_export": {
+                    "reference": export,
+                    "comparison": comparison,
+                    "passes": true,
+                    "node": node,
+                    "difference": difference,
+                } }),
+            })
+        })
+    }
+}
+
+/// The node a fail names: the comparison's `first_difference.node`, else the last part of
+/// the fail's locator (`@reference/<export>/<node>`).
+fn missed_node(input: &TriageInput<'_, '_>) -> Option<String> {
+    if let Some(n) = input.detail.and_then(|d| d.pointer("/first_difference/node")).and_then(Value::as_str) {
+        return Some(n.to_string());
+    }
+    let Verdict::Fail(m) = input.verdict else { return None };
+    let export = input.stream.splitn(3, '/').nth(2)?;
+    m.chunk_path.strip_prefix("@reference/")?.strip_prefix(export)?.strip_prefix('/').map(str::to_string)
+}
+
+/// How `a` and `b` differ on node `name` for `comparison`, when they differ in at least
+/// [`MIN_RECORDS`] records; `None` otherwise (or when either lacks the node).
+pub fn differ(comparison: &str, a: &RefScene, b: &RefScene, name: &str) -> Option<Value> {
+    let ia = a.nodes.iter().position(|n| n.name == name)?;
+    let ib = b.nodes.iter().position(|n| n.name == name)?;
+    let found = match comparison {
+        "geometry" => geometry(a, b, ia, ib),
+        "transforms" if a.axes == b.axes => transforms(a, b, ia, ib),
+        "animation" if a.axes == b.axes => animation(a, b, ia, ib),
+        "skin" => skin(a, b, ia, ib),
+        _ => None,
+    }?;
+    (found["records"].as_u64().unwrap_or(0) as usize >= MIN_RECORDS).then_some(found)
+}
+
+fn close(x: f64, y: f64, tolerance: f64) -> bool {
+    (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(1.0)
+}
+
+/// Vertices of `a`'s mesh with no vertex of `b`'s mesh at the same place (order-free), or
+/// the vertex counts when they differ.
+fn geometry(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
+    let (ma, mb) = (a.nodes[ia].mesh.as_ref()?, b.nodes[ib].mesh.as_ref()?);
+    if ma.positions.len() != mb.positions.len() {
+        return Some(
+            json!({ "records": ma.positions.len().max(mb.positions.len()), "vertices": [ma.positions.len(), mb.positions.len()] }),
+        );
+    }
+    let same = |p: &[f64; 3], q: &[f64; 3]| (0..3).all(|k| close(p[k], q[k], POSITION_TOLERANCE));
+    let unmatched: Vec<usize> =
+        (0..ma.positions.len()).filter(|&v| !mb.positions.iter().any(|q| same(&ma.positions[v], q))).collect();
+    let first = unmatched.first().map(|&v| json!({ "vertex": v, "here": ma.positions[v], "there": mb.positions[v] }));
+    Some(
+        json!({ "records": unmatched.len(), "vertices_elsewhere": unmatched.len(), "of": ma.positions.len(), "first": first }),
+    )
+}
+
+/// Entries of the node's local matrix that differ.
+fn transforms(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
+    let (la, lb) = (a.nodes[ia].local.to_cols_array(), b.nodes[ib].local.to_cols_array());
+    let differing = la.iter().zip(&lb).filter(|(x, y)| !close(**x, **y, LINEAR_TOLERANCE)).count();
+    Some(json!({ "records": differing, "matrix_entries": differing, "here": la, "there": lb }))
+}
+
+/// Entries of the node's local matrix that differ at the key times of either reference
+/// where both rebuild it from their own keys ([`RefScene::matrix_at`]: no interpolation).
+fn animation(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
+    let mut times: Vec<i64> = a.key_times(ia).into_iter().chain(b.key_times(ib)).collect();
+    times.sort_unstable();
+    times.dedup();
+    let mut differing = 0;
+    let mut first = Value::Null;
+    for t in times {
+        let (Some(ma), Some(mb)) = (a.matrix_at(ia, t), b.matrix_at(ib, t)) else { continue };
+        let (la, lb) = (ma.to_cols_array(), mb.to_cols_array());
+        let here = la.iter().zip(&lb).filter(|(x, y)| !close(**x, **y, LINEAR_TOLERANCE)).count();
+        if here > 0 && first.is_null() {
+            first = json!({ "fbx_time": t, "here": la, "there": lb });
+        }
+        differing += here;
+    }
+    Some(json!({ "records": differing, "matrix_entries": differing, "first": first }))
+}
+
+/// Vertex weights of the node's skin that differ (bone by name, vertex by index; a weight
+/// one side lacks counts as 0).
+fn skin(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
+    let (sa, sb) = (a.skins.iter().find(|s| s.node == ia)?, b.skins.iter().find(|s| s.node == ib)?);
+    let weight = |clusters: &[crate::scene::RefCluster], bone: &str, v: u32| {
+        clusters
+            .iter()
+            .filter(|c| c.bone == bone)
+            .flat_map(|c| c.indices.iter().zip(&c.weights))
+            .find(|(i, _)| **i == v)
+            .map_or(0.0, |(_, w)| *w)
+    };
+    let mut differing = 0;
+    let mut first = Value::Null;
+    let mut note = |bone: &str, v: u32, here: f64, there: f64| {
+        if (here - there).abs() > WEIGHT_TOLERANCE {
+            differing += 1;
+            if first.is_null() {
+                first = json!({ "bone": bone, "vertex": v, "here": here, "there": there });
+            }
+        }
+    };
+    for c in &sa.clusters {
+        for (v, w) in c.indices.iter().zip(&c.weights) {
+            note(&c.bone, *v, *w, weight(&sb.clusters, &c.bone, *v));
+        }
+    }
+    for c in &sb.clusters {
+        for (v, w) in c.indices.iter().zip(&c.weights) {
+            if weight(&sa.clusters, &c.bone, *v) == 0.0 {
+                note(&c.bone, *v, 0.0, *w);
+            }
+        }
+    }
+    Some(json!({ "records": differing, "weights": differing, "first": first }))
+}
