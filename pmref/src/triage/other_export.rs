@@ -98,7 +98,8 @@ fn close(x: f64, y: f64, tolerance: f64) -> bool {
     (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(1.0)
 }
 
-/// Vertices of `a`'s mesh with no vertex of `b`'s mesh at the same place (order-free), or
+/// Vertices of `a`'s mesh with no vertex of `b`'s mesh at the same place (order-free, one to
+/// one), or
 /// the vertex counts when they differ.
 fn geometry(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
     let (ma, mb) = (a.nodes[ia].mesh.as_ref()?, b.nodes[ib].mesh.as_ref()?);
@@ -108,8 +109,15 @@ fn geometry(a: &RefScene, b: &RefScene, ia: usize, ib: usize) -> Option<Value> {
         );
     }
     let same = |p: &[f64; 3], q: &[f64; 3]| (0..3).all(|k| close(p[k], q[k], POSITION_TOLERANCE));
-    let unmatched: Vec<usize> =
-        (0..ma.positions.len()).filter(|&v| !mb.positions.iter().any(|q| same(&ma.positions[v], q))).collect();
+    // One-to-one: each vertex of `b` stands for one vertex of `a` only, so a vertex moved onto
+    // another's place still counts.
+    let mut used = vec![false; mb.positions.len()];
+    let unmatched: Vec<usize> = (0..ma.positions.len())
+        .filter(|&v| {
+            let found = (0..mb.positions.len()).find(|&w| !used[w] && same(&ma.positions[v], &mb.positions[w]));
+            found.map(|w| used[w] = true).is_none()
+        })
+        .collect();
     let first = unmatched.first().map(|&v| json!({ "vertex": v, "here": ma.positions[v], "there": mb.positions[v] }));
     Some(
         json!({ "records": unmatched.len(), "vertices_elsewhere": unmatched.len(), "of": ma.positions.len(), "first": first }),
