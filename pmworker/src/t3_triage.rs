@@ -20,7 +20,12 @@ pub fn triage(file: &MaxFile, verdicts: &[ExportVerdict]) -> Vec<Option<ResultTr
     let index = trees.as_ref().and_then(|t| t.index());
     let others: Vec<OtherResult<'_>> = verdicts
         .iter()
-        .map(|v| OtherResult { stream: &v.stream, verdict: &v.verdict, reference: v.reference.as_deref() })
+        .map(|v| OtherResult {
+            stream: &v.stream,
+            verdict: &v.verdict,
+            reference: v.reference.as_deref(),
+            detail: v.detail.as_ref(),
+        })
         .collect();
     verdicts
         .iter()

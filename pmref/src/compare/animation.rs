@@ -82,6 +82,9 @@ struct Tally {
     first: Option<Verdict>,
     first_detail: Value,
     unreadable: Option<(String, u64)>,
+    /// Nodes whose every key time was compared and equal: what one export of a `.max`
+    /// vouches for even when another of its nodes misses (the triage's `other_export`).
+    nodes_every_pose_equal: Vec<String>,
 }
 
 impl Tally {
@@ -108,6 +111,7 @@ impl Tally {
             map.insert("max_linear_error".into(), json!(self.max_l));
             map.insert("misses".into(), json!(self.misses));
             map.insert("first_difference".into(), std::mem::take(&mut self.first_detail));
+            map.insert("nodes_every_pose_equal".into(), json!(self.nodes_every_pose_equal));
         }
     }
 
@@ -151,9 +155,11 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         tally.misses.entry("no-max-node".into()).or_default().push(node.name.clone());
         return;
     }
+    let (mut compared, mut all_equal) = (0, true);
     for time in reference.key_times(r) {
         let Some(expected_ref) = reference.matrix_at(r, time) else {
             tally.times_not_keyed += 1;
+            all_equal = false;
             continue;
         };
         let tick = max_ticks(time);
@@ -163,6 +169,7 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
                 // Between two keys whose in-between shape is not modelled: this pose is
                 // not compared; the keys themselves still are.
                 tally.miss("in-between-not-modelled", node, &why);
+                all_equal = false;
                 continue;
             }
             Err(why) => {
@@ -177,6 +184,7 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
                 if class != "axes-undeclared" {
                     tally.unreadable.get_or_insert((entry, node.offset));
                 }
+                all_equal = false;
                 break;
             }
         };
@@ -186,7 +194,9 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         let (t, l) = matrix_error(&max_local, &expected_ref);
         tally.max_t = tally.max_t.max(t);
         tally.max_l = tally.max_l.max(l);
+        compared += 1;
         if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+            all_equal = false;
             tally.poses_off += 1;
             if tally.first.is_none() {
                 let (verdict, detail) = first_difference(pair, r, time, (&max_local, &expected_ref), (t, l));
@@ -194,6 +204,9 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
                 tally.first_detail = detail;
             }
         }
+    }
+    if compared > 0 && all_equal {
+        tally.nodes_every_pose_equal.push(node.name.clone());
     }
 }
 

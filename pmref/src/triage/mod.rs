@@ -74,6 +74,8 @@ pub struct OtherResult<'a> {
     pub verdict: &'a Verdict,
     /// Its reference as read.
     pub reference: Option<&'a RefScene>,
+    /// Its detail.
+    pub detail: Option<&'a Value>,
 }
 
 impl TriageInput<'_, '_> {

@@ -1,18 +1,24 @@
 //! `era-mismatch` by `other_export`: the manifest pairs the same `.max` with another export
-//! that **passes** the same comparison, and the two references disagree on the node this
-//! one misses on. One `.max` holds one state of the scene; the passing export shows that
-//! pmcore's reading of that node is that state, so a reference that differs from it there
-//! was written from another state (`ModularDoorWindowed.max`: `ModularDoorWindowed.fbx`
-//! passes, `ModularDoorWindowedMirror.fbx` holds the doors mirrored).
+//! that **passes** the same comparison — or, for `animation`, that compared every key time
+//! of the missed node and found each pose equal (`detail.nodes_every_pose_equal`), even if
+//! it misses on another node — and the two references disagree on the node this one misses
+//! on. One `.max` holds one state of the scene; the other export shows that pmcore's reading
+//! of that node is that state, so a reference that differs from it there was written from
+//! another state (`ModularDoorWindowed.max`: `ModularDoorWindowed.fbx` passes,
+//! `ModularDoorWindowedMirror.fbx` holds the doors mirrored; `henrynorthway__character.max`:
+//! `_PlayerMove.FBX` agrees with every key of `_PlayerArmLeft`, which `_PlayerIdle.FBX` and
+//! `_PlayerJump.FBX` swing otherwise).
 //!
 //! A lone edited value is not a state: the two references must differ in more than one
-//! record of that node — vertices (or the vertex count) for `geometry`, matrix entries for
-//! `transforms`, key values for `animation`, vertex weights for `skin` — so a reference
-//! with one vertex moved stays `unexplained` (`docs/triage.md`). `transforms` and
+//! record of that node — vertices (or the vertex count; matched one to one, in any order)
+//! for `geometry`, local-matrix entries for `transforms` and at the key times of
+//! `animation`, vertex weights for `skin` — so a reference with one vertex moved stays
+//! `unexplained`; and this export's own `hierarchy` must pass, so a node renamed to another
+//! name the `.max` holds stays `unexplained` too (`docs/triage.md`). `transforms` and
 //! `animation` also need both references to declare the same axes and units (their
 //! matrices and curves are in file axes and units).
 
-use super::{class, Detector, TriageInput, Triaged};
+use super::{class, Detector, OtherResult, TriageInput, Triaged};
 use crate::compare::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::RefScene;
 use pmcore::verify::Verdict;
@@ -45,7 +51,11 @@ impl Detector for OtherExport {
         let prefix = format!("pairs/{comparison}/");
         input.others.iter().find_map(|other| {
             let export = other.stream.strip_prefix(&prefix)?;
-            if other.stream == input.stream || !matches!(other.verdict, Verdict::Pass { .. }) {
+            if other.stream == input.stream {
+                return None;
+            }
+            let passes = matches!(other.verdict, Verdict::Pass { .. });
+            if !passes && !vouches_for_node(other, &node) {
                 return None;
             }
             let sibling = other.reference?;
@@ -53,19 +63,32 @@ impl Detector for OtherExport {
             Some(Triaged {
                 class: self.class(),
                 message: format!(
-                    "{export}, another export of this .max, passes {comparison} and differs from this reference on \"{node}\" ({} records): two states of the scene",
+                    "{export}, another export of this .max, {} and differs from this reference on \"{node}\" ({} records): two states of the scene",
+                    if passes { format!("passes {comparison}") } else { format!("agrees with the .max at every {comparison} key of \"{node}\"") },
                     difference["records"]
                 ),
                 evidence: json!({ "other_export": {
                     "reference": export,
                     "comparison": comparison,
-                    "passes": true,
+                    "passes": passes,
+                    "node_agrees_at_every_key": !passes,
                     "node": node,
                     "difference": difference,
                 } }),
             })
         })
     }
+}
+
+/// Does `other` — an `animation` result that misses elsewhere — compare every key time of
+/// `node` and find each pose equal (`detail.nodes_every_pose_equal`)?
+fn vouches_for_node(other: &OtherResult<'_>, node: &str) -> bool {
+    other.stream.starts_with("pairs/animation/")
+        && other
+            .detail
+            .and_then(|d| d.get("nodes_every_pose_equal"))
+            .and_then(Value::as_array)
+            .is_some_and(|nodes| nodes.iter().any(|n| n.as_str() == Some(node)))
 }
 
 /// The node a fail names: the comparison's `first_difference.node`, else the last part of
