@@ -12,7 +12,7 @@
 //! It explains `transforms` and `animation` fails only: what it proves is about the
 //! animation the reference was baked from, not about its meshes or weights.
 
-use super::{class, Detector, TriageInput, Triaged};
+use super::{class, TriageInput, Triaged};
 use crate::scene::{max_ticks, RefScene};
 use pmcore::model::controllers::{transform_refs, TransformRefs};
 use pmcore::model::keys::key_span;
@@ -27,36 +27,29 @@ const VALUE_TOLERANCE: f64 = 1e-4;
 /// less than this is at its end key.
 const TICK_SLACK: f64 = 0.5;
 
-/// The detector.
-pub struct TakeBeyondKeys;
-
-impl Detector for TakeBeyondKeys {
-    fn class(&self) -> &'static str {
-        class::ERA_MISMATCH
+/// The evidence, when this reference shows it (asked by the `era-mismatch` detector).
+pub(super) fn detect(input: &TriageInput<'_, '_>) -> Option<Triaged> {
+    input.fail_kind()?;
+    if !matches!(input.comparison(), "transforms" | "animation") {
+        return None;
     }
-    fn detect(&self, input: &TriageInput<'_, '_>) -> Option<Triaged> {
-        input.fail_kind()?;
-        if !matches!(input.comparison(), "transforms" | "animation") {
-            return None;
-        }
-        if !input.hierarchy_passes() {
-            return None;
-        }
-        let found = take_beyond_keys(input.reference?, input.index?);
-        if found.is_empty() {
-            return None;
-        }
-        let names: Vec<&str> = found.iter().filter_map(|n| n["node"].as_str()).collect();
-        Some(Triaged {
-            class: self.class(),
-            message: format!(
-                "the reference animates {} node(s) at times beyond every key the .max holds for them ({})",
-                found.len(),
-                names.join(", ")
-            ),
-            evidence: json!({ "take_beyond_keys": found }),
-        })
+    if !input.hierarchy_passes() {
+        return None;
     }
+    let found = take_beyond_keys(input.reference?, input.index?);
+    if found.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = found.iter().filter_map(|n| n["node"].as_str()).collect();
+    Some(Triaged {
+        class: class::ERA_MISMATCH,
+        message: format!(
+            "the reference animates {} node(s) at times beyond every key the .max holds for them ({})",
+            found.len(),
+            names.join(", ")
+        ),
+        evidence: json!({ "take_beyond_keys": found }),
+    })
 }
 
 /// Reference nodes whose curves vary beyond the span of the same-named `.max` node's keys

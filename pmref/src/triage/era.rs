@@ -8,6 +8,11 @@
 //! - `other_revision`: the reference the manifest pairs with another saved revision of
 //!   the scene, and that revision matches it (the shape exporter's `detail.other_revision`),
 //!   or the mesh built with the other Max release's normal rule matches it at every vertex;
+//! - `take_beyond_keys` (`beyond_keys.rs`): the reference animates a node at times beyond
+//!   every key the `.max` holds for it;
+//! - `other_export` (`other_export.rs`): another export of the same `.max` passes the
+//!   comparison (or agrees with every key of the node) and differs from this reference on
+//!   the missed node in two records or more;
 //! - `figure_era`: the skel rule of design §10 (offsets ×1.2 / ×0.8, or a fresh Biped figure
 //!   against legacy references).
 //!
@@ -40,7 +45,7 @@ impl Detector for EraMismatch {
         let (missing, unsearchable) = missing_nodes(reference, input.text);
         let keys = input.index.map(|index| keys_absent(reference, index)).unwrap_or_default();
         if missing.is_empty() && keys.is_empty() {
-            return None;
+            return super::beyond_keys::detect(input).or_else(|| super::other_export::detect(input));
         }
         let mut message = Vec::new();
         if !missing.is_empty() {

@@ -151,8 +151,6 @@ pub const REGISTRY: &[&dyn Detector] = &[
     &unreadable::ReferenceUnreadable,
     &not_applicable::NotApplicable,
     &era::EraMismatch,
-    &beyond_keys::TakeBeyondKeys,
-    &other_export::OtherExport,
     &ik::Ik,
     &unsupported::Unsupported,
     &tolerance::Tolerance,

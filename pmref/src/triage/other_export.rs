@@ -18,7 +18,7 @@
 //! `animation` also need both references to declare the same axes and units (their
 //! matrices and curves are in file axes and units).
 
-use super::{class, Detector, OtherResult, TriageInput, Triaged};
+use super::{class, OtherResult, TriageInput, Triaged};
 use crate::compare::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::RefScene;
 use pmcore::verify::Verdict;
@@ -30,54 +30,53 @@ const MIN_RECORDS: usize = 2;
 /// Weights differing by more than the FBX exporter's weight floor (1e-4) are different.
 const WEIGHT_TOLERANCE: f64 = 1e-4;
 
-/// The detector.
-pub struct OtherExport;
-
-impl Detector for OtherExport {
-    fn class(&self) -> &'static str {
-        class::ERA_MISMATCH
+/// The evidence, when this reference shows it (asked by the `era-mismatch` detector).
+pub(super) fn detect(input: &TriageInput<'_, '_>) -> Option<Triaged> {
+    input.fail_kind()?;
+    let comparison = input.comparison();
+    if !matches!(comparison, "geometry" | "transforms" | "animation" | "skin") {
+        return None;
     }
-    fn detect(&self, input: &TriageInput<'_, '_>) -> Option<Triaged> {
-        input.fail_kind()?;
-        let comparison = input.comparison();
-        if !matches!(comparison, "geometry" | "transforms" | "animation" | "skin") {
+    if !input.hierarchy_passes() {
+        return None;
+    }
+    let reference = input.reference?;
+    let node = missed_node(input)?;
+    // An animated node's `transforms` miss is its pose at the start frame: the other
+    // export's `animation` result speaks for it, and the references' poses at their key
+    // times are what differ.
+    let animated = reference.node_by_name(&node).is_some_and(|i| reference.is_animated(i));
+    let measured = if comparison == "transforms" && animated { "animation" } else { comparison };
+    input.others.iter().filter(|o| o.stream != input.stream).find_map(|other| {
+        let (other_comparison, export) = other.stream.strip_prefix("pairs/")?.split_once('/')?;
+        let passes = other_comparison == comparison && matches!(other.verdict, Verdict::Pass { .. });
+        let vouches = other_comparison == measured && vouches_for_node(other, &node);
+        if !(passes || vouches) {
             return None;
         }
-        if !input.hierarchy_passes() {
-            return None;
-        }
-        let reference = input.reference?;
-        let node = missed_node(input)?;
-        let prefix = format!("pairs/{comparison}/");
-        input.others.iter().find_map(|other| {
-            let export = other.stream.strip_prefix(&prefix)?;
-            if other.stream == input.stream {
-                return None;
-            }
-            let passes = matches!(other.verdict, Verdict::Pass { .. });
-            if !passes && !vouches_for_node(other, &node) {
-                return None;
-            }
-            let sibling = other.reference?;
-            let difference = differ(comparison, reference, sibling, &node)?;
-            Some(Triaged {
-                class: self.class(),
-                message: format!(
-                    "{export}, another export of this .max, {} and differs from this reference on \"{node}\" ({} records): two states of the scene",
-                    if passes { format!("passes {comparison}") } else { format!("agrees with the .max at every {comparison} key of \"{node}\"") },
-                    difference["records"]
-                ),
-                evidence: json!({ "other_export": {
-                    "reference": export,
-                    "comparison": comparison,
-                    "passes": passes,
-                    "node_agrees_at_every_key": !passes,
-                    "node": node,
-                    "difference": difference,
-                } }),
-            })
+        let difference = differ(measured, reference, other.reference?, &node)?;
+        let why = if passes {
+            format!("passes {comparison}")
+        } else {
+            format!("agrees with the .max at every animation key of \"{node}\"")
+        };
+        Some(Triaged {
+            class: class::ERA_MISMATCH,
+            message: format!(
+                "{export}, another export of this .max, {why} and differs from this reference on \"{node}\" ({} records): two states of the scene",
+                difference["records"]
+            ),
+            evidence: json!({ "other_export": {
+                "reference": export,
+                "comparison": comparison,
+                "passes": passes,
+                "node_agrees_at_every_key": !passes,
+                "node": node,
+                "compared_as": measured,
+                "difference": difference,
+            } }),
         })
-    }
+    })
 }
 
 /// Does `other` — an `animation` result that misses elsewhere — compare every key time of
