@@ -16,7 +16,7 @@ mod ik;
 pub mod max_text;
 mod not_applicable;
 mod objects;
-mod other_export;
+pub(crate) mod other_export;
 mod tolerance;
 mod unreadable;
 mod unsupported;

@@ -175,3 +175,59 @@ fn a_class_that_stopped_another_mesh_does_not_explain_a_fail() {
     assert_eq!(got.class, class::UNSUPPORTED);
     assert_eq!(got.evidence["classes"], json!([{ "class_id": "0x51db4f2f:0x1c596b1a", "in_file": null }]));
 }
+
+fn mesh_scene(positions: Vec<[f64; 3]>) -> RefScene {
+    let mut s = scene(&["Box001"]);
+    s.nodes[0].mesh = Some(crate::scene::RefMesh { positions, polygons: Vec::new(), uv: None });
+    s
+}
+
+#[test]
+fn two_exports_are_two_states_only_when_they_differ_in_two_records_or_more() {
+    let corners: Vec<[f64; 3]> = (0..8).map(|i| [(i & 1) as f64, (i >> 1 & 1) as f64, (i >> 2) as f64]).collect();
+    let base = mesh_scene(corners.clone());
+    // The same vertices in another order: no difference.
+    let mut reversed = corners.clone();
+    reversed.reverse();
+    assert_eq!(other_export::differ("geometry", &base, &mesh_scene(reversed), "Box001"), None);
+    // One vertex moved onto another's place: one record, not a state.
+    let mut one = corners.clone();
+    one[0] = one[1];
+    assert_eq!(other_export::differ("geometry", &base, &mesh_scene(one.clone()), "Box001"), None);
+    // Two vertices moved: two states.
+    one[2][2] += 0.5;
+    let got = other_export::differ("geometry", &base, &mesh_scene(one), "Box001").expect("two records");
+    assert_eq!(got["records"], 2);
+    // Another vertex count, and a node the other reference lacks.
+    assert!(other_export::differ("geometry", &base, &mesh_scene(corners[..6].to_vec()), "Box001").is_some());
+    assert_eq!(other_export::differ("geometry", &base, &scene(&["Box002"]), "Box001"), None);
+}
+
+#[test]
+fn another_export_speaks_only_when_this_export_s_hierarchy_passes() {
+    let t = text();
+    let (this, other) = (mesh_scene(vec![[0.0; 3], [1.0; 3]]), mesh_scene(vec![[2.0; 3], [3.0; 3]]));
+    let detail = json!({ "first_difference": { "node": "Box001" } });
+    let v = fail("t3-pairs-geometry", "mesh \"Box001\": vertex 0 differs");
+    let pass = Verdict::pass();
+    let with = |hierarchy: &Verdict| {
+        let others = [
+            OtherResult { stream: "pairs/hierarchy/a.fbx", verdict: hierarchy, reference: Some(&this), detail: None },
+            OtherResult { stream: "pairs/geometry/b.fbx", verdict: &pass, reference: Some(&other), detail: None },
+        ];
+        classify(&TriageInput {
+            stream: "pairs/geometry/a.fbx",
+            verdict: &v,
+            detail: Some(&detail),
+            reference: Some(&this),
+            index: None,
+            text: &t,
+            others: &others,
+        })
+        .unwrap()
+    };
+    let got = with(&pass);
+    assert_eq!(got.class, class::ERA_MISMATCH, "{got:?}");
+    assert_eq!(got.evidence["other_export"]["reference"], "b.fbx");
+    assert_eq!(with(&fail("t3-pairs-hierarchy", "renamed")).class, class::UNEXPLAINED);
+}
