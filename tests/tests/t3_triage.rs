@@ -207,6 +207,14 @@ fn rename_first_model_to_the_second(doc: &mut Document) {
     set_bytes(names[0], renamed(&first, &other));
 }
 
+/// The first mesh's first vertex moved by 0.5 along X.
+fn move_first_vertex(doc: &mut Document) {
+    let geometry = objects(doc).children.iter_mut().find(|n| n.name == "Geometry").unwrap();
+    let vertices = geometry.children.iter_mut().find(|n| n.name == "Vertices").unwrap();
+    let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
+    v[0] += 0.5;
+}
+
 /// The result of `comparison` failed and carries `class`.
 fn assert_miss(results: &[Value], comparison: &str, class: &str) {
     let r = result(results, comparison);
@@ -244,12 +252,7 @@ fn a_node_renamed_to_a_name_the_max_holds_is_unexplained() {
 
 #[test]
 fn one_vertex_moved_is_unexplained() {
-    let Some(results) = perturbed(|doc| {
-        let geometry = objects(doc).children.iter_mut().find(|n| n.name == "Geometry").unwrap();
-        let vertices = geometry.children.iter_mut().find(|n| n.name == "Vertices").unwrap();
-        let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
-        v[0] += 0.5;
-    }) else {
+    let Some(results) = perturbed(move_first_vertex) else {
         return;
     };
     assert_miss(&results, "geometry", "unexplained");
@@ -458,12 +461,7 @@ fn henry_perturbed(change: impl FnOnce(&mut Document)) -> Option<Vec<Value>> {
 
 #[test]
 fn one_vertex_moved_beside_passing_exports_of_the_same_max_is_unexplained() {
-    let Some(results) = henry_perturbed(|doc| {
-        let geometry = objects(doc).children.iter_mut().find(|n| n.name == "Geometry").unwrap();
-        let vertices = geometry.children.iter_mut().find(|n| n.name == "Vertices").unwrap();
-        let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
-        v[0] += 0.5;
-    }) else {
+    let Some(results) = henry_perturbed(move_first_vertex) else {
         return;
     };
     // `_PlayerJump.FBX` and `_PlayerMove.FBX` pass geometry, and differ from this copy in one vertex.

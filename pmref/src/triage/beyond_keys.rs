@@ -14,7 +14,6 @@
 
 use super::{class, TriageInput, Triaged};
 use crate::scene::{max_ticks, RefScene};
-use pmcore::model::controllers::{transform_refs, TransformRefs};
 use pmcore::model::keys::key_span;
 use pmcore::model::scene_index::SceneIndex;
 use serde_json::{json, Value};
@@ -57,20 +56,7 @@ pub(super) fn detect(input: &TriageInput<'_, '_>) -> Option<Triaged> {
 /// does not decode, is never counted).
 pub fn take_beyond_keys(reference: &RefScene, index: &SceneIndex<'_>) -> Vec<Value> {
     let mut out = Vec::new();
-    for (i, node) in reference.nodes.iter().enumerate() {
-        if !reference.is_animated(i) {
-            continue;
-        }
-        let Some(max) = index
-            .objects
-            .iter()
-            .find(|o| o.is_node() && o.node_name().is_some_and(|n| n.eq_ignore_ascii_case(&node.name)))
-        else {
-            continue;
-        };
-        if !matches!(transform_refs(index, max), Ok(TransformRefs::Prs { .. })) {
-            continue;
-        }
+    for (i, node, max) in super::era::animated_prs_nodes(reference, index) {
         let Some((first, last)) = key_span(index, max) else { continue };
         let mut varying = Vec::new();
         let mut span = (f64::INFINITY, f64::NEG_INFINITY);
