@@ -13,9 +13,10 @@
 //! animation the reference was baked from, not about its meshes or weights.
 
 use super::{class, TriageInput, Triaged};
-use crate::scene::{max_ticks, RefScene};
+use crate::scene::{max_ticks, RefNode, RefScene};
+use pmcore::model::controllers::{transform_refs, TransformRefs};
 use pmcore::model::keys::key_span;
-use pmcore::model::scene_index::SceneIndex;
+use pmcore::model::scene_index::{SceneIndex, SceneObject};
 use serde_json::{json, Value};
 
 /// Two reference values differ when they are this far apart, relative to their size (at
@@ -56,7 +57,7 @@ pub(super) fn detect(input: &TriageInput<'_, '_>) -> Option<Triaged> {
 /// does not decode, is never counted).
 pub fn take_beyond_keys(reference: &RefScene, index: &SceneIndex<'_>) -> Vec<Value> {
     let mut out = Vec::new();
-    for (i, node, max) in super::era::animated_prs_nodes(reference, index) {
+    for (i, node, max) in animated_prs_nodes(reference, index) {
         let Some((first, last)) = key_span(index, max) else { continue };
         let mut varying = Vec::new();
         let mut span = (f64::INFINITY, f64::NEG_INFINITY);
@@ -93,4 +94,22 @@ pub fn take_beyond_keys(reference: &RefScene, index: &SceneIndex<'_>) -> Vec<Val
         }
     }
     out
+}
+
+/// The reference's animated nodes (index, node) with the `.max` node of the same name
+/// (ASCII case ignored) whose transform is a Position/Rotation/Scale controller.
+pub(super) fn animated_prs_nodes<'r, 'i>(
+    reference: &'r RefScene,
+    index: &'i SceneIndex<'i>,
+) -> impl Iterator<Item = (usize, &'r RefNode, &'i SceneObject<'i>)> + 'r
+where
+    'i: 'r,
+{
+    reference.nodes.iter().enumerate().filter(|(i, _)| reference.is_animated(*i)).filter_map(move |(i, node)| {
+        let max = index
+            .objects
+            .iter()
+            .find(|o| o.is_node() && o.node_name().is_some_and(|n| n.eq_ignore_ascii_case(&node.name)))?;
+        matches!(transform_refs(index, max), Ok(TransformRefs::Prs { .. })).then_some((i, node, max))
+    })
 }

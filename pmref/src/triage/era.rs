@@ -21,10 +21,9 @@
 
 use super::{class, Detector, TriageInput, Triaged};
 use crate::compare::strip_name_clash;
-use crate::scene::{RefNode, RefScene};
-use pmcore::model::controllers::{transform_refs, TransformRefs};
+use crate::scene::RefScene;
 use pmcore::model::keys::{has_keys, world_matrix_at};
-use pmcore::model::scene_index::{SceneIndex, SceneObject};
+use pmcore::model::scene_index::SceneIndex;
 use serde_json::{json, Value};
 
 /// Uniform offset scales of the skel era rule (design §10), ±0.1 %.
@@ -96,29 +95,11 @@ pub fn missing_nodes(reference: &RefScene, text: &super::MaxText<'_>) -> (Vec<St
     (missing, unsearchable)
 }
 
-/// The reference's animated nodes (index, node) with the `.max` node of the same name
-/// (ASCII case ignored) whose transform is a Position/Rotation/Scale controller.
-pub(super) fn animated_prs_nodes<'r, 'i>(
-    reference: &'r RefScene,
-    index: &'i SceneIndex<'i>,
-) -> impl Iterator<Item = (usize, &'r RefNode, &'i SceneObject<'i>)> + 'r
-where
-    'i: 'r,
-{
-    reference.nodes.iter().enumerate().filter(|(i, _)| reference.is_animated(*i)).filter_map(move |(i, node)| {
-        let max = index
-            .objects
-            .iter()
-            .find(|o| o.is_node() && o.node_name().is_some_and(|n| n.eq_ignore_ascii_case(&node.name)))?;
-        matches!(transform_refs(index, max), Ok(TransformRefs::Prs { .. })).then_some((i, node, max))
-    })
-}
-
 /// Reference nodes with varying curves whose `.max` node (same name, ASCII case ignored)
 /// has a Position/Rotation/Scale controller that samples and holds no key.
 pub fn keys_absent(reference: &RefScene, index: &SceneIndex<'_>) -> Vec<Value> {
     let mut out = Vec::new();
-    for (i, node, max) in animated_prs_nodes(reference, index) {
+    for (i, node, max) in super::beyond_keys::animated_prs_nodes(reference, index) {
         if world_matrix_at(index, max, 0.0).is_ok() && !has_keys(index, max) {
             let varying = reference
                 .curves
