@@ -477,3 +477,18 @@ fn a_node_renamed_beside_passing_exports_of_the_same_max_is_unexplained() {
         assert!(evidence.get("other_export").is_none() && evidence.get("take_beyond_keys").is_none(), "{r}");
     }
 }
+
+#[test]
+fn a_model_turned_as_a_whole_after_the_export_is_an_era_mismatch() {
+    // Every pose of `Walking Zombie.FBX`'s six roots is the `.max`'s turned by 163.58° about the
+    // file's up axis and scaled by 4.444 (the X and Y Euler keys equal the `.max`'s).
+    let max = "Academia2013Cohort4__Equipe2/PizzaQuest/Assets/Models/Zombie.max";
+    let Some(results) = real_results(max, "/Walking Zombie.FBX") else { return };
+    for comparison in ["transforms", "animation"] {
+        assert_miss(&results, comparison, "era-mismatch");
+        let turn = &result(&results, comparison)["triage"]["evidence"]["turned_as_one"];
+        let angle = turn["rotation_deg"].as_f64().unwrap();
+        assert!((angle - 163.577).abs() < 0.01, "{turn}");
+        assert!((turn["scale"][0].as_f64().unwrap() - 4.4443).abs() < 1e-3, "{turn}");
+    }
+}

@@ -13,6 +13,8 @@
 //! - `other_export` (`other_export.rs`): another export of the same `.max` passes the
 //!   comparison (or agrees with every key of the node) and differs from this reference on
 //!   the missed node in two records or more;
+//! - `turned_as_one` (`turned.rs`): one turn by an angle no conversion makes, and one scale,
+//!   carry every one of Max's poses onto the file's;
 //! - `figure_era`: the skel rule of design §10 (offsets ×1.2 / ×0.8, or a fresh Biped figure
 //!   against legacy references).
 //!
@@ -44,7 +46,9 @@ impl Detector for EraMismatch {
         let (missing, unsearchable) = missing_nodes(reference, input.text);
         let keys = input.index.map(|index| keys_absent(reference, index)).unwrap_or_default();
         if missing.is_empty() && keys.is_empty() {
-            return super::beyond_keys::detect(input).or_else(|| super::other_export::detect(input));
+            return super::beyond_keys::detect(input)
+                .or_else(|| super::other_export::detect(input))
+                .or_else(|| super::turned::detect(input));
         }
         let mut message = Vec::new();
         if !missing.is_empty() {

@@ -18,6 +18,7 @@ mod not_applicable;
 mod objects;
 pub(crate) mod other_export;
 mod tolerance;
+mod turned;
 mod unreadable;
 mod unsupported;
 

@@ -49,6 +49,20 @@ fn run(
     classify(&TriageInput { stream, verdict, detail, reference, index: None, text, others: &[] })
 }
 
+/// The class of a fail beside the other results of its `.max`.
+fn run_beside(
+    stream: &str,
+    verdict: &Verdict,
+    detail: &Value,
+    reference: &RefScene,
+    text: &MaxText,
+    others: &[OtherResult],
+) -> Triaged {
+    let input =
+        TriageInput { stream, verdict, detail: Some(detail), reference: Some(reference), index: None, text, others };
+    classify(&input).expect("a miss has a class")
+}
+
 /// A stream holding `Box001` as ASCII and `Door` as UTF-16LE, as Max stores node names.
 fn text() -> MaxText<'static> {
     const DOOR_UTF16: &[u8] = b"D\0o\0o\0r\0";
@@ -215,19 +229,30 @@ fn another_export_speaks_only_when_this_export_s_hierarchy_passes() {
             OtherResult { stream: "pairs/hierarchy/a.fbx", verdict: hierarchy, reference: Some(&this), detail: None },
             OtherResult { stream: "pairs/geometry/b.fbx", verdict: &pass, reference: Some(&other), detail: None },
         ];
-        classify(&TriageInput {
-            stream: "pairs/geometry/a.fbx",
-            verdict: &v,
-            detail: Some(&detail),
-            reference: Some(&this),
-            index: None,
-            text: &t,
-            others: &others,
-        })
-        .unwrap()
+        run_beside("pairs/geometry/a.fbx", &v, &detail, &this, &t, &others)
     };
     let got = with(&pass);
     assert_eq!(got.class, class::ERA_MISMATCH, "{got:?}");
     assert_eq!(got.evidence["other_export"]["reference"], "b.fbx");
     assert_eq!(with(&fail("t3-pairs-hierarchy", "renamed")).class, class::UNEXPLAINED);
+}
+
+#[test]
+fn a_common_turn_is_evidence_only_off_the_right_angles() {
+    let t = text();
+    let v = fail("t3-pairs-animation", "node \"a\" at frame 0.00: local transform differs");
+    let pass = Verdict::pass();
+    let this = scene(&["Box001", "Door"]);
+    let others =
+        [OtherResult { stream: "pairs/hierarchy/z.fbx", verdict: &pass, reference: Some(&this), detail: None }];
+    let with = |angle: f64| {
+        let detail = json!({ "one_turn_and_scale_off_every_pose": {
+            "poses": 4, "nodes": 2, "rotation_axis": [0.0, 1.0, 0.0], "rotation_deg": angle, "scale": [1.0, 1.0, 1.0] } });
+        run_beside("pairs/animation/z.fbx", &v, &detail, &this, &t, &others)
+    };
+    assert_eq!(with(163.58).class, class::ERA_MISMATCH);
+    assert_eq!(with(163.58).evidence["turned_as_one"]["rotation_deg"], 163.58);
+    // A multiple of 90° is what an axis conversion does: no evidence.
+    assert_eq!(with(90.0).class, class::UNEXPLAINED);
+    assert_eq!(with(180.004).class, class::UNEXPLAINED);
 }
