@@ -756,7 +756,15 @@ struct TriageTally {
 
 /// An `era-mismatch` with one of the evidence kinds `docs/triage.md` lists.
 fn evidenced(t: &pmschema::events::ResultTriage) -> bool {
-    const KINDS: [&str; 4] = ["missing_nodes", "keys_absent", "other_revision", "figure_era"];
+    const KINDS: [&str; 7] = [
+        "missing_nodes",
+        "keys_absent",
+        "take_beyond_keys",
+        "other_export",
+        "turned_as_one",
+        "other_revision",
+        "figure_era",
+    ];
     t.class == TriageClass::EraMismatch && KINDS.iter().any(|k| t.evidence.get(k).is_some_and(|v| !v.is_null()))
 }
 

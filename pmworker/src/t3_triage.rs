@@ -7,7 +7,7 @@ use crate::exporter::ExportVerdict;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::Verdict;
 use pmcore::MaxFile;
-use pmref::triage::{classify, MaxText, TriageInput, Triaged};
+use pmref::triage::{classify, MaxText, OtherResult, TriageInput, Triaged};
 
 /// One triage per verdict, in order; `None` for the passing ones.
 pub fn triage(file: &MaxFile, verdicts: &[ExportVerdict]) -> Vec<Option<ResultTriage>> {
@@ -18,6 +18,15 @@ pub fn triage(file: &MaxFile, verdicts: &[ExportVerdict]) -> Vec<Option<ResultTr
     let text = MaxText::of(file);
     let trees = SceneTrees::of(file);
     let index = trees.as_ref().and_then(|t| t.index());
+    let others: Vec<OtherResult<'_>> = verdicts
+        .iter()
+        .map(|v| OtherResult {
+            stream: &v.stream,
+            verdict: &v.verdict,
+            reference: v.reference.as_deref(),
+            detail: v.detail.as_ref(),
+        })
+        .collect();
     verdicts
         .iter()
         .map(|v| {
@@ -28,6 +37,7 @@ pub fn triage(file: &MaxFile, verdicts: &[ExportVerdict]) -> Vec<Option<ResultTr
                 reference: v.reference.as_deref(),
                 index: index.as_ref(),
                 text: &text,
+                others: &others,
             };
             classify(&input).map(to_wire)
         })

@@ -219,6 +219,14 @@ fn rename_first_model_to_the_second(doc: &mut Document) {
     set_bytes(names[0], renamed(&first, &other));
 }
 
+/// The first mesh's first vertex moved by 0.5 along X.
+fn move_first_vertex(doc: &mut Document) {
+    let geometry = objects(doc).children.iter_mut().find(|n| n.name == "Geometry").unwrap();
+    let vertices = geometry.children.iter_mut().find(|n| n.name == "Vertices").unwrap();
+    let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
+    v[0] += 0.5;
+}
+
 /// The result of `comparison` failed and carries `class`.
 fn assert_miss(results: &[Value], comparison: &str, class: &str) {
     let r = result(results, comparison);
@@ -256,12 +264,7 @@ fn a_node_renamed_to_a_name_the_max_holds_is_unexplained() {
 
 #[test]
 fn one_vertex_moved_is_unexplained() {
-    let Some(results) = perturbed(|doc| {
-        let geometry = objects(doc).children.iter_mut().find(|n| n.name == "Geometry").unwrap();
-        let vertices = geometry.children.iter_mut().find(|n| n.name == "Vertices").unwrap();
-        let Property::F64s(v) = &mut vertices.properties[0] else { panic!("vertices are f64") };
-        v[0] += 0.5;
-    }) else {
+    let Some(results) = perturbed(move_first_vertex) else {
         return;
     };
     assert_miss(&results, "geometry", "unexplained");
@@ -410,4 +413,94 @@ fn the_shipped_triage_gate_passes_on_real_pairs_and_fails_when_one_export_breaks
         "unexplained first, after the verdict"
     );
     assert!(html.contains(r#"id="t3-era-table""#) && html.contains("missing_nodes"), "era rows show their evidence");
+}
+
+// ---- evidence from the other exports of the same `.max`, and from its key spans ----------
+
+/// The T3 results of one real `.max` of the pairs folder, whose results on `export` are
+/// returned by comparison.
+fn real_results(max: &str, export: &str) -> Option<Vec<Value>> {
+    let pairs = pairs()?;
+    let results = t3_results(&pairs.join(max), &pairs);
+    assert_every_miss_has_a_class(&results);
+    Some(results.into_iter().filter(|r| r["stream"].as_str().is_some_and(|s| s.ends_with(export))).collect())
+}
+
+#[test]
+fn a_reference_that_differs_from_a_passing_export_of_the_same_max_is_an_era_mismatch() {
+    // `ModularDoorWindowed.fbx` passes; `ModularDoorWindowedMirror.fbx` holds the doors mirrored.
+    let max = "RicoBarrett__3DSMax/Saves/3DSMax/ModularOffice/Doors/ModularDoorWindowed.max";
+    let Some(results) = real_results(max, "/ModularDoorWindowedMirror.fbx") else { return };
+    for comparison in ["geometry", "transforms"] {
+        assert_miss(&results, comparison, "era-mismatch");
+        let evidence = &result(&results, comparison)["triage"]["evidence"]["other_export"];
+        assert!(evidence["reference"].as_str().unwrap().ends_with("/ModularDoorWindowed.fbx"), "{evidence}");
+        assert!(evidence["difference"]["records"].as_u64() >= Some(2), "{evidence}");
+    }
+}
+
+#[test]
+fn a_take_beyond_the_keys_of_the_max_is_an_era_mismatch() {
+    // `Blue@Spawn.FBX` bakes ticks 0 … 6720; the `.max` keys `B_Root` from −1760 to 3520 only.
+    let Some(results) = real_results("../wild/tae8838__blue.max", "/Blue@Spawn.FBX") else { return };
+    for comparison in ["transforms", "animation"] {
+        assert_miss(&results, comparison, "era-mismatch");
+        let nodes = result(&results, comparison)["triage"]["evidence"]["take_beyond_keys"].as_array().unwrap().clone();
+        let root = nodes.iter().find(|n| n["node"] == "B_Root").expect("B_Root");
+        assert_eq!(root["max_key_span_ticks"], serde_json::json!([-1760, 3520]), "{root}");
+        assert!(root["reference_key_span_ticks"][1].as_f64() > Some(3520.5), "{root}");
+    }
+}
+
+/// The worker's T3 results on `henrynorthway__character.max` (three exports, each passing
+/// geometry) with `_PlayerIdle.FBX` changed by `change`.
+fn henry_perturbed(change: impl FnOnce(&mut Document)) -> Option<Vec<Value>> {
+    let pairs = pairs()?;
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("pairs");
+    let max = "../wild/henrynorthway__character.max";
+    pairs_subset(&pairs, &corpus, &[max]);
+    let export = corpus.join("henryNorthway__One-Time-Use-W1/Handcrafted Assets/Player Character/_PlayerIdle.FBX");
+    let mut doc = binary::read(&std::fs::read(&export).unwrap()).unwrap();
+    change(&mut doc);
+    std::fs::write(&export, binary::write(&doc)).unwrap();
+    let results = t3_results(&corpus.join(max), &corpus);
+    assert_every_miss_has_a_class(&results);
+    Some(
+        results.into_iter().filter(|r| r["stream"].as_str().is_some_and(|s| s.ends_with("/_PlayerIdle.FBX"))).collect(),
+    )
+}
+
+#[test]
+fn one_vertex_moved_beside_passing_exports_of_the_same_max_is_unexplained() {
+    let Some(results) = henry_perturbed(move_first_vertex) else {
+        return;
+    };
+    // `_PlayerJump.FBX` and `_PlayerMove.FBX` pass geometry, and differ from this copy in one vertex.
+    assert_miss(&results, "geometry", "unexplained");
+}
+
+#[test]
+fn a_node_renamed_beside_passing_exports_of_the_same_max_is_unexplained() {
+    let Some(results) = henry_perturbed(rename_first_model_to_the_second) else { return };
+    assert_miss(&results, "hierarchy", "unexplained");
+    for r in &results {
+        let evidence = &r["triage"]["evidence"];
+        assert!(evidence.get("other_export").is_none() && evidence.get("take_beyond_keys").is_none(), "{r}");
+    }
+}
+
+#[test]
+fn a_model_turned_as_a_whole_after_the_export_is_an_era_mismatch() {
+    // Every pose of `Walking Zombie.FBX`'s six roots is the `.max`'s turned by 163.58° about the
+    // file's up axis and scaled by 4.444 (the X and Y Euler keys equal the `.max`'s).
+    let max = "Academia2013Cohort4__Equipe2/PizzaQuest/Assets/Models/Zombie.max";
+    let Some(results) = real_results(max, "/Walking Zombie.FBX") else { return };
+    for comparison in ["transforms", "animation"] {
+        assert_miss(&results, comparison, "era-mismatch");
+        let turn = &result(&results, comparison)["triage"]["evidence"]["turned_as_one"];
+        let angle = turn["rotation_deg"].as_f64().unwrap();
+        assert!((angle - 163.577).abs() < 0.01, "{turn}");
+        assert!((turn["scale"][0].as_f64().unwrap() - 4.4443).abs() < 1e-3, "{turn}");
+    }
 }

@@ -447,6 +447,56 @@ pub fn has_keys(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> bool {
     keyed(position) || keyed(rotation) || keyed(scale)
 }
 
+/// The span of `node`'s own transform keys, `(first, last)` in ticks, over its PRS slots and
+/// their float sub-controllers — `None` when it holds no key, when its transform is not a
+/// PRS, or when some slot holds a key table this module does not decode (its times are
+/// then not known). Outside the span every sampled channel holds its end value (the
+/// constant out-of-range rule of the module notes): the triage's `take_beyond_keys`
+/// evidence reads this (`docs/triage.md`).
+pub fn key_span(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Option<(i32, i32)> {
+    let Ok(controllers::TransformRefs::Prs { position, rotation, scale }) = controllers::transform_refs(index, node)
+    else {
+        return None;
+    };
+    let mut span: Option<(i32, i32)> = None;
+    let mut undecoded = false;
+    let mut visit = |o: &SceneObject<'_>| {
+        let times: Vec<i32> = match key_count(o) {
+            Some((_, 0)) | None => return,
+            Some((BEZIER_FLOAT_KEYS, _)) => {
+                float_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
+            }
+            Some((BEZIER_SCALE_KEYS, _)) => {
+                scale_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
+            }
+            Some(_) => {
+                undecoded = true;
+                return;
+            }
+        };
+        if times.is_empty() {
+            undecoded = true;
+        }
+        for t in times {
+            span = Some(span.map_or((t, t), |(a, b)| (a.min(t), b.max(t))));
+        }
+    };
+    for slot in [position, rotation, scale].into_iter().flatten() {
+        let Some(o) = index.get(slot) else { continue };
+        visit(o);
+        for s in 0..3 {
+            if let Some(sub) = o.reference(s).and_then(|r| index.get(r)) {
+                visit(sub);
+            }
+        }
+    }
+    if undecoded {
+        None
+    } else {
+        span
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

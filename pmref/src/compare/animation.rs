@@ -82,6 +82,14 @@ struct Tally {
     first: Option<Verdict>,
     first_detail: Value,
     unreadable: Option<(String, u64)>,
+    /// Nodes whose every key time was compared and equal: what one export of a `.max`
+    /// vouches for even when another of its nodes misses (the triage's `other_export`).
+    nodes_every_pose_equal: Vec<String>,
+    /// Per compared pose of a root node: the node and `reference · max⁻¹`, the transform
+    /// that would carry Max's pose onto the file's (see [`one_transform`]).
+    root_offsets: Vec<(usize, DMat4)>,
+    /// Poses compared on nodes below a root.
+    child_poses: usize,
 }
 
 impl Tally {
@@ -108,6 +116,10 @@ impl Tally {
             map.insert("max_linear_error".into(), json!(self.max_l));
             map.insert("misses".into(), json!(self.misses));
             map.insert("first_difference".into(), std::mem::take(&mut self.first_detail));
+            map.insert("nodes_every_pose_equal".into(), json!(self.nodes_every_pose_equal));
+            if let Some(common) = one_transform(self) {
+                map.insert("one_turn_and_scale_off_every_pose".into(), common);
+            }
         }
     }
 
@@ -151,9 +163,11 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         tally.misses.entry("no-max-node".into()).or_default().push(node.name.clone());
         return;
     }
+    let (mut compared, mut all_equal) = (0, true);
     for time in reference.key_times(r) {
         let Some(expected_ref) = reference.matrix_at(r, time) else {
             tally.times_not_keyed += 1;
+            all_equal = false;
             continue;
         };
         let tick = max_ticks(time);
@@ -163,6 +177,7 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
                 // Between two keys whose in-between shape is not modelled: this pose is
                 // not compared; the keys themselves still are.
                 tally.miss("in-between-not-modelled", node, &why);
+                all_equal = false;
                 continue;
             }
             Err(why) => {
@@ -177,6 +192,7 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
                 if class != "axes-undeclared" {
                     tally.unreadable.get_or_insert((entry, node.offset));
                 }
+                all_equal = false;
                 break;
             }
         };
@@ -186,7 +202,14 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         let (t, l) = matrix_error(&max_local, &expected_ref);
         tally.max_t = tally.max_t.max(t);
         tally.max_l = tally.max_l.max(l);
+        compared += 1;
+        if node.parent.is_none() && max_local.determinant().abs() > f64::MIN_POSITIVE {
+            tally.root_offsets.push((r, expected_ref * max_local.inverse()));
+        } else {
+            tally.child_poses += 1;
+        }
         if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+            all_equal = false;
             tally.poses_off += 1;
             if tally.first.is_none() {
                 let (verdict, detail) = first_difference(pair, r, time, (&max_local, &expected_ref), (t, l));
@@ -195,6 +218,38 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
             }
         }
     }
+    if compared > 0 && all_equal {
+        tally.nodes_every_pose_equal.push(node.name.clone());
+    }
+}
+
+/// When every pose compared is a root's, poses of two nodes or more, and one rotation and
+/// scale `L` other than identity carries each of Max's poses onto the file's (`reference ·
+/// max⁻¹` has the linear part `L` in every pose, within the comparison's tolerances): `L`
+/// as axis, angle and scale, with the translations seen. A model turned or rescaled as a
+/// whole after the export leaves this; the triage reads it (`docs/triage.md`,
+/// `turned_as_one`).
+fn one_transform(tally: &Tally) -> Option<Value> {
+    let linear = |d: &DMat4| DMat4::from_mat3(glam::DMat3::from_mat4(*d));
+    let first = linear(&tally.root_offsets.first()?.1);
+    let mut nodes: Vec<usize> = tally.root_offsets.iter().map(|(r, _)| *r).collect();
+    nodes.dedup();
+    let within = |a: &DMat4, b: &DMat4| matrix_error(a, b).1 <= LINEAR_TOLERANCE;
+    let common = tally.root_offsets.iter().all(|(_, d)| within(&first, &linear(d)));
+    (tally.child_poses == 0 && nodes.len() >= 2 && common && !within(&first, &DMat4::IDENTITY)).then(|| {
+        let (scale, rotation, _) = first.to_scale_rotation_translation();
+        let (axis, angle) = rotation.to_axis_angle();
+        let translations: Vec<[f64; 3]> =
+            tally.root_offsets.iter().map(|(_, d)| d.w_axis.truncate().to_array()).take(8).collect();
+        json!({
+            "poses": tally.root_offsets.len(),
+            "nodes": nodes.len(),
+            "rotation_axis": axis.to_array(),
+            "rotation_deg": angle.to_degrees(),
+            "scale": scale.to_array(),
+            "translations_first_8": translations,
+        })
+    })
 }
 
 /// The failure of node `r`'s pose at `time` (Max's and the reference's local matrices, and

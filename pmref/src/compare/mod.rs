@@ -30,7 +30,7 @@ mod mesh_match;
 mod modifiers;
 mod outcome;
 mod skin;
-mod tolerances;
+pub(crate) mod tolerances;
 mod transforms;
 
 use crate::scene::RefScene;

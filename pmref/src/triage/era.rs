@@ -11,6 +11,13 @@
 //! - `map_revision`: the NeL shape equals the evaluated mesh but for UV splits, and holds
 //!   UVs outside the map channel the `.max` stores, which every derived UV lies in (the
 //!   shape exporter's `detail.map_revision`);
+//! - `take_beyond_keys` (`beyond_keys.rs`): the reference animates a node at times beyond
+//!   every key the `.max` holds for it;
+//! - `other_export` (`other_export.rs`): another export of the same `.max` passes the
+//!   comparison (or agrees with every key of the node) and differs from this reference on
+//!   the missed node in two records or more;
+//! - `turned_as_one` (`turned.rs`): one turn by an angle no conversion makes, and one scale,
+//!   carry every one of Max's poses onto the file's;
 //! - `figure_era`: the skel rule of design §10 (offsets ×1.2 / ×0.8, or a fresh Biped figure
 //!   against legacy references).
 //!
@@ -20,7 +27,6 @@
 use super::{class, Detector, TriageInput, Triaged};
 use crate::compare::strip_name_clash;
 use crate::scene::RefScene;
-use pmcore::model::controllers::{transform_refs, TransformRefs};
 use pmcore::model::keys::{has_keys, world_matrix_at};
 use pmcore::model::scene_index::SceneIndex;
 use serde_json::{json, Value};
@@ -43,7 +49,9 @@ impl Detector for EraMismatch {
         let (missing, unsearchable) = missing_nodes(reference, input.text);
         let keys = input.index.map(|index| keys_absent(reference, index)).unwrap_or_default();
         if missing.is_empty() && keys.is_empty() {
-            return None;
+            return super::beyond_keys::detect(input)
+                .or_else(|| super::other_export::detect(input))
+                .or_else(|| super::turned::detect(input));
         }
         let mut message = Vec::new();
         if !missing.is_empty() {
@@ -98,19 +106,8 @@ pub fn missing_nodes(reference: &RefScene, text: &super::MaxText<'_>) -> (Vec<St
 /// has a Position/Rotation/Scale controller that samples and holds no key.
 pub fn keys_absent(reference: &RefScene, index: &SceneIndex<'_>) -> Vec<Value> {
     let mut out = Vec::new();
-    for (i, node) in reference.nodes.iter().enumerate() {
-        if !reference.is_animated(i) {
-            continue;
-        }
-        let Some(max) = index
-            .objects
-            .iter()
-            .find(|o| o.is_node() && o.node_name().is_some_and(|n| n.eq_ignore_ascii_case(&node.name)))
-        else {
-            continue;
-        };
-        let prs = matches!(transform_refs(index, max), Ok(TransformRefs::Prs { .. }));
-        if prs && world_matrix_at(index, max, 0.0).is_ok() && !has_keys(index, max) {
+    for (i, node, max) in super::beyond_keys::animated_prs_nodes(reference, index) {
+        if world_matrix_at(index, max, 0.0).is_ok() && !has_keys(index, max) {
             let varying = reference
                 .curves
                 .iter()

@@ -10,12 +10,15 @@
 //! never `era-mismatch`. Classes are matched by Class ID, never by display name.
 
 mod absent;
+mod beyond_keys;
 mod era;
 mod ik;
 pub mod max_text;
 mod not_applicable;
 mod objects;
+pub(crate) mod other_export;
 mod tolerance;
+mod turned;
 mod unreadable;
 mod unsupported;
 
@@ -59,9 +62,35 @@ pub struct TriageInput<'a, 'i> {
     pub index: Option<&'a SceneIndex<'i>>,
     /// The `.max`'s decoded streams, searchable.
     pub text: &'a MaxText<'a>,
+    /// The other T3 results of the same `.max` (the other exports the manifest pairs it
+    /// with), for the `other_export` evidence; empty when not known.
+    pub others: &'a [OtherResult<'a>],
+}
+
+/// Another T3 result of the same `.max`, as the triage sees it.
+pub struct OtherResult<'a> {
+    /// Its stream (`pairs/geometry/<export>`).
+    pub stream: &'a str,
+    /// Its verdict.
+    pub verdict: &'a Verdict,
+    /// Its reference as read.
+    pub reference: Option<&'a RefScene>,
+    /// Its detail.
+    pub detail: Option<&'a Value>,
 }
 
 impl TriageInput<'_, '_> {
+    /// Does this export's own `hierarchy` comparison pass (same node names and links as the
+    /// `.max`)? The evidence that compares a reference's nodes node by node needs it: a
+    /// node renamed to another name the `.max` holds fails it, and stays unexplained.
+    pub fn hierarchy_passes(&self) -> bool {
+        let Some(export) = self.stream.strip_prefix("pairs/").and_then(|s| s.split_once('/')).map(|(_, e)| e) else {
+            return false;
+        };
+        let own = format!("pairs/hierarchy/{export}");
+        self.others.iter().any(|o| o.stream == own && matches!(o.verdict, Verdict::Pass { .. }))
+    }
+
     /// The comparison name: `geometry` of `pairs/geometry/<export>`, else the stream's first part.
     pub fn comparison(&self) -> &str {
         match self.stream.strip_prefix("pairs/") {

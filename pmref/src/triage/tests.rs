@@ -46,7 +46,21 @@ fn run(
     reference: Option<&RefScene>,
     text: &MaxText,
 ) -> Option<Triaged> {
-    classify(&TriageInput { stream, verdict, detail, reference, index: None, text })
+    classify(&TriageInput { stream, verdict, detail, reference, index: None, text, others: &[] })
+}
+
+/// The class of a fail beside the other results of its `.max`.
+fn run_beside(
+    stream: &str,
+    verdict: &Verdict,
+    detail: &Value,
+    reference: &RefScene,
+    text: &MaxText,
+    others: &[OtherResult],
+) -> Triaged {
+    let input =
+        TriageInput { stream, verdict, detail: Some(detail), reference: Some(reference), index: None, text, others };
+    classify(&input).expect("a miss has a class")
 }
 
 /// A stream holding `Box001` as ASCII and `Door` as UTF-16LE, as Max stores node names.
@@ -189,4 +203,71 @@ fn a_nel_shape_miss_with_map_revision_evidence_is_an_era_mismatch() {
     assert_eq!(run("nel-shape", &v, None, None, &t).unwrap().class, class::UNEXPLAINED);
     let other = fail("t3-summary-objects", "objects differ");
     assert_eq!(run("summary/objects", &other, Some(&detail), None, &t).unwrap().class, class::UNEXPLAINED);
+}
+
+fn mesh_scene(positions: Vec<[f64; 3]>) -> RefScene {
+    let mut s = scene(&["Box001"]);
+    s.nodes[0].mesh = Some(crate::scene::RefMesh { positions, polygons: Vec::new(), uv: None });
+    s
+}
+
+#[test]
+fn two_exports_are_two_states_only_when_they_differ_in_two_records_or_more() {
+    let corners: Vec<[f64; 3]> = (0..8).map(|i| [(i & 1) as f64, (i >> 1 & 1) as f64, (i >> 2) as f64]).collect();
+    let base = mesh_scene(corners.clone());
+    // The same vertices in another order: no difference.
+    let mut reversed = corners.clone();
+    reversed.reverse();
+    assert_eq!(other_export::differ("geometry", &base, &mesh_scene(reversed), "Box001"), None);
+    // One vertex moved onto another's place: one record, not a state.
+    let mut one = corners.clone();
+    one[0] = one[1];
+    assert_eq!(other_export::differ("geometry", &base, &mesh_scene(one.clone()), "Box001"), None);
+    // Two vertices moved: two states.
+    one[2][2] += 0.5;
+    let got = other_export::differ("geometry", &base, &mesh_scene(one), "Box001").expect("two records");
+    assert_eq!(got["records"], 2);
+    // Another vertex count, and a node the other reference lacks.
+    assert!(other_export::differ("geometry", &base, &mesh_scene(corners[..6].to_vec()), "Box001").is_some());
+    assert_eq!(other_export::differ("geometry", &base, &scene(&["Box002"]), "Box001"), None);
+}
+
+#[test]
+fn another_export_speaks_only_when_this_export_s_hierarchy_passes() {
+    let t = text();
+    let (this, other) = (mesh_scene(vec![[0.0; 3], [1.0; 3]]), mesh_scene(vec![[2.0; 3], [3.0; 3]]));
+    let detail = json!({ "first_difference": { "node": "Box001" } });
+    let v = fail("t3-pairs-geometry", "mesh \"Box001\": vertex 0 differs");
+    let pass = Verdict::pass();
+    let with = |hierarchy: &Verdict| {
+        let others = [
+            OtherResult { stream: "pairs/hierarchy/a.fbx", verdict: hierarchy, reference: Some(&this), detail: None },
+            OtherResult { stream: "pairs/geometry/b.fbx", verdict: &pass, reference: Some(&other), detail: None },
+        ];
+        run_beside("pairs/geometry/a.fbx", &v, &detail, &this, &t, &others)
+    };
+    let got = with(&pass);
+    assert_eq!(got.class, class::ERA_MISMATCH, "{got:?}");
+    assert_eq!(got.evidence["other_export"]["reference"], "b.fbx");
+    assert_eq!(with(&fail("t3-pairs-hierarchy", "renamed")).class, class::UNEXPLAINED);
+}
+
+#[test]
+fn a_common_turn_is_evidence_only_off_the_right_angles() {
+    let t = text();
+    let v = fail("t3-pairs-animation", "node \"a\" at frame 0.00: local transform differs");
+    let pass = Verdict::pass();
+    let this = scene(&["Box001", "Door"]);
+    let others =
+        [OtherResult { stream: "pairs/hierarchy/z.fbx", verdict: &pass, reference: Some(&this), detail: None }];
+    let with = |angle: f64| {
+        let detail = json!({ "one_turn_and_scale_off_every_pose": {
+            "poses": 4, "nodes": 2, "rotation_axis": [0.0, 1.0, 0.0], "rotation_deg": angle, "scale": [1.0, 1.0, 1.0] } });
+        run_beside("pairs/animation/z.fbx", &v, &detail, &this, &t, &others)
+    };
+    assert_eq!(with(163.58).class, class::ERA_MISMATCH);
+    assert_eq!(with(163.58).evidence["turned_as_one"]["rotation_deg"], 163.58);
+    // A multiple of 90° is what an axis conversion does: no evidence.
+    assert_eq!(with(90.0).class, class::UNEXPLAINED);
+    assert_eq!(with(180.004).class, class::UNEXPLAINED);
 }
