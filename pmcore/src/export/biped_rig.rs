@@ -20,7 +20,7 @@
 //! is placed, and the worker writes nothing otherwise. The structure (names, fathers,
 //! UnheritScale) and the placed bones stay available to T3.
 
-use super::rig::{pre_order, set_lod_distance, RigSummary};
+use super::rig_tree::{pre_order, set_lod_distance, RigSummary};
 use super::skel::{Bone, NelMatrix, Skeleton};
 use crate::eval::biped::{to_max_axes, FigurePose};
 use crate::model::biped::BipedRig;

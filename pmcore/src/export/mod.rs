@@ -8,6 +8,7 @@
 pub mod biped_rig;
 pub mod obj;
 pub mod rig;
+pub(crate) mod rig_tree;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
 pub(crate) mod nel_material;
