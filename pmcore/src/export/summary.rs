@@ -610,13 +610,7 @@ mod tests {
     }
 
     fn index<'a>(root_id: u16, chunks: &'a [Chunk<'static>], classes: Vec<Option<ResolvedClass>>) -> SceneIndex<'a> {
-        let objects = chunks
-            .iter()
-            .zip(classes)
-            .enumerate()
-            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
-            .collect();
-        SceneIndex { root_id, objects, directories: Default::default() }
+        SceneIndex::of_objects(root_id, chunks, classes)
     }
 
     /// 0 unused (a reference to object 0 reads as empty); 1 Standard `used` (Max 6 header:

@@ -159,6 +159,23 @@ pub(crate) fn resolve(id: u16, d: &Directories) -> Option<ResolvedClass> {
 }
 
 impl<'a> SceneIndex<'a> {
+    /// An index over hand-built object chunks with the classes given, in storage order
+    /// (unit tests: no directories to resolve through).
+    #[cfg(test)]
+    pub(crate) fn of_objects(
+        root_id: u16,
+        chunks: &'a [Chunk<'static>],
+        classes: impl IntoIterator<Item = Option<ResolvedClass>>,
+    ) -> Self {
+        let objects = chunks
+            .iter()
+            .zip(classes)
+            .enumerate()
+            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
+            .collect();
+        SceneIndex { root_id, objects, directories: Default::default() }
+    }
+
     /// Object at a storage index.
     pub fn get(&self, storage_index: usize) -> Option<&SceneObject<'a>> {
         self.objects.get(storage_index)

@@ -140,7 +140,7 @@ pub(crate) fn holders_of(index: &SceneIndex<'_>, ids: &[[u8; 16]]) -> Vec<Vec<us
 mod tests {
     use super::*;
     use crate::chunk::Chunk;
-    use crate::model::scene_index::{ResolvedClass, SceneObject, REFS_FLAT};
+    use crate::model::scene_index::{ResolvedClass, REFS_FLAT};
 
     fn refs(targets: &[i32]) -> Chunk<'static> {
         Chunk::leaf(REFS_FLAT, targets.iter().flat_map(|t| t.to_le_bytes()).collect::<Vec<u8>>())
@@ -180,13 +180,7 @@ mod tests {
             class(SCENE_IMPL, 0x100),
             class([0xee44_8b23, 0], 0x1010),
         ];
-        let objects = chunks
-            .iter()
-            .zip(classes)
-            .enumerate()
-            .map(|(storage_index, (chunk, class))| SceneObject { storage_index, chunk, class })
-            .collect();
-        SceneIndex { root_id: 0x2012, objects, directories: Default::default() }
+        SceneIndex::of_objects(0x2012, chunks, classes)
     }
 
     #[test]
