@@ -35,9 +35,12 @@
 //!   of its 0x0073 angles, and its node is turned by +ε about the link's end, as the spine's.
 //!   Measured on the 20 Rocketbox rigs (560 facial xtras) and yellow's two-link ears.
 //!
-//! What no measured rule places is [`Unplaced`] with the reason, never a guess: nubs (not
-//! exported: nothing to check against), toe links past the first, tails, ponytails, props,
-//! 4-link legs and xtras on other parents than the head or an xtra (no rig measured has them).
+//! - Nubs: at the end of their father (the chain's last link), along its X by that link's
+//!   stored length, turned by a constant per kind ([`nub_on_link_end`]).
+//!
+//! What no measured rule places is [`Unplaced`] with the reason, never a guess: toe links
+//! past the first, tails (and so their nubs), ponytails, props, 4-link legs and xtras on
+//! other parents than the head or an xtra (no rig measured has them).
 
 use crate::model::biped::{bone, BipedSystem, Sides};
 use glam::{DMat3, DMat4, DQuat, DVec3};
@@ -60,9 +63,9 @@ pub enum Unplaced {
     /// A finger joint past the stored bends, or a toe link past the first (not measured).
     #[error("finger joints past the second and toe links past the first are not decoded")]
     DigitRotation,
-    /// Nubs carry no pose of their own in the FBX to check a rule against.
-    #[error("nub: the FBX holds no nub, so no placement rule could be checked")]
-    Nub,
+    /// A nub whose father (the last link of its chain) is not placed.
+    #[error("nub whose father is not placed: {0}")]
+    NubFather(Box<Unplaced>),
     /// An xtra hung on a part no measured rig hangs one on (only the head and other xtras
     /// are measured), or on a chain of xtras that loops.
     #[error("xtra on bone id {0} link {1}: no measured parent rule")]
@@ -168,8 +171,8 @@ impl<'s> FigurePose<'s> {
             (bone::HEAD, 0) => self.head(),
             (bone::L_TOES | bone::R_TOES, _) => self.digit(id, link),
             (bone::L_FINGERS | bone::R_FINGERS, _) => self.finger(side(bone::L_FINGERS), link),
-            (bone::R_FINGER_NUB..=bone::HEAD_NUB, _) => BonePose::unplaced(Unplaced::Nub),
-            _ if id >= bone::XTRA_NUB => BonePose::unplaced(Unplaced::Nub),
+            (bone::R_FINGER_NUB..=bone::HEAD_NUB, _) => self.nub(id, link),
+            _ if id >= bone::XTRA_NUB => self.nub(id, link),
             _ if id >= bone::XTRA => self.xtra(id - bone::XTRA, link),
             _ => BonePose::unplaced(Unplaced::NoRule(id, link)),
         }
@@ -459,6 +462,115 @@ impl<'s> FigurePose<'s> {
         let l = usize::try_from(link).ok().and_then(|i| links.get(i)).ok_or(Unplaced::XtraParent(id, link))?;
         Ok((l.frame, l.end()))
     }
+    /// Nub (id, link) as 0x0110 / 0x0205 name it: on the last link of its chain
+    /// ([`nub_on_link_end`]), by the length the chain stores for that link.
+    fn nub(&self, id: i32, link: i32) -> BonePose {
+        match self.nub_father(id, link) {
+            Ok((father, length, turn)) => match (father.rotation, father.position) {
+                (Ok(r), Ok(p)) => {
+                    let (rotation, position) = nub_on_link_end(r, p, length, turn);
+                    BonePose::placed(rotation, position)
+                }
+                (Err(e), _) | (_, Err(e)) => BonePose::unplaced(Unplaced::NubFather(Box::new(e))),
+            },
+            Err(e) => BonePose::unplaced(e),
+        }
+    }
+
+    /// A nub's father (its chain's last link), that link's stored length and the nub's turn.
+    fn nub_father(&self, id: i32, link: i32) -> Result<(BonePose, f64, NubTurn), Unplaced> {
+        let last = |lengths: &[f32]| lengths.last().map(|l| f64::from(*l)).ok_or(Unplaced::NotStored("link lengths"));
+        // The last link of chain `link` of part `of` (a link count no i32 holds names none).
+        let last_link = |of: i32| {
+            let n = i32::try_from(self.system.links.of(of).max(1)).ok();
+            n.and_then(|n| link.checked_mul(n)?.checked_add(n - 1)).ok_or(Unplaced::NotStored("nub link"))
+        };
+        let chain = usize::try_from(link).map_err(|_| Unplaced::NotStored("nub link"))?;
+        match id {
+            bone::R_FINGER_NUB | bone::L_FINGER_NUB => {
+                let (side, fingers, turn) = match id {
+                    bone::L_FINGER_NUB => (Side::Left, bone::L_FINGERS, NubTurn::Straight),
+                    _ => (Side::Right, bone::R_FINGERS, NubTurn::HalfTurnZ),
+                };
+                let arms = self.system.arms.as_ref().ok_or(Unplaced::NotStored("arms (0x0010)"))?;
+                let finger = pick(arms, side).fingers.get(chain).ok_or(Unplaced::NotStored("finger"))?;
+                Ok((self.finger(side, last_link(fingers)?), last(&finger.lengths)?, turn))
+            }
+            bone::L_TOE_NUB | bone::R_TOE_NUB => {
+                let (side, toes, turn) = match id {
+                    bone::L_TOE_NUB => (Side::Left, bone::L_TOES, NubTurn::HalfTurnZ),
+                    _ => (Side::Right, bone::R_TOES, NubTurn::Straight),
+                };
+                let legs = self.system.legs.as_ref().ok_or(Unplaced::NotStored("legs (0x000f)"))?;
+                let toe = pick(legs, side).toes.get(chain).ok_or(Unplaced::NotStored("toe"))?;
+                Ok((self.digit(toes, last_link(toes)?), last(&toe.lengths)?, turn))
+            }
+            bone::HEAD_NUB => {
+                let length = self.system.head_length.ok_or(Unplaced::NotStored("head length (0x000c)"))?;
+                Ok((self.head(), f64::from(length), NubTurn::Straight))
+            }
+            _ if id >= bone::XTRA_NUB => {
+                let k = id - bone::XTRA_NUB;
+                let x = usize::try_from(k).ok().and_then(|k| self.system.xtras.get(k));
+                let x = x.ok_or(Unplaced::NotStored("xtra"))?;
+                let end = x.lengths.len().checked_sub(1).ok_or(Unplaced::NotStored("xtra links"))?;
+                let end = i32::try_from(end).map_err(|_| Unplaced::NotStored("xtra links"))?;
+                Ok((self.xtra(k, end), last(&x.lengths)?, NubTurn::ChainEnd))
+            }
+            // The tail nub (26) hangs on the tail, which no measured rule places yet.
+            _ => Err(Unplaced::NoRule(id, link)),
+        }
+    }
+}
+
+/// How a nub turns from its father's node: the constant local rotations of the real files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NubTurn {
+    /// None: left finger nubs, right toe nubs, the head nub.
+    Straight,
+    /// 180° about Z: right finger nubs, left toe nubs.
+    HalfTurnZ,
+    /// `Rz(1.57) · Rx(π)`: the nubs of chains whose nodes turn by ε (xtras, tails, ponytails);
+    /// on the internal link frame that is `Rz(π/2) · Rx(π)`.
+    ChainEnd,
+}
+
+impl NubTurn {
+    /// The nub's rotation relative to its father's node.
+    pub fn local(self) -> DMat3 {
+        match self {
+            NubTurn::Straight => DMat3::IDENTITY,
+            NubTurn::HalfTurnZ => DMat3::from_rotation_z(PI),
+            NubTurn::ChainEnd => DMat3::from_rotation_z(1.57) * DMat3::from_rotation_x(PI),
+        }
+    }
+}
+
+/// A Biped nub sits at the end of its father, the last link of its chain: at the father's
+/// pivot plus `length` along the father node's X, where `length` is the link length the
+/// figure stores for that last link (the finger's last 0x0010 length, the toe's last 0x000f
+/// length, 0x000c for the head, the xtra's last 0x0022 length — each equal to the father
+/// node's object-offset scale `0x096c` x on all 24 rigs of `../shared/corpus/biped`), turned
+/// from the father's node by [`NubTurn`]. Evidence (docs/biped-format-notes.md, "Nubs"):
+///
+/// - `biped/tae8838__LD35/Yellow@Spawn.FBX` (from `wild/tae8838__yellow@spawn.max`):
+///   `Bip01 Xtra01Nub` / `Xtra01OppNub` have `Lcl Translation` (24.87048, 0, −6e-5) /
+///   (24.87036, −6e-5, −6e-5) under `Bip01 R/L Ear1` (stored length 24.870485) and
+///   `Lcl Rotation` (180°, −0.00016°, 89.95438°) = `Rz(1.57) · Rx(π)`; `Bip01 TailNub`
+///   (38.38574, 0, 0) under `Tail2` (stored 38.385914), the same rotation;
+///   `Red@Spawn.FBX`: `TailNub` (28.34839, 0, 0) under `Tail` (stored 28.348467), the same.
+/// - The 32 Ryzom `.skel` of `../shared/corpus/nel/skel` (NeL's exporter, Max 3 era): every nub
+///   bone's DefaultPos is (L, ≤ 3e-7, ≤ 3e-7) on its father, its DefaultRotQuat the identity
+///   (left finger, right toe, head nubs: `Dummy02`, `Dummy03`, `Dummy05` of
+///   `fy_hom_skel_mid_fat.skel`), 180° about Z (right finger, left toe: `Dummy01`,
+///   `Dummy04`) or (0.7073883, 0.7068252, 0, 0) = `Rz(1.57) · Rx(π)` (ponytail and tail nubs:
+///   `Dummy06`, `tr_mo_kitin_queen.skel` `Bip01 TailNub`).
+///
+/// The Rocketbox FBX hold no nub, so on those rigs the rule is checked through these files
+/// only; their finger/toe/head node conventions are the Ryzom files' (toes `Rz(90°)` on the
+/// foot on both sides, finger bases mirrored, joints about Z).
+pub fn nub_on_link_end(father: DMat3, pivot: DVec3, length: f64, turn: NubTurn) -> (DMat3, DVec3) {
+    (father * turn.local(), pivot + father * DVec3::X * length)
 }
 
 /// Four half-ulps of `f32` at 1 (2⁻²²): the spread of an Euler angle pair an `f32`
@@ -639,7 +751,9 @@ mod tests {
         let s = fa16();
         let pose = FigurePose::new(&s);
         assert_eq!(pose.bone(bone::L_ARM, 1).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
-        assert_eq!(pose.bone(bone::HEAD_NUB, 0).position, Err(Unplaced::Nub));
+        assert_eq!(pose.bone(bone::TAIL_NUB, 0).position, Err(Unplaced::NoRule(bone::TAIL_NUB, 0)));
+        let no_arms = Unplaced::NotStored("arms (0x0010)");
+        assert_eq!(pose.bone(bone::L_FINGER_NUB, 0).position, Err(no_arms));
         assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
         assert_eq!(pose.bone(bone::TAIL, 0).rotation, Err(Unplaced::NoRule(bone::TAIL, 0)));
         assert_eq!(pose.bone(bone::L_FINGERS, 0).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
@@ -679,7 +793,46 @@ mod tests {
         assert_fbx_under_head(&pose, bone::XTRA + 2, eye, [3.000034, 8.969756, 8.55117]);
         assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
         assert_eq!(pose.bone(bone::XTRA, 1).rotation, Err(Unplaced::NotStored("xtra link")));
-        assert_eq!(pose.bone(bone::XTRA_NUB, 0).rotation, Err(Unplaced::Nub));
+        // MJaw's nub: at MJaw's end, 14.992931 along the node's X, turned by Rz(1.57) · Rx(π).
+        let (jaw, nub) = (pose.bone(bone::XTRA, 0), pose.bone(bone::XTRA_NUB, 0));
+        let (r, p) = (jaw.rotation.unwrap(), jaw.position.unwrap());
+        let want = r * DMat3::from_rotation_z(1.57) * DMat3::from_rotation_x(PI);
+        assert!((nub.rotation.unwrap() - want).to_cols_array().iter().all(|v| v.abs() < 1e-12));
+        assert!((nub.position.unwrap() - (p + r * DVec3::X * 14.992_931)).length() < 1e-5);
+        assert!(pose.bone(bone::XTRA_NUB + 1, 0).world().is_ok(), "MTongue's nub, on MJaw's chain");
+        assert_eq!(pose.bone(bone::XTRA_NUB + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
+    }
+
+    #[test]
+    fn fa16_head_nub_sits_the_head_length_along_the_head_unturned() {
+        // 0x000c = 19.274731 (the head node's 0x096c x); the Ryzom head nubs (`Dummy05`) are
+        // (L, 0, 0) with the identity rotation.
+        let s = fa16();
+        let pose = FigurePose::new(&s);
+        let (head, nub) = (pose.bone(bone::HEAD, 0), pose.bone(bone::HEAD_NUB, 0));
+        let (r, p) = (head.rotation.unwrap(), head.position.unwrap());
+        assert_eq!(nub.rotation, Ok(r));
+        assert!((nub.position.unwrap() - (p + r * DVec3::X * 19.274_731)).length() < 1e-5);
+        let mut headless = fa16();
+        headless.head_length = None;
+        let why = Unplaced::NotStored("head length (0x000c)");
+        assert_eq!(FigurePose::new(&headless).bone(bone::HEAD_NUB, 0).position, Err(why));
+    }
+
+    #[test]
+    fn nub_turns_are_the_ryzom_skel_rotations() {
+        // DefaultRotQuat of `fy_hom_skel_mid_fat.skel` (NeL writes −q): `Dummy06` (ponytail
+        // nub) (−0.7073883, −0.70682514, −9.7e-7, 9.8e-7), `Dummy01` (right finger nub)
+        // (2.3e-9, 6.5e-9, −1, 7.6e-9), `Dummy02` (left finger nub) (…, −1).
+        let q = |t: NubTurn| DQuat::from_mat3(&t.local());
+        let chain_end = DQuat::from_xyzw(0.707_388_3, 0.706_825_14, 0.0, 0.0).normalize();
+        assert!(q(NubTurn::ChainEnd).dot(chain_end).abs() > 1.0 - 1e-12);
+        assert!(q(NubTurn::HalfTurnZ).dot(DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0)).abs() > 1.0 - 1e-12);
+        assert_eq!(NubTurn::Straight.local(), DMat3::IDENTITY);
+        // On the internal link frame of an ε-turned chain node, ChainEnd is Rz(π/2) · Rx(π).
+        let on_link = DMat3::from_rotation_z(EPSILON) * NubTurn::ChainEnd.local();
+        let want = DMat3::from_rotation_z(FRAC_PI_2) * DMat3::from_rotation_x(PI);
+        assert!((on_link - want).to_cols_array().iter().all(|v| v.abs() < 1e-12));
     }
 
     fn le(dwords: &[u32]) -> Vec<u8> {

@@ -40,6 +40,9 @@ pub mod chunk_ids {
     pub const SPINE: u16 = 0x000b;
     /// Neck chain struct (the spec's "pelvis struct"; it is the neck, measured).
     pub const NECK: u16 = 0x000d;
+    /// Head link length (one float): the head node's `0x096c` x on every corpus rig, the
+    /// head nub's offset (docs/biped-format-notes.md "Nubs").
+    pub const HEAD_LENGTH: u16 = 0x000c;
     /// Legs (two halves, right first).
     pub const LEGS: u16 = 0x000f;
     /// Arms (two halves, right first).
@@ -560,6 +563,8 @@ pub struct BipedSystem {
     pub spine: ChainStruct,
     /// Neck chain (0x000d).
     pub neck: ChainStruct,
+    /// Head link length (0x000c); `None` when absent.
+    pub head_length: Option<f32>,
     /// Legs (0x000f); `None` when the figure has none.
     pub legs: Option<Sides<LegFigure>>,
     /// Arms (0x0010); `None` when the figure has none (yellow).
@@ -730,6 +735,7 @@ impl BipedSystem {
             node_table,
             spine: ChainStruct::read(&cs.need(c::SPINE, "spine chain")?)?,
             neck: ChainStruct::read(&cs.need(c::NECK, "neck chain")?)?,
+            head_length: cs.get(c::HEAD_LENGTH).map(|r| r.f(0)).transpose()?,
             legs: cs.get(c::LEGS).map(|r| sides(&r, LegFigure::read)).transpose()?.flatten(),
             arms: cs.get(c::ARMS).map(|r| sides(&r, ArmFigure::read)).transpose()?.flatten(),
             com: ComRecord { position: com.floats(4)?, rotation: com.floats(8)? },
