@@ -4,7 +4,8 @@
 //! (`pmref::biped_skel`). One verdict, stream `skel`:
 //!
 //! * pass: every bone placed, every placed bone's InvBindPos within tolerance of the FBX
-//!   BindPose, fathers as the FBX hierarchy, every convention kept;
+//!   BindPose, fathers as the FBX hierarchy, every convention kept (bones the FBX does not
+//!   hold, such as the nubs, are listed in `bind_absent`);
 //! * `t3-skel-unplaced` fail: the placed part passes but some bones are not placed — the
 //!   message names them and the Biped class (triage: `unsupported`);
 //! * `t3-skel-biped` fail: something placed is off (located at the bone), unplaced bones or

@@ -3,7 +3,8 @@
 //! verdict; a rig with bones pmcore cannot place is never written and never passes, its miss
 //! names the Biped class (triage `unsupported`); every placed bone's InvBindPos is within
 //! tolerance of the FBX BindPose 3ds Max wrote, with fathers as the FBX hierarchy and the
-//! real `.skel` conventions kept. Perturbed references (a bind matrix turned by 1°, two
+//! real `.skel` conventions kept; a passing rig's `.skel` is written and reads back through
+//! the NeL reader, rewriting byte-identically. Perturbed references (a bind matrix turned by 1°, two
 //! father indices swapped) are caught at the bone. Skips, saying so, without `../shared`.
 
 use pmcore::export::biped_rig::BipedSkeleton;
@@ -31,11 +32,11 @@ fn rigs() -> Option<(PathBuf, Vec<Rig>)> {
     Some((corpus, rows))
 }
 
-fn skel_result(max: &Path, corpus: &Path) -> (TierResult, pmworker::events::Export) {
+fn skel_result(max: &Path, corpus: &Path, out: &Path) -> (TierResult, pmworker::events::Export) {
     let args: Vec<&OsStr> = ["--tiers", "t3", "--export", "skel", "--reference"]
         .iter()
         .map(OsStr::new)
-        .chain([corpus.as_os_str(), max.as_os_str()])
+        .chain([corpus.as_os_str(), OsStr::new("--out"), out.as_os_str(), max.as_os_str()])
         .collect();
     let run = fixtures::run(&pmtests::binary("pmworker"), &args, &[]);
     let events: Vec<Event> = run.lines().iter().map(|l| Event::from_line(l).expect("an event")).collect();
@@ -53,9 +54,10 @@ fn skel_result(max: &Path, corpus: &Path) -> (TierResult, pmworker::events::Expo
 #[test]
 fn every_biped_rig_gets_a_skel_verdict_that_names_what_it_misses() {
     let Some((corpus, rows)) = rigs() else { return };
-    let (mut compared_rigs, mut tally) = (0, std::collections::BTreeMap::<String, usize>::new());
+    let (mut compared_rigs, mut written, mut tally) = (0, 0, std::collections::BTreeMap::<String, usize>::new());
     for (name, max, _) in &rows {
-        let (r, export) = skel_result(max, &corpus);
+        let out = tempfile::tempdir().unwrap();
+        let (r, export) = skel_result(max, &corpus, out.path());
         let verdict = r.verdict.name().to_string();
         let class = r.triage.as_ref().map(|t| t.class.name().to_string()).unwrap_or_default();
         *tally.entry(format!("{verdict} {class}")).or_default() += 1;
@@ -65,6 +67,15 @@ fn every_biped_rig_gets_a_skel_verdict_that_names_what_it_misses() {
         if unplaced > 0 {
             assert_eq!(export.status, "not-implemented", "{name}: written with unplaced bones");
             assert!(export.files.is_empty(), "{name}: {:?}", export.files);
+        }
+        if verdict == "pass" {
+            // Written, and the file reads back through the NeL reader and rewrites byte-identically.
+            assert!(export.status == "ok" && export.files.len() == 1, "{name}: {export:?}");
+            let bytes = std::fs::read(out.path().join(&export.files[0])).unwrap();
+            let back = pmcore::nel::skel::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(pmcore::nel::skel::write(&back), bytes, "{name}: the written .skel does not round-trip");
+            assert_eq!(back.bones.len() as u64, d["bones"].as_u64().unwrap(), "{name}");
+            written += 1;
         }
         if d["bind_compared"].as_u64().unwrap_or(0) > 0 {
             compared_rigs += 1;
@@ -82,8 +93,12 @@ fn every_biped_rig_gets_a_skel_verdict_that_names_what_it_misses() {
             assert_eq!(class, "not-applicable", "{name}: {:?}", r.verdict);
         }
     }
-    pmtests::notice(&format!("biped skel T3 over {} rigs: {tally:?}; {compared_rigs} compared", rows.len()));
+    pmtests::notice(&format!(
+        "biped skel T3 over {} rigs: {tally:?}; {compared_rigs} compared, {written} written and round-tripped",
+        rows.len()
+    ));
     assert!(compared_rigs > 0, "no rig compared a placed bone with its FBX");
+    assert!(written > 0, "no Biped .skel written");
 }
 
 fn biped_of(max: &Path) -> BipedSkeleton {

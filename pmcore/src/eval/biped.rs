@@ -178,16 +178,34 @@ impl<'s> FigurePose<'s> {
         }
     }
 
-    /// Footsteps in figure mode: below the COM on the ground plane, unrotated in Max's axes.
-    /// Design §10: "Footsteps Z is derived, not stored"; figure-mode footsteps rotations are
-    /// not stored (the node snaps back); the marker sits at world (COM x, COM y, ground), the
-    /// ground being the z = 0 plane unless the marker was moved — which no record stores. 19
-    /// of the 20 Rocketbox avatars show it (world translation 0 – 7.6e-6 cm from the origin,
-    /// rotation the identity); `Female_Child_01`'s marker stands 0.0075 cm above the ground
-    /// and fails, as a moved marker must.
+    /// Footsteps in figure mode: below the COM on the ground the feet stand on, unrotated in
+    /// Max's axes ([`FigurePose::ground`]; design §10: figure-mode footsteps rotations are not
+    /// stored, the node snaps back under the COM). A figure without legs keeps design §10's
+    /// ground plane, y = 0 (no rig measured lacks legs).
     fn footsteps(&self) -> BonePose {
-        // Max (x, y, 0) with an identity rotation, in the Y-up figure frame (`to_max_axes`).
-        BonePose::placed(DMat3::from_rotation_x(-FRAC_PI_2), DVec3::new(self.origin.x, 0.0, self.origin.z))
+        let ground = match self.ground() {
+            Ok(y) => y,
+            Err(Unplaced::NotStored(_)) => 0.0,
+            Err(e) => return BonePose::unplaced(e),
+        };
+        // Max (x, y, ground) with an identity rotation, in the Y-up figure frame (`to_max_axes`).
+        BonePose::placed(DMat3::from_rotation_x(-FRAC_PI_2), DVec3::new(self.origin.x, ground, self.origin.z))
+    }
+
+    /// The ground's height (Y-up y): each foot's pivot height minus its ankle height
+    /// (0x000f[7]), averaged over both feet. Measured against the FBX `Bip0N Footsteps` of the
+    /// 20 Rocketbox rigs: within 3.5e-5 cm from either foot (the two feet differ by float32
+    /// noise, ±3e-5, so which one Biped reads cannot be told; the mean is within 1.7e-5), and
+    /// it is what puts `Female_Child_01`'s marker 0.0075150 cm above the origin: its feet
+    /// stand at 6.59230 over an ankle height of 6.58479.
+    pub fn ground(&self) -> Result<f64, Unplaced> {
+        let legs = self.system.legs.as_ref().ok_or(Unplaced::NotStored("legs (0x000f)"))?;
+        let mut sum = 0.0;
+        for side in [Side::Left, Side::Right] {
+            let foot = self.leg(side, 2).position?;
+            sum += foot.y - f64::from(pick(legs, side).ankle_height);
+        }
+        Ok(sum / 2.0)
     }
 
     fn leg(&self, side: Side, link: i32) -> BonePose {
@@ -729,10 +747,26 @@ mod tests {
     #[test]
     fn fa16_footsteps_stand_on_the_ground_below_the_com_unrotated_in_max_axes() {
         // FBX `Bip01 Footsteps` world: Rx(−90°) (the Y-up conversion) at (0, 0, −5.7e-15):
-        // Max's identity at the origin, the COM standing at (0, 0, 92.32903) above it.
+        // Max's identity at the origin, the COM standing at (0, 0, 92.32903) above it. The
+        // ground is the feet's height less the ankle height 9.96947: 0 to float32 noise.
         let s = fa16();
-        let max = to_max_axes(FigurePose::new(&s).bone(bone::FOOTSTEPS, 0).world().unwrap());
-        assert!(max.abs_diff_eq(DMat4::IDENTITY, 1e-9), "{max:?}");
+        let pose = FigurePose::new(&s);
+        let max = to_max_axes(pose.bone(bone::FOOTSTEPS, 0).world().unwrap());
+        assert!(max.abs_diff_eq(DMat4::IDENTITY, 5e-5), "{max:?}");
+        assert!(pose.ground().unwrap().abs() < 5e-5);
+        // Feet raised by 0.0075 (a taller ankle stored 0.0075 shorter) lift the marker with them.
+        let mut lifted = fa16();
+        let legs = lifted.legs.as_mut().unwrap();
+        for half in [&mut legs.left, &mut legs.right] {
+            half.ankle_height -= 0.0075;
+        }
+        let ground = FigurePose::new(&lifted).ground().unwrap();
+        assert!((ground - 0.0075).abs() < 5e-5, "{ground}");
+        // Without legs: design §10's ground plane.
+        let mut legless = fa16();
+        legless.legs = None;
+        let at = FigurePose::new(&legless).bone(bone::FOOTSTEPS, 0).position.unwrap();
+        assert_eq!(at.y, 0.0);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! * UnheritScale: true when the father is a Biped node (COM or BipSlave); the COM root
 //!   itself is true on every real Biped `.skel` (its controller reports scale not inherited).
 //!
-//! A bone pmcore cannot place (facial xtras, nubs, `Footsteps`, props: [`UnplacedBone`]) is
+//! A bone pmcore cannot place (tails and their nubs, ponytails, props: [`UnplacedBone`]) is
 //! never given a value: the skeleton is [`BipedSkeleton::complete`] only when every bone
 //! is placed, and the worker writes nothing otherwise. The structure (names, fathers,
 //! UnheritScale) and the placed bones stay available to T3.

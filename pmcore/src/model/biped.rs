@@ -384,6 +384,9 @@ pub struct LegFigure {
     pub thigh: f32,
     /// Calf length (Foot T.x).
     pub calf: f32,
+    /// The ankle's height over the ground (0x000f[7], also the toe's attach along the foot's X,
+    /// Toe0 T.x): foot height minus it is the Footsteps height on all 20 Rocketbox rigs.
+    pub ankle_height: f32,
     /// Per toe: its 4×4 (translation = the toe's attach on the foot) and link lengths.
     pub toes: Vec<DigitChain>,
 }
@@ -447,7 +450,13 @@ impl LegFigure {
     fn read(r: &Record<'_>, h: usize) -> Result<Self, BipedError> {
         let n_toes = r.count(h + 10, 16)?;
         let (toes, _) = sub_chains(r, h + 11, n_toes)?;
-        Ok(LegFigure { side_offset: r.f(h + 1)?, thigh: r.f(h + 2)?, calf: r.f(h + 3)?, toes })
+        Ok(LegFigure {
+            side_offset: r.f(h + 1)?,
+            thigh: r.f(h + 2)?,
+            calf: r.f(h + 3)?,
+            ankle_height: r.f(h + 7)?,
+            toes,
+        })
     }
 }
 

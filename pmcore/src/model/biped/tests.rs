@@ -101,7 +101,7 @@ pub(crate) fn fa16_object() -> Chunk<'static> {
             Chunk::leaf(c::XTRA_DEFS, ints(&[0])),
             Chunk::leaf(c::XTRA_NODES, ints(&[0])),
             // FA16's 0x000c: the head length 19.274731 (= `Bip01 Head`'s 0x096c x).
-            Chunk::leaf(c::HEAD_LENGTH, floats(&[19.274_731])),
+            Chunk::leaf(c::HEAD_LENGTH, floats(&[19.274_73])),
         ],
     )
 }
@@ -122,7 +122,7 @@ fn fa16_figure_records_decode_to_the_fbx_values() {
     // Spine lengths = Spine1 T.x, Spine2 T.x (to 8e-4: open question 1) and the neck link.
     assert!(near(&s.spine.lengths, &[12.409_098, 12.192_645, 12.430_781]), "{:?}", s.spine);
     assert!(near(&s.neck.lengths, &[7.030_16]), "{:?}", s.neck);
-    assert_eq!(s.head_length, Some(19.274_731));
+    assert_eq!(s.head_length, Some(19.274_73));
     assert!(near(&s.neck.matrix[12..15], &[-2.700_01, 4.723_03, -9e-6]), "{:?}", s.neck);
     let firsts: Vec<f32> = s.spine_angles.iter().map(|a| a[0]).collect();
     assert!(near(&firsts, &[0.022_595_4, 0.086_071_5, 0.052_284]), "{:?}", s.spine_angles);
