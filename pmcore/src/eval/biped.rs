@@ -535,7 +535,11 @@ impl<'s> FigurePose<'s> {
                 let end = i32::try_from(end).map_err(|_| Unplaced::NotStored("xtra links"))?;
                 Ok((self.xtra(k, end), last(&x.lengths)?, NubTurn::ChainEnd))
             }
-            // The tail nub (26) hangs on the tail, which no measured rule places yet.
+            // The tail nub (26) hangs on the tail's last link, which no measured rule places yet.
+            bone::TAIL_NUB => {
+                let last = i32::try_from(self.system.links.of(bone::TAIL)).unwrap_or(1).saturating_sub(1);
+                Err(Unplaced::NubFather(Box::new(Unplaced::NoRule(bone::TAIL, last))))
+            }
             _ => Err(Unplaced::NoRule(id, link)),
         }
     }
@@ -573,12 +577,12 @@ impl NubTurn {
 ///
 /// - `biped/tae8838__LD35/Yellow@Spawn.FBX` (from `wild/tae8838__yellow@spawn.max`):
 ///   `Bip01 Xtra01Nub` / `Xtra01OppNub` have `Lcl Translation` (24.87048, 0, −6e-5) /
-///   (24.87036, −6e-5, −6e-5) under `Bip01 R/L Ear1` (stored length 24.870485) and
+///   (24.87036, −6e-5, −6e-5) under `Bip01 R/L Ear1` (stored length 24.870491) and
 ///   `Lcl Rotation` (180°, −0.00016°, 89.95438°) = `Rz(1.57) · Rx(π)`; `Bip01 TailNub`
 ///   (38.38574, 0, 0) under `Tail2` (stored 38.385914), the same rotation;
 ///   `Red@Spawn.FBX`: `TailNub` (28.34839, 0, 0) under `Tail` (stored 28.348467), the same.
-/// - The 32 Ryzom `.skel` of `../shared/corpus/nel/skel` (NeL's exporter, Max 3 era): every nub
-///   bone's DefaultPos is (L, ≤ 3e-7, ≤ 3e-7) on its father, its DefaultRotQuat the identity
+/// - The Ryzom `.skel` of `../shared/corpus/nel/skel` (NeL's exporter, Max 3 era): all 90 nubs
+///   (29 files) have DefaultPos (L, ≤ 3e-7, ≤ 3e-7) on their father, DefaultRotQuat the identity
 ///   (left finger, right toe, head nubs: `Dummy02`, `Dummy03`, `Dummy05` of
 ///   `fy_hom_skel_mid_fat.skel`), 180° about Z (right finger, left toe: `Dummy01`,
 ///   `Dummy04`) or (0.7073883, 0.7068252, 0, 0) = `Rz(1.57) · Rx(π)` (ponytail and tail nubs:
@@ -785,7 +789,8 @@ mod tests {
         let s = fa16();
         let pose = FigurePose::new(&s);
         assert_eq!(pose.bone(bone::L_ARM, 1).rotation, Err(Unplaced::NotStored("arms (0x0010 / 0x006a)")));
-        assert_eq!(pose.bone(bone::TAIL_NUB, 0).position, Err(Unplaced::NoRule(bone::TAIL_NUB, 0)));
+        let tailless = Unplaced::NubFather(Box::new(Unplaced::NoRule(bone::TAIL, -1)));
+        assert_eq!(pose.bone(bone::TAIL_NUB, 0).position, Err(tailless));
         let no_arms = Unplaced::NotStored("arms (0x0010)");
         assert_eq!(pose.bone(bone::L_FINGER_NUB, 0).position, Err(no_arms));
         assert_eq!(pose.bone(bone::XTRA + 3, 0).rotation, Err(Unplaced::NotStored("xtra")));
