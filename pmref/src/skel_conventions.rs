@@ -20,11 +20,18 @@
 //!   and every son of a `<root> …`-named bone or of the root has UnheritScale set (the
 //!   exporter's `getNELUnHeritFatherScale`: a Biped parent always unherits; the COM's own
 //!   controller reports its scale as not inherited — true on the root of every real file).
+//! * `biped-nub-turn` (Biped only): a nub bone (childless, named `Dummy…` or `…Nub`) under a
+//!   Biped finger, toe, head, ponytail or tail bone lies on its father's X axis (DefaultPos
+//!   (L > 0, ≈ 0, ≈ 0)) and turns from it by the constant of its kind — what all 90 such
+//!   nubs of the real files hold: identity under a left finger, a right toe or the head;
+//!   180° about Z under a right finger or a left toe; (0.7073883, 0.7068252, 0, 0) (NeL's
+//!   sign) under a ponytail or tail link. Nubs under other parents (xtras) are not covered:
+//!   no real file has one.
 
 use pmcore::export::skel::Skeleton;
 
 /// Rule names, in the order they are checked.
-pub const RULES: [&str; 8] = [
+pub const RULES: [&str; 9] = [
     "root-first",
     "fathers-before-sons",
     "pre-order",
@@ -33,6 +40,7 @@ pub const RULES: [&str; 8] = [
     "root-reset",
     "biped-sons-of-root",
     "unherit-under-biped",
+    "biped-nub-turn",
 ];
 
 /// One bone that breaks one rule.
@@ -143,6 +151,48 @@ pub fn check(s: &Skeleton, biped: bool) -> Vec<ConventionMiss> {
             miss("unherit-under-biped", Some(i), "UnheritScale false under a Biped bone".into());
         }
     }
+    for (i, found) in nub_turn_misses(s, &prefix) {
+        miss("biped-nub-turn", Some(i), found);
+    }
+    out
+}
+
+/// The rotation (x, y, z, w) a nub under a Biped bone named `<root> part` has on its father,
+/// read off the real files (up to sign); `None` for a part no real nub hangs from.
+fn nub_turn(part: &str) -> Option<[f64; 4]> {
+    const IDENTITY: [f64; 4] = [0.0, 0.0, 0.0, 1.0];
+    const HALF_TURN_Z: [f64; 4] = [0.0, 0.0, 1.0, 0.0];
+    // `Dummy06` of `fy_hom_skel_mid_fat.skel` (a ponytail nub), as NeL wrote it.
+    const CHAIN_END: [f64; 4] = [0.707_388_3, 0.706_825_2, 0.0, 0.0];
+    Some(match part {
+        p if p.starts_with("L Finger") || p.starts_with("R Toe") || p == "Head" => IDENTITY,
+        p if p.starts_with("R Finger") || p.starts_with("L Toe") => HALF_TURN_Z,
+        p if p.starts_with("Ponytail") || p.starts_with("Tail") => CHAIN_END,
+        _ => return None,
+    })
+}
+
+/// Each nub under a Biped finger, toe, head, ponytail or tail bone that is off its father's X
+/// axis or turned otherwise than its kind: (bone, what was found). Off-axis tolerance: 1e-5 of
+/// the length plus 5e-7 (float32 noise; the kitin queens' 0.0035-long toe nubs are 1e-7 off).
+fn nub_turn_misses(s: &Skeleton, prefix: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, b) in s.bones.iter().enumerate() {
+        let nub = b.name.starts_with("Dummy") || b.name.ends_with("Nub");
+        let leaf = !s.bones.iter().any(|o| o.father_id == i as i32);
+        let father = usize::try_from(b.father_id).ok().and_then(|f| s.bones.get(f));
+        let part = father.and_then(|f| f.name.strip_prefix(prefix));
+        let (true, true, Some(want)) = (nub, leaf, part.and_then(nub_turn)) else { continue };
+        let q = b.default_rot_quat.map(f64::from);
+        let norm = q.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let wnorm = want.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let dot = q.iter().zip(want).map(|(a, b)| a * b).sum::<f64>() / (norm * wnorm);
+        let [x, y, z] = b.default_pos.map(f64::from);
+        let on_axis = x > 0.0 && y.abs().max(z.abs()) <= 1e-5 * x + 5e-7;
+        if !(dot.abs() >= 1.0 - 1e-6 && on_axis) {
+            out.push((i, format!("DefaultPos {:?}, DefaultRotQuat {:?} under {:?}", b.default_pos, q, part)));
+        }
+    }
     out
 }
 
@@ -167,6 +217,29 @@ mod tests {
     #[test]
     fn a_pre_order_biped_skeleton_breaks_no_rule() {
         assert_eq!(check(&rig(), true), vec![]);
+    }
+
+    #[test]
+    fn a_nub_turned_otherwise_than_its_kind_or_off_its_fathers_axis_is_caught() {
+        let mut bones = rig().bones;
+        let nub = |name: &str, pos: [f32; 3], quat: [f32; 4]| Bone {
+            father_id: 5,
+            unherit_scale: true,
+            default_pos: pos,
+            default_rot_quat: quat,
+            ..Bone::new(name)
+        };
+        // A left toe nub, 180° about Z on its toe, on the toe's X: kept; turned otherwise or off the axis: caught.
+        bones.push(Bone { father_id: 4, unherit_scale: true, ..Bone::new("Bip01 L Toe0") });
+        bones.push(nub("Dummy04", [7.3, 0.0, 0.0], [0.0, 0.0, -1.0, 0.0]));
+        bones[8].father_id = 7;
+        let s = Skeleton::build(bones.clone());
+        assert!(nub_turn_misses(&s, "Bip01 ").is_empty(), "{:?}", nub_turn_misses(&s, "Bip01 "));
+        bones[8].default_rot_quat = [0.0, 0.0, 0.0, -1.0];
+        assert_eq!(nub_turn_misses(&Skeleton::build(bones.clone()), "Bip01 ")[0].0, 8);
+        bones[8].default_rot_quat = [0.0, 0.0, 1.0, 0.0];
+        bones[8].default_pos = [7.3, 0.01, 0.0];
+        assert_eq!(nub_turn_misses(&Skeleton::build(bones), "Bip01 ")[0].0, 8);
     }
 
     #[test]

@@ -206,3 +206,29 @@ fn every_biped_skeleton_is_complete_only_when_nothing_is_unplaced_and_round_trip
         assert_eq!(pmcore::nel::skel::write(&back), written, "{name}");
     }
 }
+
+/// The nubs have no FBX matrix (the FBX plug-in writes none): the real files' nub convention
+/// (`biped-nub-turn`) is what T3 holds them to. The unperturbed rig keeps it on its finger,
+/// toe and head nubs; a right finger nub written unturned, or a head nub 0.1 mm off its
+/// father's axis, is caught at the bone.
+#[test]
+fn a_nub_turned_otherwise_or_off_its_fathers_axis_is_caught_at_its_bone() {
+    let Some((biped, scene, doc)) = compared_rig() else { return };
+    let bind = pmref::fbx::bind::bind_pose(&doc).unwrap();
+    let compare = |s: &pmcore::export::skel::Skeleton| {
+        pmref::biped_skel::compare(s, &biped.placed, &biped.rotation_spread, &bind, &scene).unwrap()
+    };
+    let s = biped.structure().clone();
+    assert_eq!(compare(&s).convention_misses, vec![], "the unperturbed rig");
+    let at = |name: &str| s.bones.iter().position(|b| b.name.ends_with(name)).expect(name);
+    let (finger, head) = (at("R Finger0Nub"), at("HeadNub"));
+    let mut turned = s.clone();
+    turned.bones[finger].default_rot_quat = [0.0, 0.0, 0.0, -1.0];
+    let mut moved = s.clone();
+    moved.bones[head].default_pos[1] += 0.01;
+    for (perturbed, i) in [(turned, finger), (moved, head)] {
+        let misses = compare(&perturbed).convention_misses;
+        let found: Vec<(&str, Option<usize>)> = misses.iter().map(|m| (m.rule.as_str(), m.bone)).collect();
+        assert_eq!(found, [("biped-nub-turn", Some(i))], "{misses:?}");
+    }
+}
