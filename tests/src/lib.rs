@@ -168,6 +168,8 @@ pub fn binary(name: &str) -> PathBuf {
     path
 }
 
+/// Real Biped rigs read with pmcore.
+pub mod biped;
 /// Hostile inputs derived from real files at test time.
 pub mod fixtures;
 pub mod hostile;

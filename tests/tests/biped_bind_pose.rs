@@ -23,6 +23,7 @@ use pmcore::eval::biped::FigurePose;
 use pmcore::model::biped::{bone, BipedRig};
 use pmcore::model::scene_index::SceneTrees;
 use pmref::scene::RefScene;
+use pmtests::biped::{read_rig, rig_and_fbx};
 
 const ROTATION_TOLERANCE: f64 = 1e-5;
 const POSITION_TOLERANCE_CM: f64 = 5e-4;
@@ -55,16 +56,6 @@ fn fbx_world(scene: &RefScene, i: usize) -> DMat4 {
         parent = scene.nodes[k].parent;
     }
     m
-}
-
-/// The Biped rig of a `.max` file, read with pmcore (panics, naming the file, if it has none).
-fn read_rig(max: &std::path::Path) -> BipedRig {
-    let bytes = std::fs::read(max).unwrap();
-    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{} is not OLE", max.display()) };
-    let file = pmcore::MaxFile::new(ole);
-    let trees = SceneTrees::of(&file).expect("Scene");
-    let index = trees.index().expect("Scene root");
-    BipedRig::read(&index).unwrap_or_else(|e| panic!("{}: {e}", max.display()))
 }
 
 /// Per rig: (bones with a rotation checked, bones with a position checked, of which xtras at
@@ -132,11 +123,7 @@ fn rocketbox_placed_bones_match_the_fbx_bind_pose() {
 #[test]
 fn yellows_two_link_ear_xtras_match_the_fbx_under_the_head() {
     let Some(corpus) = pmtests::shared_corpus("biped") else { return };
-    let name = "../wild/tae8838__yellow@spawn.max";
-    let manifest = pmtests::manifest(&corpus);
-    let rig = read_rig(&corpus.join(name));
-    let fbx = corpus.join(&manifest[name]["exports"]);
-    let scene = pmref::read_reference("fbx", &std::fs::read(fbx).unwrap()).unwrap();
+    let (rig, scene) = rig_and_fbx(&corpus, "../wild/tae8838__yellow@spawn.max");
     let pose = FigurePose::new(&rig.system);
     let fbx_of = |n: &str| fbx_world(&scene, scene.nodes.iter().position(|x| x.name == n).expect(n));
     let fbx_head = fbx_of("Bip01 Head");

@@ -19,15 +19,7 @@ use pmcore::eval::biped::{FigurePose, NubTurn};
 use pmcore::model::biped::{bone, BipedRig};
 use pmcore::model::controllers::object_offset;
 use pmcore::model::scene_index::SceneTrees;
-
-fn read_rig(max: &std::path::Path) -> BipedRig {
-    let bytes = std::fs::read(max).unwrap();
-    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("{} is not OLE", max.display()) };
-    let file = pmcore::MaxFile::new(ole);
-    let trees = SceneTrees::of(&file).expect("Scene");
-    let index = trees.index().expect("Scene root");
-    BipedRig::read(&index).unwrap_or_else(|e| panic!("{}: {e}", max.display()))
-}
+use pmtests::biped::rig_and_fbx;
 
 fn rotation_diff(a: DMat3, b: DMat3) -> f64 {
     (a - b).to_cols_array().iter().fold(0.0f64, |m, v| m.max(v.abs()))
@@ -36,11 +28,7 @@ fn rotation_diff(a: DMat3, b: DMat3) -> f64 {
 #[test]
 fn yellows_xtra_nubs_sit_on_their_ears_as_the_fbx_holds_them() {
     let Some(corpus) = pmtests::shared_corpus("biped") else { return };
-    let name = "../wild/tae8838__yellow@spawn.max";
-    let manifest = pmtests::manifest(&corpus);
-    let rig = read_rig(&corpus.join(name));
-    let fbx = corpus.join(&manifest[name]["exports"]);
-    let scene = pmref::read_reference("fbx", &std::fs::read(fbx).unwrap()).unwrap();
+    let (rig, scene) = rig_and_fbx(&corpus, "../wild/tae8838__yellow@spawn.max");
     let pose = FigurePose::new(&rig.system);
     let slot_of = |n: &str| rig.slaves.iter().find(|s| s.name == n).map(|s| (s.bone, s.link));
     let nubs: Vec<_> = rig.slaves.iter().filter(|s| s.bone >= bone::XTRA_NUB).collect();
