@@ -480,6 +480,7 @@ impl<'s> FigurePose<'s> {
         let l = usize::try_from(link).ok().and_then(|i| links.get(i)).ok_or(Unplaced::XtraParent(id, link))?;
         Ok((l.frame, l.end()))
     }
+
     /// Nub (id, link) as 0x0110 / 0x0205 name it: on the last link of its chain
     /// ([`nub_on_link_end`]), by the length the chain stores for that link.
     fn nub(&self, id: i32, link: i32) -> BonePose {
