@@ -12,6 +12,7 @@ pub mod fbx;
 pub mod obj;
 pub mod pairs;
 pub mod scene;
+pub mod anim_conventions;
 pub mod skel_conventions;
 pub mod triage;
 pub mod x;
