@@ -81,7 +81,11 @@ pub fn check(a: &Animation) -> Option<Vec<AnimConventionMiss>> {
         }
         if let (0, Some(first), Some(last)) = (t.range_lock, times.first(), times.last()) {
             if t.range_begin != *first || t.range_end != *last {
-                miss("unlocked-range", name, format!("range [{}, {}], keys [{first}, {last}]", t.range_begin, t.range_end));
+                miss(
+                    "unlocked-range",
+                    name,
+                    format!("range [{}, {}], keys [{first}, {last}]", t.range_begin, t.range_end),
+                );
             }
         }
         if t.kind == KeyKind::LinearQuat {
@@ -101,7 +105,11 @@ pub fn check(a: &Animation) -> Option<Vec<AnimConventionMiss>> {
             }
         }
         if biped && value == "pos" && !biped_position(name) {
-            miss("biped-positions", name, "a position track on a Biped bone outside the root, spine, clavicles and tail".into());
+            miss(
+                "biped-positions",
+                name,
+                "a position track on a Biped bone outside the root, spine, clavicles and tail".into(),
+            );
         }
     }
     Some(out)

@@ -6,13 +6,13 @@
 //! Readers take bytes; only [`pairs`] touches the file system (finding the references of
 //! a `.max` through a pairs manifest or folder).
 
+pub mod anim_conventions;
 pub mod biped_skel;
 pub mod compare;
 pub mod fbx;
 pub mod obj;
 pub mod pairs;
 pub mod scene;
-pub mod anim_conventions;
 pub mod skel_conventions;
 pub mod triage;
 pub mod x;

@@ -171,6 +171,7 @@ fn values(input: &ExportInput<'_>, back: &Animation, export: &AnimExport, sink: 
         animation: back,
         bare_node: bare.map(String::as_str),
         unsupported: &unsupported,
+        selected: (export.summary.selection != "scene-root").then_some(export.summary.selected.as_slice()),
     };
     let mut out = Vec::new();
     for reference in fbx {

@@ -12,8 +12,8 @@ pub mod rig;
 pub(crate) mod rig_tree;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
-pub(crate) mod nel_material;
 pub mod nel_anim;
+pub(crate) mod nel_material;
 pub mod nel_shape;
 pub mod shape_t3;
 pub mod summary;

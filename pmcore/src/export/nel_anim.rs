@@ -271,16 +271,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                 rig.slaves.iter().filter(|s| s.link == 0 && first_links.contains(&s.bone)).map(|s| s.node).collect()
             })
             .unwrap_or_default();
-        Builder {
-            index,
-            children,
-            biped,
-            ticks_per_frame,
-            tracks: Vec::new(),
-            summary,
-            visited,
-            biped_position_nodes,
-        }
+        Builder { index, children, biped, ticks_per_frame, tracks: Vec::new(), summary, visited, biped_position_nodes }
     }
 
     fn finish(mut self) -> AnimExport {
@@ -369,10 +360,10 @@ impl<'i, 'a> Builder<'i, 'a> {
                 [(Channel::Scale, scale), (Channel::Rotation, rotation), (Channel::Position, position)]
             }
             Ok(TransformRefs::LookAt { .. }) | Err(_) => {
-                if keys::has_keys(self.index, o) {
-                    let why = "transform controller is not a Position/Rotation/Scale".to_string();
-                    self.unsupported(format!("{prefix}*"), node, self.controller(node), why);
-                }
+                // A Look At, IK or constraint controller is no keyframer `buildATrack`
+                // exports; whether it moves the node is not known here, so it is reported.
+                let why = "transform controller is not a Position/Rotation/Scale (no keyframer track)".to_string();
+                self.unsupported(format!("{prefix}*"), node, self.controller(node), why);
                 return;
             }
         };

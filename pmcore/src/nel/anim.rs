@@ -153,11 +153,8 @@ impl Animation {
         let mut id_by_name: Vec<(String, u32)> =
             tracks.iter().enumerate().map(|(i, (name, _))| (name.clone(), i as u32)).collect();
         id_by_name.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-        let tracks = tracks
-            .into_iter()
-            .enumerate()
-            .map(|(i, (_, t))| Some(Track { ptr_id: i as u64 + 1, ..t }))
-            .collect();
+        let tracks =
+            tracks.into_iter().enumerate().map(|(i, (_, t))| Some(Track { ptr_id: i as u64 + 1, ..t })).collect();
         Animation {
             version: 2,
             name: String::new(),
@@ -171,12 +168,7 @@ impl Animation {
         let body = self.body.typed()?;
         let mut named: Vec<(u32, &str)> = self.id_by_name.iter().map(|(n, id)| (*id, n.as_str())).collect();
         named.sort_unstable();
-        Some(
-            named
-                .into_iter()
-                .filter_map(|(id, n)| body.tracks.get(id as usize)?.as_ref().map(|t| (n, t)))
-                .collect(),
-        )
+        Some(named.into_iter().filter_map(|(id, n)| body.tracks.get(id as usize)?.as_ref().map(|t| (n, t))).collect())
     }
 
     /// The track named `name`, if typed and present.

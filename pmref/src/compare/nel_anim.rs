@@ -16,13 +16,13 @@
 
 use super::axes::conversions;
 use super::matching::{match_nodes, MaxTree};
-use super::matrices::{describe, matrix_error, node_world};
+use super::matrices::{describe, matrix_error, max_local_at, node_world};
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::{max_ticks, RefScene, FBX_TICKS_PER_SECOND};
 use glam::{DMat4, DQuat};
 use pmcore::model::scene_index::SceneIndex;
-use pmcore::nel::anim::{Animation, Track};
+use pmcore::nel::anim::{Animation, KeyKind, Track};
 use pmcore::nel::anim_eval::{sample, Sampled};
 use pmcore::verify::Verdict;
 use serde_json::{json, Value};
@@ -30,6 +30,15 @@ use std::collections::{BTreeMap, HashMap};
 
 /// The name this comparison reports under.
 pub const NAME: &str = "nel-anim/values";
+
+/// Miss class of the poses (and untracked nodes) where the .max's own controllers miss the
+/// FBX as well.
+const OTHER_STATE: &str = "reference-not-the-max-state";
+
+/// A pose off by more than the tolerances.
+fn off((t, l): (f64, f64)) -> bool {
+    t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE
+}
 
 /// What the comparison needs besides the two files.
 pub struct NelAnimInput<'a> {
@@ -39,6 +48,8 @@ pub struct NelAnimInput<'a> {
     pub bare_node: Option<&'a str>,
     /// Nodes some of whose tracks the exporter reported as not written, with why.
     pub unsupported: &'a [(String, String)],
+    /// The nodes the exporter selected (their subtrees are exported); `None`: every node.
+    pub selected: Option<&'a [String]>,
 }
 
 /// The tracks of one Max node.
@@ -56,7 +67,12 @@ impl NodeTracks<'_> {
 }
 
 /// Compares `input` with the FBX `reference` (file `reference_name`) of the scene `index`.
-pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &str, input: &NelAnimInput<'_>) -> Comparison {
+pub fn compare(
+    index: &SceneIndex<'_>,
+    reference: &RefScene,
+    reference_name: &str,
+    input: &NelAnimInput<'_>,
+) -> Comparison {
     let tree = MaxTree::of(index);
     let matching = match_nodes(reference, &tree);
     let mut detail = json!({
@@ -83,12 +99,16 @@ pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &st
         n
     };
     if animated.is_empty() {
-        return done(Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() }, detail);
+        return done(
+            Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() },
+            detail,
+        );
     }
     let Ok(Some(conversion)) = conversions(reference).map(|c| c.into_iter().next()) else {
         return done(Verdict::Skip { reason: "the file's axis conversion is not modelled".into() }, detail);
     };
-    let world = NelWorld { tree: &tree, tracks: &by_node };
+    let world = NelWorld { tree: &tree, tracks: &by_node, scaled_tangents: false };
+    let rescaled = NelWorld { scaled_tangents: true, ..world };
     let mut tally = Tally::default();
     for &r in &animated {
         let node = &reference.nodes[r];
@@ -96,12 +116,35 @@ pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &st
             tally.miss("no-max-node", &node.name);
             continue;
         };
+        if let Some(selected) = input.selected.filter(|s| !world.chain_has_name(mx, s)) {
+            tally.miss("not-selected", &format!("{} (outside {})", node.name, selected.join(", ")));
+            continue;
+        }
+        let constant = reference
+            .curves
+            .iter()
+            .filter(|c| c.node == r)
+            .all(|c| c.values.windows(2).all(|w| (w[0] - w[1]).abs() <= 1e-9));
+        if let Some((_, why)) = input.unsupported.iter().find(|(n, _)| *n == tree.nodes[mx].name) {
+            // A node whose FBX curves hold one value needs no track either.
+            let class = if constant { "constant-in-reference" } else { "unsupported" };
+            tally.miss(class, &format!("{}: {why}", node.name));
+            continue;
+        }
         if !world.chain_has_tracks(mx) {
-            let constant = reference.curves.iter().filter(|c| c.node == r).all(|c| c.values.windows(2).all(|w| (w[0] - w[1]).abs() <= 1e-9));
-            match input.unsupported.iter().find(|(n, _)| *n == tree.nodes[mx].name) {
-                Some((_, why)) => tally.miss("unsupported", &format!("{}: {why}", node.name)),
-                None if constant => tally.miss("constant-in-reference", &node.name),
-                None => tally.missing.push(node.name.clone()),
+            // The FBX holds another scene state than the .max's controllers (the pairs
+            // `animation` comparison reports it): not a track this file should have.
+            let other_state = reference.key_times(r).into_iter().any(|time| {
+                let Some(expected) = reference.matrix_at(r, time) else { return false };
+                max_local_at(&tree, &matching, reference, r, max_ticks(time), &conversion)
+                    .is_ok_and(|m| off(matrix_error(&m, &expected)))
+            });
+            if constant {
+                tally.miss("constant-in-reference", &node.name);
+            } else if other_state {
+                tally.miss(OTHER_STATE, &node.name);
+            } else {
+                tally.missing.push(node.name.clone());
             }
             continue;
         }
@@ -123,12 +166,14 @@ pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &st
                 continue;
             };
             let tick = max_ticks(time);
-            let local = world.at(mx, tick).and_then(|w| match parent {
-                Some(pm) => Ok(world.at(pm, tick)?.inverse() * w),
-                None if conversion.similarity => Ok(conversion.matrix * w * conversion.matrix.inverse()),
-                None => Ok(conversion.matrix * w),
-            });
-            let ours = match local {
+            let local_of = |world: &NelWorld<'_, '_, '_, '_>| {
+                world.at(mx, tick).and_then(|w| match parent {
+                    Some(pm) => Ok(world.at(pm, tick)?.inverse() * w),
+                    None if conversion.similarity => Ok(conversion.matrix * w * conversion.matrix.inverse()),
+                    None => Ok(conversion.matrix * w),
+                })
+            };
+            let ours = match local_of(&world) {
                 Ok(l) => l,
                 Err(why) => {
                     tally.miss("not-sampled", &format!("{}: {why}", node.name));
@@ -137,20 +182,44 @@ pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &st
             };
             tally.poses += 1;
             let (t, l) = matrix_error(&ours, &expected);
+            if off((t, l)) {
+                // Where the .max's own controllers miss the FBX too, the FBX was written from
+                // another scene state (the pairs `animation` comparison reports it): the pose
+                // says nothing about the .anim and is not counted.
+                let max_side = max_local_at(&tree, &matching, reference, r, tick, &conversion);
+                if max_side.is_ok_and(|m| off(matrix_error(&m, &expected))) {
+                    tally.poses -= 1;
+                    tally.poses_other_state += 1;
+                    tally.miss(OTHER_STATE, &node.name);
+                    continue;
+                }
+            }
             tally.max_t = tally.max_t.max(t);
             tally.max_l = tally.max_l.max(l);
-            if (t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE) && tally.first.is_none() {
+            if off((t, l)) && tally.first.is_none() {
                 let seconds = time as f64 / FBX_TICKS_PER_SECOND as f64;
+                // NeL's exporter keeps Bezier Scale tangents per tick where its runtime reads
+                // them per second: when tangents ×4800 make the pose agree, that is the cause.
+                let tangents = local_of(&rescaled).is_ok_and(|l| !off(matrix_error(&l, &expected)));
+                let (kind, cause) = if tangents {
+                    ("t3-nel-anim-scale-tangents", "; with its Bezier Scale tangents ×4800 it agrees (NeL's exporter writes them per tick, its runtime reads them per second)")
+                } else {
+                    ("t3-nel-anim-values", "")
+                };
                 let message = format!(
-                    "node {:?} at {seconds:.4} s (tick {tick:.1}): the .anim's local transform differs from the FBX's (translation error {t:.3e} relative, rotation/scale error {l:.3e})",
+                    "node {:?} at {seconds:.4} s (tick {tick:.1}): the .anim's local transform differs from the FBX's (translation error {t:.3e} relative, rotation/scale error {l:.3e}){cause}",
                     node.name
                 );
-                let at = reference.curves.iter().find(|c| c.node == r && c.times.contains(&time)).map_or(node.offset, |c| c.offset);
-                tally.first = Some(fail("t3-nel-anim-values", message, locator(reference_name, node), at));
+                let at = reference
+                    .curves
+                    .iter()
+                    .find(|c| c.node == r && c.times.contains(&time))
+                    .map_or(node.offset, |c| c.offset);
+                tally.first = Some(fail(kind, message, locator(reference_name, node), at));
                 tally.first_detail = json!({ "node": node.name, "seconds": seconds,
                     "anim": describe(&ours), "reference": describe(&expected) });
             }
-            if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+            if off((t, l)) {
                 tally.poses_off += 1;
             }
         }
@@ -159,7 +228,11 @@ pub fn compare(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &st
 }
 
 /// Maps every track name to its Max node (`tree.nodes` index); the names that map to none.
-fn resolve<'t>(tree: &MaxTree<'_, '_>, tracks: &[(&str, &'t Track)], bare: Option<&str>) -> (Vec<NodeTracks<'t>>, Vec<String>) {
+fn resolve<'t>(
+    tree: &MaxTree<'_, '_>,
+    tracks: &[(&str, &'t Track)],
+    bare: Option<&str>,
+) -> (Vec<NodeTracks<'t>>, Vec<String>) {
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, n) in tree.nodes.iter().enumerate() {
         by_name.entry(n.name.as_str()).or_insert(i);
@@ -173,7 +246,10 @@ fn resolve<'t>(tree: &MaxTree<'_, '_>, tracks: &[(&str, &'t Track)], bare: Optio
         };
         // `<node>`, else the part after a `<selected>.` prefix (node names may hold dots).
         let node = node_part.and_then(|n| {
-            by_name.get(n).copied().or_else(|| n.match_indices('.').find_map(|(i, _)| by_name.get(&n[i + 1..]).copied()))
+            by_name
+                .get(n)
+                .copied()
+                .or_else(|| n.match_indices('.').find_map(|(i, _)| by_name.get(&n[i + 1..]).copied()))
         });
         let slot = node.and_then(|i| match value {
             "pos" => Some(&mut out[i].pos),
@@ -190,12 +266,29 @@ fn resolve<'t>(tree: &MaxTree<'_, '_>, tracks: &[(&str, &'t Track)], bare: Optio
 }
 
 /// World matrices of Max nodes with the `.anim`'s tracks in place of their controllers.
+#[derive(Clone, Copy)]
 struct NelWorld<'w, 'i, 'a, 't> {
     tree: &'w MaxTree<'i, 'a>,
     tracks: &'w [NodeTracks<'t>],
+    /// Bezier Vector scale tangents ×4800 (the diagnosis of a difference, never a pass).
+    scaled_tangents: bool,
 }
 
 impl NelWorld<'_, '_, '_, '_> {
+    /// True when node `i` or a Max ancestor is named in `names`.
+    fn chain_has_name(&self, i: usize, names: &[String]) -> bool {
+        let mut at = Some(i);
+        let mut steps = 0;
+        while let Some(n) = at.filter(|_| steps <= self.tree.nodes.len()) {
+            if names.contains(&self.tree.nodes[n].name) {
+                return true;
+            }
+            at = self.tree.nodes[n].parent;
+            steps += 1;
+        }
+        false
+    }
+
     /// True when node `i` or a Max ancestor has a track.
     fn chain_has_tracks(&self, i: usize) -> bool {
         let mut at = Some(i);
@@ -245,7 +338,13 @@ impl NelWorld<'_, '_, '_, '_> {
             p = vector(track)?;
         }
         if let Some(track) = t.scale {
-            s = vector(track)?;
+            s = if self.scaled_tangents && track.kind == KeyKind::BezierVector {
+                let mut scaled = track.clone();
+                scaled.keys.iter_mut().for_each(|k| k.values[3..9].iter_mut().for_each(|v| *v *= 4800.0));
+                vector(&scaled)?
+            } else {
+                vector(track)?
+            };
         }
         if let Some(track) = t.rot {
             r = match sample(track, seconds).map_err(|e| e.to_string())? {
@@ -262,6 +361,8 @@ impl NelWorld<'_, '_, '_, '_> {
 struct Tally {
     poses: usize,
     poses_off: usize,
+    /// Poses not counted: the .max's controllers miss the FBX there too.
+    poses_other_state: usize,
     times_not_keyed: usize,
     max_t: f64,
     max_l: f64,
@@ -283,6 +384,7 @@ impl Tally {
         if let Value::Object(map) = &mut detail {
             map.insert("poses_compared".into(), json!(self.poses));
             map.insert("poses_off".into(), json!(self.poses_off));
+            map.insert("poses_not_counted_reference_not_the_max_state".into(), json!(self.poses_other_state));
             map.insert("times_not_keyed_on_every_curve".into(), json!(self.times_not_keyed));
             map.insert("max_translation_error".into(), json!(self.max_t));
             map.insert("max_linear_error".into(), json!(self.max_l));
@@ -300,8 +402,17 @@ impl Tally {
             );
             fail("t3-nel-anim-missing-track", message, format!("@reference/{reference_name}/{node}"), 0)
         } else if self.poses == 0 {
-            let unsupported = self.misses.contains_key("unsupported");
-            let prefix = if unsupported { "not-implemented: " } else { "" };
+            let prefix = if self.misses.contains_key("unsupported") {
+                "not-implemented: "
+            } else if self
+                .misses
+                .keys()
+                .all(|k| ["constant-in-reference", "not-selected", OTHER_STATE].contains(&k.as_str()))
+            {
+                "not-applicable: "
+            } else {
+                ""
+            };
             Verdict::Skip { reason: format!("{prefix}no pose compared: {}", classes()) }
         } else if let Some(list) = self.misses.get("unsupported") {
             let message = format!(
