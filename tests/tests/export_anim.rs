@@ -205,3 +205,35 @@ fn bad_input_is_a_typed_outcome_never_a_panic() {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
+
+/// A stand-in for a Biped keytrack decoder: a span and the identity pose at every time.
+struct StillBiped(i32, i32);
+
+impl nel_anim::BipedSampler for StillBiped {
+    fn key_range(&self) -> Result<Option<(i32, i32)>, String> {
+        Ok(Some((self.0, self.1)))
+    }
+    fn local_at(&self, _node: usize, _tick: i32) -> Result<pmcore::model::controllers::LocalTransform, String> {
+        Ok(Default::default())
+    }
+}
+
+#[test]
+fn a_biped_sampler_plugs_in_and_its_tracks_follow_the_biped_rules() {
+    let Some(biped) = pmtests::shared_corpus("biped") else { return };
+    let file = open(&biped.join("../wild/tae8838__player.max"));
+    let x = nel_anim::export_with(&file, Some(&StillBiped(0, 480))).unwrap();
+    let names: Vec<String> = x.animation.tracks().unwrap().iter().map(|(n, _)| n.to_string()).collect();
+    // The selected Bip01 hangs under the scene root: its own tracks are bare.
+    assert!(names.contains(&"rotquat".to_string()) && names.contains(&"pos".to_string()), "{names:?}");
+    assert!(names.contains(&"Bip01 Spine.pos".to_string()) && names.contains(&"Bip01 L Clavicle.pos".into()));
+    assert!(!names.contains(&"Bip01 L Thigh.pos".to_string()), "{names:?}");
+    for (name, t) in x.animation.tracks().unwrap() {
+        if name == "rotquat" || name.ends_with(".rotquat") && name.starts_with("Bip01") {
+            // One key per frame from 0 to 480 ticks: 4 keys, 1/30 s apart.
+            assert_eq!(t.keys.len(), 4, "{name}");
+        }
+    }
+    assert_eq!(pmref::anim_conventions::check(&x.animation), Some(vec![]));
+    assert!(x.summary.unsupported.iter().all(|u| !u.class_id.starts_with("(0x915")), "{:?}", x.summary.unsupported);
+}
