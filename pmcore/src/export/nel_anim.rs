@@ -28,10 +28,14 @@
 //!   sampled once per frame over the union of the limbs' key spans through
 //!   [`BipedSampler`], the one entry point a keytrack decoder plugs into. A Biped without
 //!   keys has an empty span: no Biped track, as NeL writes.
-//! * Anything else with keys (Linear, TCB, Bezier Position/Rotation key tables pmcore does
-//!   not decode, a Biped whose keys are not evaluated, a key table with a free handle) is
-//!   **not written**: the summary lists the track with the controller's class and Class ID.
+//! * Linear Position/Rotation/Scale, Bezier Position, TCB Position/Rotation/Scale: their key
+//!   tables as NeL's native keyframers ([`super::nel_anim_keys`]: TCB rotation as relative
+//!   angle-axis, Bezier Position tangents ×4800).
+//! * Anything else with keys (a table NeL does not export for that slot, a Biped whose keys
+//!   are not evaluated, a key table with a free handle) is **not written**: the summary
+//!   lists the track with the controller's class and Class ID.
 
+use super::nel_anim_keys::{native_track, Want};
 use super::rig::ROOT_NAME;
 use super::rig_tree::{appdata_value, MAXSCRIPT_UTILITY_CLASS, UTILITY_SUPERCLASS};
 use crate::classes::ids::{BEZIER_SCALE, EULER_XYZ, POSITION_XYZ, SCALE_XYZ};
@@ -326,7 +330,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         if std::mem::replace(&mut self.visited[node], true) {
             return;
         }
-        if self.is_biped_com(node) {
+        // A Biped node reached from outside its COM (a Biped under another node, a scene
+        // without `Bip01`) still takes the Biped path.
+        if self.is_biped_node(node) {
             self.visited[node] = false;
             self.biped_tracks(node, base, false);
             return;
@@ -390,8 +396,20 @@ impl<'i, 'a> Builder<'i, 'a> {
             *self.summary.oversampled.entry(format!("{} {}", class_name(c), class_id_text(c))).or_default() += 1;
             return Ok(Some(track));
         }
+        let want = match channel {
+            Channel::Position => Want::Vector,
+            Channel::Scale => Want::Scale,
+            Channel::Rotation => Want::Rotation,
+        };
+        if let Some(mut track) = native_track(c, want)? {
+            if let Some((start, end)) = controller_range(c) {
+                track.range_begin = start as f32 / TICKS_PER_SECOND as f32;
+                track.range_end = end as f32 / TICKS_PER_SECOND as f32;
+            }
+            return Ok(Some(track));
+        }
         match key_count(c) {
-            Some((_, n)) if n > 0 => Err(format!("{n} keys in a key table pmcore does not decode")),
+            Some((_, n)) if n > 0 => Err(format!("{n} keys in a key table NeL does not export for this slot")),
             _ => Ok(None),
         }
     }
