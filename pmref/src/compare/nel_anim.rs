@@ -14,8 +14,8 @@
 //! unsupported — then the verdict says so (`t3-nel-anim-unsupported` when everything
 //! compared agrees, a skip when nothing could be compared).
 
-use super::axes::conversions;
-use super::matching::{match_nodes, MaxTree};
+use super::axes::{conversions, Conversion};
+use super::matching::{match_nodes, Matching, MaxTree};
 use super::matrices::{describe, matrix_error, max_local_at, node_world};
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
@@ -108,123 +108,177 @@ pub fn compare(
         return done(Verdict::Skip { reason: "the file's axis conversion is not modelled".into() }, detail);
     };
     let world = NelWorld { tree: &tree, tracks: &by_node, scaled_tangents: false };
-    let rescaled = NelWorld { scaled_tangents: true, ..world };
+    let ctx =
+        Ctx { tree: &tree, matching: &matching, reference, reference_name, conversion: &conversion, input, world };
     let mut tally = Tally::default();
     for &r in &animated {
+        if let Some((mx, parent)) = ctx.compared_node(r, &mut tally) {
+            ctx.compare_poses(r, mx, parent, &mut tally);
+        }
+    }
+    tally.into_comparison(detail, reference_name)
+}
+
+/// What one comparison holds while it walks the FBX-animated nodes.
+struct Ctx<'c, 'i, 'a, 't> {
+    tree: &'c MaxTree<'i, 'a>,
+    matching: &'c Matching,
+    reference: &'c RefScene,
+    reference_name: &'c str,
+    conversion: &'c Conversion,
+    input: &'c NelAnimInput<'c>,
+    world: NelWorld<'c, 'i, 'a, 't>,
+}
+
+impl Ctx<'_, '_, '_, '_> {
+    /// The Max node of FBX node `r` and its compared parent, or `None` after noting why the
+    /// node is not compared.
+    fn compared_node(&self, r: usize, tally: &mut Tally) -> Option<(usize, Option<usize>)> {
+        let (reference, tree) = (self.reference, self.tree);
         let node = &reference.nodes[r];
-        let Some(mx) = matching.max_of[r] else {
+        let Some(mx) = self.matching.max_of[r] else {
             tally.miss("no-max-node", &node.name);
-            continue;
+            return None;
         };
-        if let Some(selected) = input.selected.filter(|s| !world.chain_has_name(mx, s)) {
+        if let Some(selected) = self.input.selected.filter(|s| !self.world.chain_has_name(mx, s)) {
             tally.miss("not-selected", &format!("{} (outside {})", node.name, selected.join(", ")));
-            continue;
+            return None;
         }
         let constant = reference
             .curves
             .iter()
             .filter(|c| c.node == r)
             .all(|c| c.values.windows(2).all(|w| (w[0] - w[1]).abs() <= 1e-9));
-        if let Some((_, why)) = input.unsupported.iter().find(|(n, _)| *n == tree.nodes[mx].name) {
+        if let Some((_, why)) = self.input.unsupported.iter().find(|(n, _)| *n == tree.nodes[mx].name) {
             // A node whose FBX curves hold one value needs no track either.
             let class = if constant { "constant-in-reference" } else { "unsupported" };
             tally.miss(class, &format!("{}: {why}", node.name));
-            continue;
+            return None;
         }
-        if !world.chain_has_tracks(mx) {
-            // The FBX holds another scene state than the .max's controllers (the pairs
-            // `animation` comparison reports it): not a track this file should have.
-            let other_state = reference.key_times(r).into_iter().any(|time| {
-                let Some(expected) = reference.matrix_at(r, time) else { return false };
-                max_local_at(&tree, &matching, reference, r, max_ticks(time), &conversion)
-                    .is_ok_and(|m| off(matrix_error(&m, &expected)))
-            });
+        if !self.world.chain_has_tracks(mx) {
             if constant {
                 tally.miss("constant-in-reference", &node.name);
-            } else if other_state {
+            } else if reference.key_times(r).into_iter().any(|time| self.max_misses_reference(r, time)) {
+                // The FBX holds another scene state than the .max's controllers (the pairs
+                // `animation` comparison reports it): not a track this file should have.
                 tally.miss(OTHER_STATE, &node.name);
             } else {
                 tally.missing.push(node.name.clone());
             }
-            continue;
+            return None;
         }
-        let parent = match node.parent.map(|p| matching.max_of[p]) {
-            Some(Some(pm)) => Some(pm),
+        match node.parent.map(|p| self.matching.max_of[p]) {
+            Some(Some(pm)) => Some((mx, Some(pm))),
             Some(None) => {
                 tally.miss("reference-parent-not-in-max", &node.name);
-                continue;
+                None
             }
-            None if !conversion.roots_comparable => {
+            None if !self.conversion.roots_comparable => {
                 tally.miss("axes-undeclared", &node.name);
-                continue;
+                None
             }
-            None => None,
-        };
-        for time in reference.key_times(r) {
-            let Some(expected) = reference.matrix_at(r, time) else {
+            None => Some((mx, None)),
+        }
+    }
+
+    /// True when the .max's own controllers miss the FBX's pose of node `r` at `time`.
+    fn max_misses_reference(&self, r: usize, time: i64) -> bool {
+        let Some(expected) = self.reference.matrix_at(r, time) else { return false };
+        let tick = max_ticks(time);
+        max_local_at(self.tree, self.matching, self.reference, r, tick, self.conversion)
+            .is_ok_and(|m| off(matrix_error(&m, &expected)))
+    }
+
+    /// The `.anim`'s local matrix of Max node `mx` (relative to `parent`, or in the FBX's
+    /// axes for a root) at `tick`.
+    fn local(
+        &self,
+        world: &NelWorld<'_, '_, '_, '_>,
+        mx: usize,
+        parent: Option<usize>,
+        tick: f64,
+    ) -> Result<DMat4, String> {
+        let w = world.at(mx, tick)?;
+        let c = self.conversion;
+        Ok(match parent {
+            Some(pm) => world.at(pm, tick)?.inverse() * w,
+            None if c.similarity => c.matrix * w * c.matrix.inverse(),
+            None => c.matrix * w,
+        })
+    }
+
+    /// Every key time of FBX node `r`: the `.anim`'s pose against the FBX's.
+    fn compare_poses(&self, r: usize, mx: usize, parent: Option<usize>, tally: &mut Tally) {
+        let node = &self.reference.nodes[r];
+        for time in self.reference.key_times(r) {
+            let Some(expected) = self.reference.matrix_at(r, time) else {
                 tally.times_not_keyed += 1;
                 continue;
             };
             let tick = max_ticks(time);
-            let local_of = |world: &NelWorld<'_, '_, '_, '_>| {
-                world.at(mx, tick).and_then(|w| match parent {
-                    Some(pm) => Ok(world.at(pm, tick)?.inverse() * w),
-                    None if conversion.similarity => Ok(conversion.matrix * w * conversion.matrix.inverse()),
-                    None => Ok(conversion.matrix * w),
-                })
-            };
-            let ours = match local_of(&world) {
+            let ours = match self.local(&self.world, mx, parent, tick) {
                 Ok(l) => l,
                 Err(why) => {
                     tally.miss("not-sampled", &format!("{}: {why}", node.name));
                     break;
                 }
             };
-            tally.poses += 1;
             let (t, l) = matrix_error(&ours, &expected);
-            if off((t, l)) {
-                // Where the .max's own controllers miss the FBX too, the FBX was written from
-                // another scene state (the pairs `animation` comparison reports it): the pose
-                // says nothing about the .anim and is not counted.
-                let max_side = max_local_at(&tree, &matching, reference, r, tick, &conversion);
-                if max_side.is_ok_and(|m| off(matrix_error(&m, &expected))) {
-                    tally.poses -= 1;
-                    tally.poses_other_state += 1;
-                    tally.miss(OTHER_STATE, &node.name);
-                    continue;
-                }
+            if off((t, l)) && self.max_misses_reference(r, time) {
+                // The FBX was written from another scene state there (the .max's own
+                // controllers miss it too): the pose says nothing about the .anim.
+                tally.poses_other_state += 1;
+                tally.miss(OTHER_STATE, &node.name);
+                continue;
             }
+            tally.poses += 1;
             tally.max_t = tally.max_t.max(t);
             tally.max_l = tally.max_l.max(l);
-            if off((t, l)) && tally.first.is_none() {
-                let seconds = time as f64 / FBX_TICKS_PER_SECOND as f64;
-                // NeL's exporter keeps Bezier Scale tangents per tick where its runtime reads
-                // them per second: when tangents ×4800 make the pose agree, that is the cause.
-                let tangents = local_of(&rescaled).is_ok_and(|l| !off(matrix_error(&l, &expected)));
-                let (kind, cause) = if tangents {
-                    ("t3-nel-anim-scale-tangents", "; with its Bezier Scale tangents ×4800 it agrees (NeL's exporter writes them per tick, its runtime reads them per second)")
-                } else {
-                    ("t3-nel-anim-values", "")
-                };
-                let message = format!(
-                    "node {:?} at {seconds:.4} s (tick {tick:.1}): the .anim's local transform differs from the FBX's (translation error {t:.3e} relative, rotation/scale error {l:.3e}){cause}",
-                    node.name
-                );
-                let at = reference
-                    .curves
-                    .iter()
-                    .find(|c| c.node == r && c.times.contains(&time))
-                    .map_or(node.offset, |c| c.offset);
-                tally.first = Some(fail(kind, message, locator(reference_name, node), at));
-                tally.first_detail = json!({ "node": node.name, "seconds": seconds,
-                    "anim": describe(&ours), "reference": describe(&expected) });
-            }
             if off((t, l)) {
                 tally.poses_off += 1;
+                if tally.first.is_none() {
+                    self.first_difference(r, (mx, parent), time, (&ours, &expected), (t, l), tally);
+                }
             }
         }
     }
-    tally.into_comparison(detail, reference_name)
+
+    /// The first difference, located at a curve keyed at `time`; named
+    /// `t3-nel-anim-scale-tangents` when Bezier Scale tangents ×4800 make the pose agree
+    /// (NeL's exporter writes them per tick where its runtime reads them per second).
+    fn first_difference(
+        &self,
+        r: usize,
+        (mx, parent): (usize, Option<usize>),
+        time: i64,
+        (ours, expected): (&DMat4, &DMat4),
+        (t, l): (f64, f64),
+        tally: &mut Tally,
+    ) {
+        let node = &self.reference.nodes[r];
+        let tick = max_ticks(time);
+        let seconds = time as f64 / FBX_TICKS_PER_SECOND as f64;
+        let rescaled = NelWorld { scaled_tangents: true, ..self.world };
+        let tangents = self.local(&rescaled, mx, parent, tick).is_ok_and(|m| !off(matrix_error(&m, expected)));
+        let (kind, cause) = if tangents {
+            ("t3-nel-anim-scale-tangents", "; with its Bezier Scale tangents ×4800 it agrees (NeL's exporter writes them per tick, its runtime reads them per second)")
+        } else {
+            ("t3-nel-anim-values", "")
+        };
+        let message = format!(
+            "node {:?} at {seconds:.4} s (tick {tick:.1}): the .anim's local transform differs from the FBX's (translation error {t:.3e} relative, rotation/scale error {l:.3e}){cause}",
+            node.name
+        );
+        let at = self
+            .reference
+            .curves
+            .iter()
+            .find(|c| c.node == r && c.times.contains(&time))
+            .map_or(node.offset, |c| c.offset);
+        tally.first = Some(fail(kind, message, locator(self.reference_name, node), at));
+        tally.first_detail =
+            json!({ "node": node.name, "seconds": seconds, "anim": describe(ours), "reference": describe(expected) });
+    }
 }
 
 /// Maps every track name to its Max node (`tree.nodes` index); the names that map to none.
