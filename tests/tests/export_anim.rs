@@ -237,3 +237,24 @@ fn a_biped_sampler_plugs_in_and_its_tracks_follow_the_biped_rules() {
     assert_eq!(pmref::anim_conventions::check(&x.animation), Some(vec![]));
     assert!(x.summary.unsupported.iter().all(|u| !u.class_id.starts_with("(0x915")), "{:?}", x.summary.unsupported);
 }
+
+#[test]
+fn hostile_variants_of_animated_scenes_never_panic_the_anim_exporter() {
+    use pmworker::events::{ExportKind, Tier, Timing};
+    let Some(wild) = pmtests::shared_corpus("wild") else { return };
+    let opts = pmworker::pipeline::Options::asked(&[Tier::T3], &[ExportKind::Anim], Vec::new());
+    let mut rng = pmtests::hostile::Rng::new(0xA417);
+    let mut total = 0;
+    for seed in ["tae8838__stage.max", "tae8838__player.max"] {
+        let bytes = std::fs::read(wild.join(seed)).expect("seed readable");
+        for case in pmtests::hostile::cases_from(seed, &bytes, &mut rng) {
+            total += 1;
+            let mut sink = pmworker::emit::VecSink::default();
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pmworker::pipeline::run_bytes(&case.name, &case.bytes, &opts, &mut sink, Timing::default())
+            }));
+            assert!(outcome.is_ok(), "{}: panicked", case.name);
+        }
+    }
+    assert!(total > 0, "no hostile case was made");
+}
