@@ -54,6 +54,9 @@ use std::collections::BTreeMap;
 pub const EXPORT_NODE_ANIMATION_SUBID: u32 = 1423062800;
 /// Ticks per frame when the scene's time configuration is not readable (30 fps).
 const DEFAULT_TICKS_PER_FRAME: i32 = 160;
+/// Samples one oversampled track may hold: 65,536 frames (36 minutes at 30 fps) — a key
+/// span beyond it (a hostile or broken key time) is reported, not sampled.
+const MAX_OVERSAMPLED_KEYS: i64 = 1 << 16;
 /// Controller interval chunk (Max `Interval`, two `i32` ticks).
 const RANGE_CHUNK: u16 = 0x3003;
 /// `TIME_NegInfinity` / `TIME_PosInfinity`: NEVER and FOREVER intervals.
@@ -422,7 +425,14 @@ impl<'i, 'a> Builder<'i, 'a> {
         channel: Channel,
         at: impl Fn(i32) -> Result<Sampled, String>,
     ) -> Result<Track, String> {
-        let mut keys = Vec::new();
+        let frames = (i64::from(span.1) - i64::from(span.0)) / i64::from(self.ticks_per_frame) + 1;
+        if frames > MAX_OVERSAMPLED_KEYS {
+            return Err(format!(
+                "keys span {frames} frames (ticks {} to {}), over the {MAX_OVERSAMPLED_KEYS} samples a track is given",
+                span.0, span.1
+            ));
+        }
+        let mut keys = Vec::with_capacity(frames.max(0) as usize);
         let mut previous: Option<Quat> = None;
         let mut tick = span.0;
         while tick <= span.1 {
@@ -619,6 +629,20 @@ mod tests {
         let q = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
         let v = nel_scale(Vec3::new(2.0, 3.0, 4.0), q);
         assert!((v - Vec3::new(3.0, 2.0, 4.0)).abs().max_element() < 1e-5, "{v}");
+    }
+
+    #[test]
+    fn oversampling_is_one_key_per_frame_and_a_huge_span_is_refused() {
+        let index = SceneIndex::of_objects(0x2008, &[], []);
+        let biped = CountedBipedKeys(Ok(0));
+        let b = Builder::new(&index, &biped, 160);
+        let still = |_| Ok(Sampled::Vector(Vec3::ONE));
+        let t = b.oversampled((-160, 400), Channel::Position, still).unwrap();
+        let times: Vec<f32> = t.keys.iter().map(|k| k.time).collect();
+        // No clamped last sample: 400 is not a frame after −160.
+        assert_eq!(times, [-160.0 / 4800.0, 0.0, 160.0 / 4800.0, 320.0 / 4800.0]);
+        assert_eq!((t.range_begin, t.range_end), (times[0], times[3]));
+        assert!(b.oversampled((i32::MIN, i32::MAX), Channel::Position, still).unwrap_err().contains("frames"));
     }
 
     #[test]
