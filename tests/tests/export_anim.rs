@@ -258,3 +258,19 @@ fn hostile_variants_of_animated_scenes_never_panic_the_anim_exporter() {
     }
     assert!(total > 0, "no hostile case was made");
 }
+
+#[test]
+fn a_real_tcb_rotation_is_written_as_unit_axis_angle_keys() {
+    let Some(public) = pmtests::public_corpus() else { return };
+    let x = nel_anim::export(&open(&public.join("paolohilario__clr-standard.max"))).unwrap();
+    let tracks = x.animation.tracks().unwrap();
+    let tcb: Vec<_> = tracks.iter().filter(|(_, t)| t.kind == pmcore::nel::anim::KeyKind::TcbQuat).collect();
+    assert!(!tcb.is_empty(), "{:?}", x.summary.by_class);
+    for (name, t) in tcb {
+        assert!(name.ends_with(".rotquat"), "{name}");
+        for k in &t.keys {
+            let axis = (k.values[0] as f64).hypot(k.values[1] as f64).hypot(k.values[2] as f64);
+            assert!((axis - 1.0).abs() < 1e-6, "{name} at {} s: axis length {axis}", k.time);
+        }
+    }
+}
