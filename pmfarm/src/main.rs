@@ -207,7 +207,7 @@ struct RunArgs {
     /// Tiers, comma-separated (`--export` implies t3).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "t1,t2,t3")]
     tiers: Vec<Tier>,
-    /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs, shape). With t3 and none
+    /// Exporters to run in the worker (obj, obj-base, skel, summary, pairs, shape, anim). With t3 and none
     /// named: `summary`, whose reference (Max's document summary) is inside every `.max`.
     #[arg(long = "export", value_enum, value_delimiter = ',')]
     exports: Vec<ExportKind>,

@@ -6,6 +6,7 @@
 //! Readers take bytes; only [`pairs`] touches the file system (finding the references of
 //! a `.max` through a pairs manifest or folder).
 
+pub mod anim_conventions;
 pub mod biped_skel;
 pub mod compare;
 pub mod fbx;

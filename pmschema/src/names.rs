@@ -130,6 +130,9 @@ named_enum! {
         Pairs = "pairs",
         /// Evaluated meshes as NeL `CMesh` shapes, against the NeL exporter's own (`nel-shape`).
         Shape = "shape",
+        /// The scene's animation as a NeL `.anim`, against the FBX curves and the real `.anim`
+        /// conventions (`nel-anim`).
+        Anim = "anim",
     }
 }
 
@@ -255,7 +258,7 @@ mod tests {
     #[test]
     fn pinned_names() {
         assert_eq!(Tier::names(), "t1, t2, t3");
-        assert_eq!(ExportKind::names(), "obj, obj-base, skel, summary, pairs, shape");
+        assert_eq!(ExportKind::names(), "obj, obj-base, skel, summary, pairs, shape, anim");
         assert_eq!(ExportStatus::names(), "ok, not-applicable, not-implemented, error");
         assert_eq!(Status::names(), "pass, fail, crash, timeout, oom, skip, infra-error");
     }

@@ -19,7 +19,7 @@ struct Cli {
     /// Tiers to run, comma-separated (`--export` implies t3).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "t1,t2")]
     tiers: Vec<Tier>,
-    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs, shape),
+    /// Exporters to run inside this process (obj, obj-base, skel, summary, pairs, shape, anim),
     /// comma-separated; `obj-base` writes base objects without their modifier stacks, `pairs`
     /// compares the file with 3ds Max's own exports found through `--reference`, `shape`
     /// writes NeL `CMesh` shapes and compares them with the NeL exporter's (`nel-shape`).

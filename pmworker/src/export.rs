@@ -83,6 +83,7 @@ pub const REGISTRY: &[&dyn Exporter] = &[
     &crate::summary::SummaryExporter,
     &crate::shape::ShapeExporter,
     &crate::pairs::PairsExporter,
+    &crate::anim::AnimExporter,
 ];
 
 /// The exporters that write one output file compared byte-wise or field-wise with a

@@ -3,6 +3,7 @@
 //! The library half holds the event contract ([`events`]), shared with `pmfarm`, and the
 //! per-file pipeline ([`pipeline`]) that both the binary and the farm's in-process mode run.
 
+pub mod anim;
 pub mod cli;
 pub mod confine;
 pub mod dump;

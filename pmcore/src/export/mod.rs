@@ -3,7 +3,8 @@
 //! [`obj`] writes Wavefront OBJ from stored mesh buffers; [`rig`] builds a NeL skeleton
 //! from a non-biped `Bip01` rig and [`skel`] writes and reads the `.skel` bytes; [`t3`]
 //! compares produced and reference outputs field by field; [`nel_shape`] builds NeL `CMesh`
-//! shapes from evaluated meshes and [`shape_t3`] compares them with the NeL exporter's.
+//! shapes from evaluated meshes and [`shape_t3`] compares them with the NeL exporter's;
+//! [`nel_anim`] builds a NeL `.anim` from the scene's animation.
 
 pub mod biped_rig;
 pub mod obj;
@@ -11,6 +12,8 @@ pub mod rig;
 pub(crate) mod rig_tree;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
+pub mod nel_anim;
+pub(crate) mod nel_anim_keys;
 pub(crate) mod nel_material;
 pub mod nel_shape;
 pub mod shape_t3;

@@ -5,9 +5,14 @@
 //! Keyframer tracks (`ITrackKeyFramer<K>::serial`): version 0, a `map<float, K>` (time then
 //! key), range lock, range begin, range end, loop mode. Every key starts with version 0;
 //! the key classes differ only by how many floats follow (vector 3, quaternion 4, TCB adds
-//! tension, continuity, bias, ease-to, ease-from; a TCB quaternion key holds an angle-axis).
+//! tension, continuity, bias, ease-to, ease-from; a TCB quaternion key holds an angle-axis;
+//! a Bezier key holds value, in tangent, out tangent and a `Step` bool byte — `key.h`).
 //! A track class not listed in [`KeyKind`] stops typed reading: it and everything after
 //! it stay one opaque run.
+//!
+//! The channel-name map is a `std::map<std::string, uint32>`: written sorted by name, the
+//! ids counting tracks in the order they were added ([`Animation::new`] keeps both rules;
+//! `ryzom__idle@f39cac9d.anim` shows them).
 
 use super::stream::{NelError, Part, Reader, Writer};
 
@@ -15,8 +20,8 @@ use super::stream::{NelError, Part, Reader, Writer};
 pub const MAGIC: [u8; 8] = *b"NEL_ANIM";
 
 /// Key layouts of the keyframer track classes this reader types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum KeyKind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum KeyKind {
     /// `CTrackKeyFramerLinearFloat`: one float.
     LinearFloat,
     /// `CTrackKeyFramerLinearVector`: x, y, z.
@@ -29,21 +34,25 @@ pub(crate) enum KeyKind {
     TcbVector,
     /// `CTrackKeyFramerTCBQuat`: axis x, y, z, angle + TCB/ease.
     TcbQuat,
+    /// `CTrackKeyFramerBezierVector`: value, in tangent, out tangent (3 floats each), then
+    /// the `Step` byte.
+    BezierVector,
 }
 
 impl KeyKind {
     /// All kinds, for lookups by class name.
-    pub(crate) const ALL: [KeyKind; 6] = [
+    pub(crate) const ALL: [KeyKind; 7] = [
         KeyKind::LinearFloat,
         KeyKind::LinearVector,
         KeyKind::LinearQuat,
         KeyKind::TcbFloat,
         KeyKind::TcbVector,
         KeyKind::TcbQuat,
+        KeyKind::BezierVector,
     ];
 
     /// The NeL class name (what the poly pointer stores).
-    pub(crate) fn class_name(self) -> &'static str {
+    pub fn class_name(self) -> &'static str {
         match self {
             KeyKind::LinearFloat => "CTrackKeyFramerLinearFloat",
             KeyKind::LinearVector => "CTrackKeyFramerLinearVector",
@@ -51,11 +60,12 @@ impl KeyKind {
             KeyKind::TcbFloat => "CTrackKeyFramerTCBFloat",
             KeyKind::TcbVector => "CTrackKeyFramerTCBVector",
             KeyKind::TcbQuat => "CTrackKeyFramerTCBQuat",
+            KeyKind::BezierVector => "CTrackKeyFramerBezierVector",
         }
     }
 
     /// Floats per key after its version byte.
-    pub(crate) fn floats(self) -> usize {
+    pub fn floats(self) -> usize {
         match self {
             KeyKind::LinearFloat => 1,
             KeyKind::LinearVector => 3,
@@ -63,7 +73,13 @@ impl KeyKind {
             KeyKind::TcbFloat => 6,
             KeyKind::TcbVector => 8,
             KeyKind::TcbQuat => 9,
+            KeyKind::BezierVector => 9,
         }
+    }
+
+    /// True for the Bezier keys, which end with the `Step` bool byte.
+    pub fn has_step(self) -> bool {
+        self == KeyKind::BezierVector
     }
 
     /// The kind of a class name.
@@ -74,16 +90,18 @@ impl KeyKind {
 
 /// One key: its time and its floats (value first, then tangent data).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Key {
+pub struct Key {
     /// Time in seconds (the map key).
     pub time: f32,
     /// Value and TCB parameters, [`KeyKind::floats`] of them.
     pub values: Vec<f32>,
+    /// The Bezier `Step` byte (kept raw), for the kinds that have one.
+    pub step: Option<u8>,
 }
 
 /// One keyframer track.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Track {
+pub struct Track {
     /// Poly-pointer id.
     pub ptr_id: u64,
     /// Key layout (from the class name).
@@ -124,6 +142,61 @@ pub(crate) struct AnimationBody {
     pub sss_shapes: Vec<String>,
 }
 
+/// `_MinEndTime` as a fresh `CAnimation` holds it (`-FLT_MAX`: no minimum end time).
+pub const NO_MIN_END_TIME: f32 = -f32::MAX;
+
+impl Animation {
+    /// A version-2 animation (what current NeL writes: `ryzom__neck.anim`) of `tracks` in the
+    /// order they were added: ids count from 0 in that order, poly-pointer ids from 1, the
+    /// name map sorted by name (`std::map`), no SSS shapes.
+    pub fn new(tracks: Vec<(String, Track)>) -> Self {
+        let mut id_by_name: Vec<(String, u32)> =
+            tracks.iter().enumerate().map(|(i, (name, _))| (name.clone(), i as u32)).collect();
+        id_by_name.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        let tracks =
+            tracks.into_iter().enumerate().map(|(i, (_, t))| Some(Track { ptr_id: i as u64 + 1, ..t })).collect();
+        Animation {
+            version: 2,
+            name: String::new(),
+            id_by_name,
+            body: Part::Typed(AnimationBody { tracks, min_end_time: NO_MIN_END_TIME, sss_shapes: Vec::new() }),
+        }
+    }
+
+    /// The named tracks, in track-id order: `None` when the tracks were not typed.
+    pub fn tracks(&self) -> Option<Vec<(&str, &Track)>> {
+        let body = self.body.typed()?;
+        let mut named: Vec<(u32, &str)> = self.id_by_name.iter().map(|(n, id)| (*id, n.as_str())).collect();
+        named.sort_unstable();
+        Some(named.into_iter().filter_map(|(id, n)| body.tracks.get(id as usize)?.as_ref().map(|t| (n, t))).collect())
+    }
+
+    /// The track named `name`, if typed and present.
+    pub fn track(&self, name: &str) -> Option<&Track> {
+        let id = self.id_by_name.iter().find(|(n, _)| n == name)?.1;
+        self.body.typed()?.tracks.get(id as usize)?.as_ref()
+    }
+
+    /// Renames track `from` to `to` (keeping the map sorted); false when there is no `from`.
+    /// Tests use it to perturb an export.
+    pub fn rename_track(&mut self, from: &str, to: &str) -> bool {
+        let Some(entry) = self.id_by_name.iter_mut().find(|(n, _)| n == from) else { return false };
+        entry.0 = to.to_string();
+        self.id_by_name.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        true
+    }
+}
+
+impl Track {
+    /// A track with unlocked range `[first key, last key]` and loop mode off — what
+    /// `createKeyFramer` leaves when the controller's range is FOREVER/NEVER.
+    pub fn over_keys(kind: KeyKind, keys: Vec<Key>) -> Self {
+        let range_begin = keys.first().map_or(0.0, |k| k.time);
+        let range_end = keys.last().map_or(0.0, |k| k.time);
+        Track { ptr_id: 0, kind, keys, range_lock: 0, range_begin, range_end, loop_mode: 0 }
+    }
+}
+
 /// Reads an `.anim` file. Only the tag, version and name map must be readable; the rest
 /// falls back to an opaque run.
 pub(crate) fn read(r: &mut Reader) -> Result<Animation, NelError> {
@@ -152,11 +225,13 @@ fn read_track(r: &mut Reader) -> Result<Option<Track>, NelError> {
     let kind = KeyKind::of_class(&class).ok_or_else(|| r.error(format!("track class {class} is not typed")))?;
     r.version(0)?;
     let floats = kind.floats();
-    let keys = r.vec(5 + 4 * floats, |r| {
+    let step_bytes = usize::from(kind.has_step());
+    let keys = r.vec(5 + 4 * floats + step_bytes, |r| {
         let time = r.f32()?;
         r.version(0)?;
         let values = (0..floats).map(|_| r.f32()).collect::<Result<_, _>>()?;
-        Ok(Key { time, values })
+        let step = if kind.has_step() { Some(r.u8()?) } else { None };
+        Ok(Key { time, values, step })
     })?;
     let range_lock = r.u8()?;
     let range_begin = r.f32()?;
@@ -184,6 +259,9 @@ pub(crate) fn write(w: &mut Writer, a: &Animation) {
                     w.f32(k.time);
                     w.version(0);
                     w.f32s(&k.values);
+                    if t.kind.has_step() {
+                        w.u8(k.step.unwrap_or(0));
+                    }
                 });
                 w.u8(t.range_lock);
                 w.f32(t.range_begin);
@@ -215,7 +293,7 @@ mod tests {
         let track = Track {
             ptr_id: 1,
             kind: KeyKind::TcbQuat,
-            keys: vec![Key { time: 0.0, values: vec![0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0] }],
+            keys: vec![Key { time: 0.0, values: vec![0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0], step: None }],
             range_lock: 0x7c,
             range_begin: f32::from_bits(0x6870737c),
             range_end: 1.0,
@@ -262,7 +340,8 @@ mod tests {
             kind in prop::sample::select(KeyKind::ALL.to_vec()), lock in any::<u8>(), end in any::<u32>(),
         ) {
             let keys = keys.into_iter().map(|(t, v)| Key { time: f32::from_bits(t),
-                values: v[..kind.floats()].iter().map(|b| f32::from_bits(*b)).collect() }).collect();
+                values: v[..kind.floats()].iter().map(|b| f32::from_bits(*b)).collect(),
+                step: kind.has_step().then_some((t & 0xff) as u8) }).collect();
             let track = Track { ptr_id: 1, kind, keys, range_lock: lock, range_begin: 0.0,
                 range_end: f32::from_bits(end), loop_mode: lock ^ 1 };
             let a = Animation { version, name, id_by_name: vec![("a.pos".into(), 0)],

@@ -8,6 +8,7 @@
 //! bytes were typed.
 
 pub mod anim;
+pub mod anim_eval;
 pub mod ig;
 pub(crate) mod mesh;
 pub mod skel;

@@ -18,7 +18,8 @@
 //! each reference node stands for), [`axes`] (the exporter's axis and unit conversion),
 //! [`matrices`] (local matrices and their error), [`mesh_match`] (polygons, point sets,
 //! uvs), [`modifiers`] (the modifiers the comparisons look for, found through the class catalogue), [`tolerances`] and [`outcome`]
-//! (the [`Comparison`] and its located failure).
+//! (the [`Comparison`] and its located failure). [`nel_anim`] is not in the registry: it
+//! compares a written NeL `.anim` (a third input) with the same references.
 
 mod animation;
 pub(crate) mod axes;
@@ -28,6 +29,7 @@ mod matching;
 mod matrices;
 mod mesh_match;
 mod modifiers;
+pub mod nel_anim;
 mod outcome;
 mod skin;
 pub(crate) mod tolerances;
