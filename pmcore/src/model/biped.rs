@@ -294,6 +294,17 @@ impl<'c, 'a> Chunks<'c, 'a> {
         Some(Record { bytes: chunk.payload().unwrap_or(&[]), path, chunk: id, header: chunk.offset })
     }
 
+    /// A chunk of the live block only (keytracks: a stored collection's copy is not the
+    /// animation).
+    fn get_live(&self, id: u16) -> Option<Record<'c>> {
+        let (pos, _) = self.find(id).filter(|(pos, _)| *pos >= self.live_start)?;
+        let chunk = &self.object.children()[pos];
+        let mut steps = self.path_steps.clone();
+        steps.push((pos, id));
+        let path = ChunkPath::from_steps("Scene", &steps);
+        Some(Record { bytes: chunk.payload().unwrap_or(&[]), path, chunk: id, header: chunk.offset })
+    }
+
     /// Keys counted from the live block's time chunks (40-byte header, 40 bytes per key).
     fn keys(&self) -> usize {
         let time_chunk = |id: u16| (c::KEYTRACKS_FIRST_TIME..=c::KEYTRACKS_LAST_TIME).contains(&id) && id % 2 == 1;
@@ -578,6 +589,8 @@ pub struct BipedSystem {
     pub arm_pose: Option<Sides<ArmPose>>,
     /// Xtra chains (0x0022 with 0x0205), in id order (xtra k = id 200 + k).
     pub xtras: Vec<Xtra>,
+    /// The live block's keytracks ([`keytracks`]); an error here leaves the figure readable.
+    pub keytracks: Result<keytracks::KeyTracks, BipedError>,
 }
 
 fn angle_record(r: &Record<'_>) -> Result<Vec<[f32; 3]>, BipedError> {
@@ -739,6 +752,7 @@ impl BipedSystem {
             leg_pose: cs.get(c::LEG_POSE).map(|r| sides(&r, leg_pose)).transpose()?.flatten(),
             arm_pose: cs.get(c::ARM_POSE).map(|r| sides(&r, arm_pose)).transpose()?.flatten(),
             xtras: xtras(cs.get(c::XTRA_DEFS), cs.get(c::XTRA_ANGLES), cs.get(c::XTRA_NODES))?,
+            keytracks: keytracks::KeyTracks::decode(&cs),
             links,
         })
     }
@@ -872,6 +886,8 @@ fn slave_node(
     }
     Ok(SlaveNode { node, name, bone, link })
 }
+
+pub mod keytracks;
 
 #[cfg(test)]
 pub(crate) mod tests;
