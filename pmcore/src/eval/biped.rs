@@ -73,6 +73,10 @@ pub enum Unplaced {
     /// The figure lacks the record the rule reads (no legs, no arms, short angle record).
     #[error("the figure stores no {0}")]
     NotStored(&'static str),
+    /// A keyed Biped's part whose keyed rule was not measured (hands, fingers, toes, xtras,
+    /// tails, ponytails: the LD35 FBX hold no helper linked to them, `eval::biped_keys`).
+    #[error("keyed Biped bone id {0} link {1}: no measured keyed rule")]
+    Keyed(i32, i32),
     /// A stored matrix the rule reads as a rotation is not one (every real one is
     /// orthonormal to 1.2e-6: the 0x0022 matrices of the 20 Rocketbox rigs and yellow).
     #[error("the {0} is not a rotation")]
@@ -150,7 +154,8 @@ impl<'s> FigurePose<'s> {
     /// Prepares the COM and pelvis frames (0x006c).
     pub fn new(system: &'s BipedSystem) -> Self {
         let com = m(conj(system.com.rotation)) * DMat3::from_rotation_x(-FRAC_PI_2);
-        let pelvis = com * DMat3::from_rotation_y(-FRAC_PI_2) * DMat3::from_rotation_x(-FRAC_PI_2);
+        let pelvis =
+            com * m(conj(system.pelvis)) * DMat3::from_rotation_y(-FRAC_PI_2) * DMat3::from_rotation_x(-FRAC_PI_2);
         FigurePose { system, com, pelvis, origin: v3(system.com.position) }
     }
 

@@ -27,6 +27,7 @@
 
 pub(crate) mod base;
 pub mod biped;
+pub mod biped_keys;
 pub(crate) mod context;
 pub(crate) mod deform;
 pub(crate) mod derived;

@@ -52,6 +52,8 @@ pub mod chunk_ids {
     pub const NECK_ANGLES: u16 = 0x0065;
     /// Spine angles.
     pub const SPINE_ANGLES: u16 = 0x0067;
+    /// Pelvis record: a quaternion, identity in figure mode.
+    pub const PELVIS: u16 = 0x0066;
     /// Leg pose (two halves of 120 floats, right first).
     pub const LEG_POSE: u16 = 0x0069;
     /// Arm pose (two halves of 290 floats, right first).
@@ -583,6 +585,9 @@ pub struct BipedSystem {
     pub neck_angles: Vec<[f32; 3]>,
     /// Head orientation (0x0064[0..3]).
     pub head: [f32; 4],
+    /// Pelvis orientation (0x0066[0..3]; identity on every figure measured, the pelvis
+    /// keytrack's quaternion on a keyed pose).
+    pub pelvis: [f32; 4],
     /// Leg pose (0x0069).
     pub leg_pose: Option<Sides<LegPose>>,
     /// Arm pose (0x006a).
@@ -749,6 +754,7 @@ impl BipedSystem {
             spine_angles: angle_record(&cs.need(c::SPINE_ANGLES, "spine angles")?)?,
             neck_angles: angle_record(&cs.need(c::NECK_ANGLES, "neck angles")?)?,
             head,
+            pelvis: cs.get(c::PELVIS).map(|r| r.floats(0)).transpose()?.unwrap_or([0.0, 0.0, 0.0, 1.0]),
             leg_pose: cs.get(c::LEG_POSE).map(|r| sides(&r, leg_pose)).transpose()?.flatten(),
             arm_pose: cs.get(c::ARM_POSE).map(|r| sides(&r, arm_pose)).transpose()?.flatten(),
             xtras: xtras(cs.get(c::XTRA_DEFS), cs.get(c::XTRA_ANGLES), cs.get(c::XTRA_NODES))?,

@@ -5,7 +5,8 @@
 use super::axes::{conversions, Conversion};
 use super::matching::Pair;
 use super::matrices::{
-    biped_com_world, biped_rotation_spread, biped_world, describe, matrix_error, max_local_at, to_dmat,
+    biped_com_world, biped_rotation_spread, biped_world, describe, matrix_error, max_local_at, static_linked_world,
+    to_dmat,
 };
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
@@ -275,7 +276,9 @@ fn max_local(pair: &Pair<'_, '_, '_>, node: &RefNode, mx: usize) -> Result<DMat4
     let o = &index.objects[tree.nodes[mx].storage];
     let static_world = |storage: usize| match world_matrix(index, &index.objects[storage]) {
         Ok(world) => Ok(to_dmat(world)),
-        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+        Err(e) => static_linked_world(tree, storage)
+            .or_else(|| biped_world(tree, storage))
+            .unwrap_or_else(|| Err(e.to_string())),
     };
     let world = static_world(o.storage_index)?;
     match node.parent.map(|p| m.max_of[p]) {

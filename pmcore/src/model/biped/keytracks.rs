@@ -171,7 +171,9 @@ fn time_keys(r: &Record<'_>) -> Result<Vec<TimeKey>, BipedError> {
         let at = TIME_HEADER + k * len;
         let tick = r.i(at)?;
         if let Some(prev) = keys.last().filter(|p| p.tick >= tick) {
-            return Err(r.invalid(at, format!("key {k} at tick {tick} is not after key {} at tick {}", k - 1, prev.tick)));
+            return Err(
+                r.invalid(at, format!("key {k} at tick {tick} is not after key {} at tick {}", k - 1, prev.tick))
+            );
         }
         keys.push(TimeKey { tick, params: r.floats(at + 2)?, tcb: r.floats(at + 7)? });
     }
