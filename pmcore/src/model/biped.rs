@@ -585,6 +585,10 @@ pub struct BipedSystem {
     pub neck_angles: Vec<[f32; 3]>,
     /// Head orientation (0x0064[0..3]).
     pub head: [f32; 4],
+    /// The head's attach on the neck's end (0x0064[16], [17]): (y, x) in the neck's internal
+    /// frame (yellow (1.40807, −0.31458): FBX `Bip01 Head` T = (10.019287, 1.408325) on a
+    /// 10.33277 neck).
+    pub head_offset: [f32; 2],
     /// Pelvis orientation (0x0066[0..3]; identity on every figure measured, the pelvis
     /// keytrack's quaternion on a keyed pose).
     pub pelvis: [f32; 4],
@@ -740,7 +744,9 @@ impl BipedSystem {
             None => Vec::new(),
         };
         let com = cs.need(c::COM, "figure centre of mass")?;
-        let head = cs.need(c::HEAD, "head record")?.floats(0)?;
+        let head_record = cs.need(c::HEAD, "head record")?;
+        let head = head_record.floats(0)?;
+        let head_offset = if head_record.dwords() >= 18 { head_record.floats(16)? } else { [0.0; 2] };
         Ok(BipedSystem {
             storage_index: at.storage_index,
             keys: cs.keys(),
@@ -754,6 +760,7 @@ impl BipedSystem {
             spine_angles: angle_record(&cs.need(c::SPINE_ANGLES, "spine angles")?)?,
             neck_angles: angle_record(&cs.need(c::NECK_ANGLES, "neck angles")?)?,
             head,
+            head_offset,
             pelvis: cs.get(c::PELVIS).map(|r| r.floats(0)).transpose()?.unwrap_or([0.0, 0.0, 0.0, 1.0]),
             leg_pose: cs.get(c::LEG_POSE).map(|r| sides(&r, leg_pose)).transpose()?.flatten(),
             arm_pose: cs.get(c::ARM_POSE).map(|r| sides(&r, arm_pose)).transpose()?.flatten(),
