@@ -312,7 +312,12 @@ impl<'s> FigurePose<'s> {
 
     /// The head sits on the neck's last internal end; its rotation is its own quaternion.
     fn head(&self) -> BonePose {
-        let rotation = self.body * DMat3::from_rotation_x(PI) * m(conj(self.system.head)) * DMat3::from_rotation_x(PI);
+        // `body · Rx(π) · Rz(−90°) · M(conj q) · Rz(90°) · Rx(π)`: the Rz(∓90°) pair is the
+        // identity on the z-only head quaternions of every Rocketbox figure; keyed, it is the
+        // only one of the 48 axis-turn × conjugation forms that places `player@idle`'s and
+        // `player`'s B_Head at their keys.
+        let turn = DMat3::from_rotation_x(PI) * DMat3::from_rotation_z(-FRAC_PI_2);
+        let rotation = self.body * turn * m(conj(self.system.head)) * turn.transpose();
         let [y, x] = self.system.head_offset.map(f64::from);
         let position = self.spine_chain().map(|c| c.neck.end + c.neck.end_frame * DVec3::new(x, y, 0.0));
         BonePose { rotation: Ok(rotation), position }
