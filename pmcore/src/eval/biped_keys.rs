@@ -10,14 +10,17 @@
 //! 0x0010[6..7] + arm record [9..10]; spine angles = spine record; head = head record
 //! [0..3], neck angles from head record [7] (count) and [8..].
 //!
-//! At a key time the stored channels are the pose (exact). Between two keys of a track the
-//! channel is interpolated as Max's Biped does (see [`between`]); outside a track's keys its
-//! first or last key holds. Bones no keyed rule was measured for (hands, fingers, toes,
+//! At a key time the stored channels are the pose (exact). Between two keys of a track each
+//! channel is interpolated as Max's Biped does (TCB in the stored space, [`super::biped_tcb`])
+//! except in IK intervals, which are refused; outside a track's keys its first or last key
+//! holds. Bones no keyed rule was measured for (hands, fingers, toes,
 //! xtras, tails, ponytails) are [`Unplaced`] with the reason.
 
 use super::biped::{BonePose, FigurePose, Unplaced};
+use super::biped_tcb::{segment, TcbKey};
 use crate::model::biped::keytracks::{KeyTrack, Track};
 use crate::model::biped::{bone, BipedError, BipedSystem, Sides};
+use glam::DQuat;
 
 /// Why a keyed pose cannot be made at a time.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -25,9 +28,13 @@ pub enum KeyedError {
     /// The keytracks did not decode.
     #[error("Biped keytracks: {0}")]
     Keytracks(BipedError),
-    /// `tick` lies between two keys of `track` and its in-between shape is not modelled.
-    #[error("Biped {track:?} track between its keys at ticks {before} and {after}: in-between shape not modelled")]
+    /// `tick` lies between two keys of `track` where Max's in-between is not modelled.
+    #[error(
+        "Biped {track:?} track between its keys at ticks {before} and {after} ({why}): in-between shape not modelled"
+    )]
     Between {
+        /// Why: an IK interval, or keys with ease.
+        why: &'static str,
         /// The track.
         track: Track,
         /// The key before.
@@ -92,34 +99,116 @@ impl KeyRecord<'_> {
     }
 }
 
-/// The key of `track` that holds at `tick`: the key at that tick, the first before the
-/// first key, the last after the last; between two keys, [`KeyedError::Between`].
-fn key_at(track: &KeyTrack, tick: f64) -> Result<KeyRecord<'_>, KeyedError> {
-    let last = track.times.len().saturating_sub(1);
-    let key = match track.times.iter().position(|k| f64::from(k.tick) >= tick) {
-        Some(k) if f64::from(track.times[k].tick) == tick || k == 0 => k,
-        Some(k) => {
-            return Err(KeyedError::Between {
-                track: track.track,
-                before: track.times[k - 1].tick,
-                after: track.times[k].tick,
-            })
-        }
-        None => last,
+/// The record of `track` at `tick`: the key's own at a key time, the first before the first
+/// key, the last after the last; between two keys, each channel the pose reads interpolated
+/// by Max's TCB ([`super::biped_tcb`]), the other fields the earlier key's. Refused
+/// ([`KeyedError::Between`]) where the interpolation is not Max's: an IK interval (a limb key
+/// with IK blend [12] ≠ 0 at either end: Character Studio re-solves the limb there, design
+/// §10c) and keys with ease (time-record fields [2..6] ≠ 0, not told apart).
+fn record_at(track: &KeyTrack, tick: f64, in_between: InBetween) -> Result<(usize, Vec<f32>), KeyedError> {
+    let keys: Vec<TcbKey> = track.times.iter().map(|k| TcbKey::from_ui(k.tick, k.tcb)).collect();
+    let Some((k, s)) = segment(&keys, tick) else {
+        let first = track.times.first().is_none_or(|t| tick <= f64::from(t.tick));
+        let key = if first { 0 } else { track.times.len().saturating_sub(1) };
+        return Ok((key, track.records.get(key).cloned().unwrap_or_default()));
     };
-    let values = track.records.get(key).map_or(&[][..], |r| &r[..]);
-    Ok(KeyRecord { track: track.track, key, values })
+    if s == 0.0 {
+        return Ok((k, track.records[k].clone()));
+    }
+    let (before, after) = (track.times[k].tick, track.times[k + 1].tick);
+    let refuse = |why: &'static str| KeyedError::Between { track: track.track, before, after, why };
+    if in_between == InBetween::Refuse {
+        return Err(refuse("TCB model not exact against the FBX"));
+    }
+    if track.times[k..=k + 1].iter().any(|t| t.params.iter().any(|p| *p != 0.0)) {
+        return Err(refuse("keys with ease"));
+    }
+    let limb = matches!(track.track, Track::LeftArm | Track::RightArm | Track::LeftLeg | Track::RightLeg);
+    if limb && track.records[k..=k + 1].iter().any(|r| r.get(IK_BLEND).is_some_and(|b| *b != 0.0)) {
+        return Err(refuse("an IK interval"));
+    }
+    let (scalars, quaternions) = channels(track.track, &track.records[k]);
+    let mut out = track.records[k].clone();
+    let len = out.len();
+    let column = |f: usize| track.records.iter().map(|r| r.get(f).map_or(0.0, |v| f64::from(*v))).collect::<Vec<_>>();
+    for f in scalars.into_iter().filter(|&f| f < len) {
+        out[f] = super::biped_tcb::scalar(&keys, &column(f), (k, s)) as f32;
+    }
+    for q in quaternions.into_iter().filter(|&q| q + 4 <= len) {
+        let values: Vec<DQuat> = track
+            .records
+            .iter()
+            .map(|r| {
+                let c = |i: usize| r.get(q + i).map_or(0.0, |v| f64::from(*v));
+                DQuat::from_xyzw(c(0), c(1), c(2), c(3))
+            })
+            .collect();
+        let v = super::biped_tcb::quaternion(&keys, &values, (k, s));
+        out[q..q + 4].copy_from_slice(&[v.x as f32, v.y as f32, v.z as f32, v.w as f32]);
+    }
+    Ok((k, out))
 }
 
-/// The system with its pose records replaced by the keytracks' values at `tick`.
-pub fn posed_at(system: &BipedSystem, tick: f64) -> Result<BipedSystem, KeyedError> {
+/// Limb record field holding the IK blend (0 = FK, 1 = IK; design §10c).
+const IK_BLEND: usize = 12;
+
+/// The fields of a track's record the pose reads: scalar channels and the first fields of
+/// quaternion channels.
+fn channels(track: Track, first: &[f32]) -> (Vec<usize>, Vec<usize>) {
+    let count = |at: usize| first.get(at).map_or(0, |v| v.to_bits() as usize).min(3 * 64);
+    match track {
+        Track::Horizontal => (vec![0, 1, 2], vec![]),
+        Track::Vertical => (vec![2], vec![]),
+        Track::Turn => (vec![], vec![4]),
+        Track::Pelvis => (vec![], vec![0]),
+        Track::LeftArm | Track::RightArm => (vec![0, 9, 10], vec![2, 28]),
+        Track::LeftLeg | Track::RightLeg => (vec![0], vec![2, 28]),
+        Track::Spine | Track::Tail | Track::Pony1 | Track::Pony2 => ((1..=count(0)).collect(), vec![]),
+        Track::Head => ((8..8 + count(7)).collect(), vec![0]),
+    }
+}
+
+/// How a keyed pose is made between two keys of a track.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InBetween {
+    /// Only at key times (and outside the keys); between two keys, [`KeyedError::Between`].
+    Refuse,
+    /// Max's TCB per channel ([`super::biped_tcb`]), refusing IK intervals and eased keys.
+    Tcb,
+}
+
+/// The system with its pose records replaced by the keytracks' values at `tick`, for the
+/// tracks `needed` (`None`: all of them).
+pub fn posed_at(
+    system: &BipedSystem,
+    tick: f64,
+    needed: Option<&[Track]>,
+    in_between: InBetween,
+) -> Result<BipedSystem, KeyedError> {
     let tracks = system.keytracks.as_ref().map_err(|e| KeyedError::Keytracks(e.clone()))?;
     let mut posed = system.clone();
-    for track in &tracks.tracks {
-        let r = key_at(track, tick)?;
-        apply(&mut posed, system, &r)?;
+    for track in tracks.tracks.iter().filter(|t| needed.is_none_or(|n| n.contains(&t.track))) {
+        let (key, values) = record_at(track, tick, in_between)?;
+        apply(&mut posed, system, &KeyRecord { track: track.track, key, values: &values })?;
     }
     Ok(posed)
+}
+
+/// The tracks bone (id, link) hangs from: the COM and pelvis for all; the spine for the
+/// chain and what hangs off its end; the head track (head and neck angles) for the neck and
+/// head; its own limb track for a limb bone.
+fn tracks_of(id: i32) -> Vec<Track> {
+    let mut t = vec![Track::Horizontal, Track::Vertical, Track::Turn, Track::Pelvis];
+    match id {
+        bone::SPINE => t.push(Track::Spine),
+        bone::NECK | bone::HEAD => t.extend([Track::Spine, Track::Head]),
+        bone::L_ARM => t.extend([Track::Spine, Track::LeftArm]),
+        bone::R_ARM => t.extend([Track::Spine, Track::RightArm]),
+        bone::L_LEG => t.push(Track::LeftLeg),
+        bone::R_LEG => t.push(Track::RightLeg),
+        _ => {}
+    }
+    t
 }
 
 /// Writes one key record into the pose fields its track drives.
@@ -178,7 +267,12 @@ fn side_mut<T>(s: &mut Sides<T>, left: bool) -> &mut T {
 
 /// Bone (id, link) of a keyed Biped at `tick`: placed by the figure-mode rules on the posed
 /// records, for the parts whose keyed rule was measured; [`Unplaced`] for the others.
-pub fn keyed_bone(system: &BipedSystem, tick: f64, id: i32, link: i32) -> Result<BonePose, KeyedError> {
+pub fn keyed_bone(
+    system: &BipedSystem,
+    tick: f64,
+    (id, link): (i32, i32),
+    in_between: InBetween,
+) -> Result<BonePose, KeyedError> {
     let measured = matches!(
         (id, link),
         (bone::COM_VERTICAL | bone::PELVIS | bone::HEAD | bone::NECK, 0)
@@ -189,6 +283,6 @@ pub fn keyed_bone(system: &BipedSystem, tick: f64, id: i32, link: i32) -> Result
     if !measured {
         return Ok(BonePose { rotation: Err(Unplaced::Keyed(id, link)), position: Err(Unplaced::Keyed(id, link)) });
     }
-    let posed = posed_at(system, tick)?;
+    let posed = posed_at(system, tick, Some(&tracks_of(id)), in_between)?;
     Ok(FigurePose::new(&posed).bone(id, link))
 }

@@ -97,7 +97,8 @@ fn keyed_biped_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Optio
     let rig = tree.keyed_biped.as_ref()?;
     let (bone, link) = rig.bone_of(storage)?;
     let controller = tree.index.objects[storage].reference(0).map_or(String::new(), |c| format!("object #{c}, "));
-    let placed = match pmcore::eval::biped_keys::keyed_bone(&rig.system, tick, bone, link) {
+    let in_between = pmcore::eval::biped_keys::InBetween::Refuse;
+    let placed = match pmcore::eval::biped_keys::keyed_bone(&rig.system, tick, (bone, link), in_between) {
         Ok(pose) => pose.world().map_err(|e| e.to_string()),
         Err(e) => Err(e.to_string()),
     };
