@@ -213,7 +213,12 @@ fn the_keyed_player_passes_transforms_and_animation_at_its_key_times() {
     let Some(biped) = biped() else { return };
     let results = compare(&biped.join(KEYED_MAX), KEYED_EXPORT, &std::fs::read(biped.join(KEYED_EXPORT)).unwrap());
     for name in ["transforms", "animation"] {
-        assert_eq!(comparison(&results, name).verdict.name(), "pass", "{name}: {:?}", comparison(&results, name).verdict);
+        assert_eq!(
+            comparison(&results, name).verdict.name(),
+            "pass",
+            "{name}: {:?}",
+            comparison(&results, name).verdict
+        );
     }
     assert!(comparison(&results, "animation").detail["poses_compared"].as_u64().unwrap() > 1000);
 }

@@ -286,3 +286,66 @@ pub fn keyed_bone(
     let posed = posed_at(system, tick, Some(&tracks_of(id)), in_between)?;
     Ok(FigurePose::new(&posed).bone(id, link))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{parse_stream, Chunk};
+    use crate::model::biped::ObjectAt;
+
+    /// The fuzz seed: a hand-made figure (legs, 1-link spine and neck) with keyed COM
+    /// (ticks 0, 1600: x 0 → 10, height 50 → 55, z 0 → 5), pelvis (0, 800: identity → 20°
+    /// about z), right leg (0, 960) and spine (0, 1600).
+    const SEED: &[u8] = include_bytes!("../../../fuzz/regressions/biped_keytracks/hand_made_keyed_legs");
+
+    fn system(bytes: &[u8]) -> BipedSystem {
+        let object = Chunk::container(0x0014, parse_stream("test", bytes).unwrap());
+        BipedSystem::decode(&object, ObjectAt { root_id: 0x2017, storage_index: 1 }).unwrap()
+    }
+
+    fn com_at(s: &BipedSystem, tick: f64, mode: InBetween) -> Result<glam::DVec3, KeyedError> {
+        keyed_bone(s, tick, (bone::COM_VERTICAL, 0), mode).map(|p| p.position.unwrap())
+    }
+
+    #[test]
+    fn at_key_times_the_com_is_the_stored_key_and_ends_hold() {
+        let s = system(SEED);
+        assert_eq!(s.keytracks.as_ref().unwrap().tracks.len(), 5);
+        assert_eq!(com_at(&s, 0.0, InBetween::Refuse).unwrap(), glam::DVec3::new(0.0, 50.0, 0.0));
+        assert_eq!(com_at(&s, 1600.0, InBetween::Refuse).unwrap(), glam::DVec3::new(10.0, 55.0, 5.0));
+        assert_eq!(com_at(&s, 5000.0, InBetween::Refuse).unwrap(), glam::DVec3::new(10.0, 55.0, 5.0));
+        assert_eq!(com_at(&s, -160.0, InBetween::Refuse).unwrap(), glam::DVec3::new(0.0, 50.0, 0.0));
+    }
+
+    #[test]
+    fn between_keys_refuse_names_the_track_and_tcb_interpolates() {
+        let s = system(SEED);
+        let e = com_at(&s, 800.0, InBetween::Refuse).unwrap_err();
+        assert!(e.to_string().contains("Horizontal track between its keys at ticks 0 and 1600"), "{e}");
+        // Two keys, default TCB: the Biped's end tangents are the plain difference, so the
+        // midpoint is the mean.
+        let mid = com_at(&s, 800.0, InBetween::Tcb).unwrap();
+        assert!((mid - glam::DVec3::new(5.0, 52.5, 2.5)).length() < 1e-5, "{mid}");
+    }
+
+    #[test]
+    fn a_nan_quaternion_is_a_typed_error_not_a_pose() {
+        let mut bytes = SEED.to_vec();
+        // The pelvis data chunk 0x0132: header 6 B, 3 header dwords, then key 0's quaternion.
+        let at = bytes.windows(2).position(|w| w == [0x32, 0x01]).unwrap() + 6 + 12;
+        bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        let e = keyed_bone(&system(&bytes), 0.0, (bone::PELVIS, 0), InBetween::Refuse).unwrap_err();
+        assert_eq!(e, KeyedError::NotFinite { track: Track::Pelvis, key: 0, field: 0 });
+    }
+
+    #[test]
+    fn time_records_out_of_order_leave_the_figure_readable_and_the_keys_refused() {
+        let mut bytes = SEED.to_vec();
+        // The horizontal time chunk 0x012d: key 1's tick (1600) set before key 0's.
+        let at = bytes.windows(2).position(|w| w == [0x2d, 0x01]).unwrap() + 6 + 40 + 40;
+        bytes[at..at + 4].copy_from_slice(&(-5i32).to_le_bytes());
+        let s = system(&bytes);
+        let e = keyed_bone(&s, 0.0, (bone::COM_VERTICAL, 0), InBetween::Refuse).unwrap_err();
+        assert!(matches!(e, KeyedError::Keytracks(_)) && e.to_string().contains("is not after key 0"), "{e}");
+    }
+}
