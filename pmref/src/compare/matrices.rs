@@ -54,8 +54,32 @@ fn node_world_within(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: u
         Err(e) => linked_world(tree, storage, tick, depth)
             .or_else(|| keyed_biped_world(tree, storage, tick))
             .or_else(|| biped_world(tree, storage))
+            .or_else(|| parented_world(tree, storage, tick, depth))
             .unwrap_or_else(|| Err(e.to_string())),
     }
+}
+
+/// The world matrix of a node with its own Position/Rotation/Scale under a parent pmcore's
+/// controllers cannot chain through (a Biped bone, a Link Constraint): the parent's world
+/// ([`node_world`]) times the node's local at `tick`; `None` for a node without a PRS or
+/// parent. Red@Spawn's `Biped_WingL1` … hang under Biped bones.
+fn parented_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize) -> Option<Result<DMat4, String>> {
+    let index = tree.index;
+    let node = &index.objects[storage];
+    let parent = node.node_parent().filter(|&p| index.get(p).is_some_and(|o| o.reference(0).is_some()))?;
+    let Ok(pmcore::model::controllers::TransformRefs::Prs { position, rotation, scale }) =
+        pmcore::model::controllers::transform_refs(index, node)
+    else {
+        return None;
+    };
+    if depth > index.objects.len() {
+        return Some(Err(format!("node #{storage}: parents loop")));
+    }
+    let local = match pmcore::model::keys::prs_local_at(index, [position, rotation, scale], tick) {
+        Ok(local) => to_dmat(local.matrix()),
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    Some(node_world_within(tree, parent, tick, depth + 1).map(|p| p * local))
 }
 
 /// The world matrix of a node under a Link Constraint (`pmcore::model::link_constraint`):
@@ -83,12 +107,6 @@ fn linked_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize)
         None => Ok(DMat4::IDENTITY),
     };
     Some(base.map(|b| b * offset))
-}
-
-/// The world matrix of a node without curves under a Link Constraint: its value at tick 0
-/// (a node without curves holds one pose); `None` for any other node.
-pub(super) fn static_linked_world(tree: &MaxTree<'_, '_>, storage: usize) -> Option<Result<DMat4, String>> {
-    linked_world(tree, storage, 0.0, 0)
 }
 
 /// The world matrix of a node driven by a keyed Biped at `tick` (`pmcore::eval::biped_keys`)
