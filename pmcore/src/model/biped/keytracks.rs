@@ -162,7 +162,7 @@ fn time_keys(r: &Record<'_>) -> Result<Vec<TimeKey>, BipedError> {
         return Ok(Vec::new());
     }
     let body = r.dwords() - TIME_HEADER;
-    if body % n != 0 {
+    if !body.is_multiple_of(n) {
         return Err(r.invalid(0, format!("{body} dwords after the header do not make {n} equal time records")));
     }
     let len = body / n;
