@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig biped_keytracks}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
@@ -49,6 +49,10 @@ if [ -d "$nel" ]; then
     fi
   done
 fi
+# biped_keytracks: a 0x9155 object's chunk list; seeds are the hand-made ones of
+# fuzz/regressions/biped_keytracks (a keyed figure), not shared files.
+mkdir -p fuzz/corpus/biped_keytracks
+cp -f fuzz/regressions/biped_keytracks/* fuzz/corpus/biped_keytracks/
 
 cd fuzz
 for t in $targets; do cargo +nightly fuzz build -O "$t" >/dev/null; done

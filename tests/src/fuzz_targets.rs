@@ -270,6 +270,40 @@ pub fn biped_system(data: &[u8]) {
     }
 }
 
+/// The Biped keytrack decoder and the keyed evaluator: `data` is a 0x9155 object's chunk
+/// list (seeds: `fuzz/regressions/biped_keytracks/`, a hand-made figure with keyed COM,
+/// pelvis, right leg and spine). Any keytrack bytes decode or are refused with a typed error,
+/// and every keyed bone placed is a rotation, at key times, between keys and outside them,
+/// with and without the TCB in-between model.
+pub fn biped_keytracks(data: &[u8]) {
+    use pmcore::chunk::Chunk;
+    use pmcore::eval::biped_keys::{keyed_bone, InBetween};
+    use pmcore::model::biped::{BipedSystem, ObjectAt};
+    let Ok(records) = parse_stream("fuzz", data) else { return };
+    let object = Chunk::container(0x0014, records);
+    let Ok(system) = BipedSystem::decode(&object, ObjectAt { root_id: 0x2017, storage_index: 1 }) else { return };
+    let Ok(tracks) = system.keytracks.as_ref() else { return };
+    let mut ticks: Vec<f64> = vec![-160.0, 0.0, 1e9];
+    for t in tracks.tracks.iter().flat_map(|t| t.times.iter()) {
+        ticks.extend([f64::from(t.tick), f64::from(t.tick) + 80.0]);
+    }
+    ticks.truncate(64);
+    let bones = [(12, 0), (11, 0), (8, 0), (16, 0), (10, 0), (4, 0), (4, 1), (4, 2), (5, 0), (0, 1), (1, 2)];
+    for tick in ticks {
+        for mode in [InBetween::Refuse, InBetween::Tcb] {
+            for bone in bones {
+                let Ok(pose) = keyed_bone(&system, tick, bone, mode) else { continue };
+                if let Ok(r) = pose.rotation {
+                    let cols = r.to_cols_array();
+                    if cols.iter().all(|v| v.is_finite()) {
+                        assert!(cols.iter().all(|v| v.abs() <= 1.0 + 1e-6), "bone {bone:?} at {tick}: {r:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub const TARGETS: &[(&str, Body)] = &[
     ("chunk_parse", chunk_parse),
     ("header_forms", header_forms),
@@ -285,4 +319,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("nel_ig", nel_ig),
     ("edit_mesh_delta", edit_mesh_delta),
     ("biped_system", biped_system),
+    ("biped_keytracks", biped_keytracks),
 ];

@@ -166,3 +166,67 @@ fn one_weight_changed_is_caught_by_skin_at_its_cluster() {
     assert!(m.chunk_path.starts_with(&format!("@reference/{EXPORT}/")), "{}", m.chunk_path);
     assert!(m.offset > 0, "the locator carries the cluster's offset ({cluster_name})");
 }
+
+/// The LD35 player (a keyed Biped, Max 2013) and its FBX.
+const KEYED_MAX: &str = "../wild/tae8838__player.max";
+const KEYED_EXPORT: &str = "tae8838__LD35/Player.FBX";
+
+/// `player.max` with the key at one tick moved one frame later on every keytrack of the live
+/// block (the time chunks, odd ids 0x012d..=0x0143: the last of each id), compared with its
+/// FBX; the tick moved is the first from frame 100 on that every track keys and none keys a
+/// frame later. `None` without the shared corpus.
+fn keyed_with_key_moved() -> Option<(i32, Vec<Comparison>)> {
+    let biped = biped()?;
+    let bytes = std::fs::read(biped.join(KEYED_MAX)).unwrap();
+    let ole = pmcore::container::open(&bytes).unwrap();
+    let mut scene = ole.streams.iter().find(|s| s.name == "Scene").unwrap().bytes.clone();
+    let dword = |s: &[u8], at: usize| i32::from_le_bytes(s[at..at + 4].try_into().unwrap());
+    let chunks: Vec<(usize, usize)> = (0x012d..=0x0143u16)
+        .step_by(2)
+        .filter_map(|id| pmtests::hostile::leaf_payloads(&scene, None, id).last().copied())
+        .filter(|&(at, len)| len > 40 && dword(&scene, at) > 0)
+        .collect();
+    let records = |s: &[u8], (at, len): (usize, usize)| {
+        let n = dword(s, at) as usize;
+        let rl = (len / 4 - 10) / n;
+        (0..n).map(|k| at + 4 * (10 + rl * k)).collect::<Vec<_>>()
+    };
+    let keyed = |s: &[u8], c: (usize, usize), tick: i32| records(s, c).iter().any(|&r| dword(s, r) == tick);
+    let tick = records(&scene, chunks[0])
+        .iter()
+        .map(|&r| dword(&scene, r))
+        .find(|&t| t >= 16000 && chunks.iter().all(|&c| keyed(&scene, c, t) && !keyed(&scene, c, t + 160)))
+        .expect("a tick every track keys");
+    for &c in &chunks {
+        let at = records(&scene, c).into_iter().find(|&r| dword(&scene, r) == tick).unwrap();
+        scene[at..at + 4].copy_from_slice(&(tick + 160).to_le_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("player.max");
+    std::fs::write(&copy, pmtests::hostile::with_stream(&ole, "Scene", Some(&scene))).unwrap();
+    Some((tick, compare(&copy, KEYED_EXPORT, &std::fs::read(biped.join(KEYED_EXPORT)).unwrap())))
+}
+
+#[test]
+fn the_keyed_player_passes_transforms_and_animation_at_its_key_times() {
+    let Some(biped) = biped() else { return };
+    let results = compare(&biped.join(KEYED_MAX), KEYED_EXPORT, &std::fs::read(biped.join(KEYED_EXPORT)).unwrap());
+    for name in ["transforms", "animation"] {
+        assert_eq!(
+            comparison(&results, name).verdict.name(),
+            "pass",
+            "{name}: {:?}",
+            comparison(&results, name).verdict
+        );
+    }
+    assert!(comparison(&results, "animation").detail["poses_compared"].as_u64().unwrap() > 1000);
+}
+
+#[test]
+fn one_biped_key_moved_by_one_frame_is_caught_by_animation() {
+    let Some((tick, results)) = keyed_with_key_moved() else { return };
+    let m = failure(&results, "animation");
+    let frame = format!("frame {:.2}", f64::from(tick + 160) / 160.0);
+    assert!(m.message.contains(&frame), "{} (moved tick {tick})", m.message);
+    assert!(m.chunk_path.starts_with(&format!("@reference/{KEYED_EXPORT}/B_")), "{}", m.chunk_path);
+}

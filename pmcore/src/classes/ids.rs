@@ -113,6 +113,10 @@ pub const IK_CONTROL: [u32; 2] = [0x0e6f_5815, 0x717f_99a4];
 /// HI IK solver chain controller.
 pub const IK_CHAIN_CONTROL: [u32; 2] = [0x7872_4378, 0x008a_4fd9];
 
+/// Link Constraint (superclass 0x9008): a PRS offset (ref 0) on the node a ParamBlock2
+/// (ref 2) names; the LD35 `B_*` helpers (`wild/tae8838__*.max`).
+pub const LINK_CONSTRAINT: [u32; 2] = [0x873f_e764, 0xaabe_8601];
+
 // Biped (design §10).
 /// Biped system root (superclass Object): the one that carries the figure era.
 pub(crate) const BIPED_SYSTEM: [u32; 2] = [0x9155, 0];

@@ -76,6 +76,10 @@ pub enum Unplaced {
     /// The figure lacks the record the rule reads (no legs, no arms, short angle record).
     #[error("the figure stores no {0}")]
     NotStored(&'static str),
+    /// A keyed Biped's part whose keyed rule was not measured (hands, fingers, toes, xtras,
+    /// tails, ponytails: the LD35 FBX hold no helper linked to them, `eval::biped_keys`).
+    #[error("keyed Biped bone id {0} link {1}: no measured keyed rule")]
+    Keyed(i32, i32),
     /// A stored matrix the rule reads as a rotation is not one (every real one is
     /// orthonormal to 1.2e-6: the 0x0022 matrices of the 20 Rocketbox rigs and yellow).
     #[error("the {0} is not a rotation")]
@@ -146,6 +150,8 @@ pub struct FigurePose<'s> {
     system: &'s BipedSystem,
     com: DMat3,
     pelvis: DMat3,
+    /// The pelvis frame without the pelvis key's turn: what the limbs, spine and head hang from.
+    body: DMat3,
     origin: DVec3,
 }
 
@@ -153,8 +159,15 @@ impl<'s> FigurePose<'s> {
     /// Prepares the COM and pelvis frames (0x006c).
     pub fn new(system: &'s BipedSystem) -> Self {
         let com = m(conj(system.com.rotation)) * DMat3::from_rotation_x(-FRAC_PI_2);
-        let pelvis = com * DMat3::from_rotation_y(-FRAC_PI_2) * DMat3::from_rotation_x(-FRAC_PI_2);
-        FigurePose { system, com, pelvis, origin: v3(system.com.position) }
+        let body = com * DMat3::from_rotation_y(-FRAC_PI_2) * DMat3::from_rotation_x(-FRAC_PI_2);
+        // The pelvis quaternion turns the pelvis node in the body frame seen through A, the
+        // half turn about (1, 1, 0) (x ↔ y, z → −z): `body · A · M(conj q) · A` (identity in
+        // figure mode; keyed: found among the 48 axis-turn × conjugation forms on player, the
+        // only one that places B_Pelvis at its 20° and 10° keys). The limbs, spine and head
+        // keep the unturned body frame (design §10c: they hang off the COM); only the hips
+        // ride the pelvis.
+        let pelvis = body * PELVIS_AXES * m(conj(system.pelvis)) * PELVIS_AXES;
+        FigurePose { system, com, pelvis, body, origin: v3(system.com.position) }
     }
 
     /// Places bone (id, link) as 0x0200 / 0x0110 name it; `id = 12` (COM vertical) is the COM.
@@ -219,18 +232,17 @@ impl<'s> FigurePose<'s> {
         let sign = if side == Side::Left { 1.0 } else { -1.0 };
         let hip = self.origin + self.pelvis * DVec3::new(0.0, 0.0, sign * fig.side_offset as f64);
         let thigh = match side {
-            Side::Left => self.pelvis * m(conj(pose.thigh)) * DMat3::from_rotation_y(PI),
-            Side::Right => self.pelvis * DMat3::from_rotation_z(PI) * m(conj(pose.thigh)) * DMat3::from_rotation_x(PI),
+            Side::Left => self.body * m(conj(pose.thigh)) * DMat3::from_rotation_y(PI),
+            Side::Right => self.body * DMat3::from_rotation_z(PI) * m(conj(pose.thigh)) * DMat3::from_rotation_x(PI),
         };
         let knee = hip + thigh * DVec3::X * fig.thigh as f64;
         let calf = thigh * DMat3::from_rotation_z(pose.knee as f64 - PI);
         match link {
             0 => BonePose::placed(thigh, hip),
             1 => BonePose::placed(calf, knee),
-            2 => BonePose::placed(
-                self.pelvis * FOOT_FRAME * m(conj(pose.foot)),
-                knee + calf * DVec3::X * fig.calf as f64,
-            ),
+            2 => {
+                BonePose::placed(self.body * FOOT_FRAME * m(conj(pose.foot)), knee + calf * DVec3::X * fig.calf as f64)
+            }
             _ => BonePose::unplaced(Unplaced::NoRule(bone::L_LEG, link)),
         }
     }
@@ -265,11 +277,9 @@ impl<'s> FigurePose<'s> {
         };
         let clavicle_at = chain.spine.end + chain.spine.end_frame * shoulder;
         let upper = match side {
-            Side::Left => {
-                self.pelvis * DMat3::from_rotation_x(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_y(PI)
-            }
+            Side::Left => self.body * DMat3::from_rotation_x(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_y(PI),
             Side::Right => {
-                self.pelvis * DMat3::from_rotation_y(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_x(PI)
+                self.body * DMat3::from_rotation_y(PI) * m(conj(pose.upper_arm)) * DMat3::from_rotation_x(PI)
             }
         };
         let upper_at = clavicle_at + clavicle * DVec3::X * fig.clavicle as f64;
@@ -295,8 +305,8 @@ impl<'s> FigurePose<'s> {
     /// +ε about each link's end, so a node's pivot is `end − R_node · (L, 0, 0)`.
     fn spine_chain(&self) -> Result<Chain, Unplaced> {
         let s = self.system;
-        let start = self.origin + self.pelvis * swap_xy(s.spine.matrix);
-        let spine = links(self.pelvis, start, &s.spine.lengths, &s.spine_angles, "spine angles (0x0067)")?;
+        let start = self.origin + self.body * swap_xy(s.spine.matrix);
+        let spine = links(self.body, start, &s.spine.lengths, &s.spine_angles, "spine angles (0x0067)")?;
         let neck_start = spine.end + spine.end_frame * swap_xy(s.neck.matrix);
         let neck = links(spine.end_frame, neck_start, &s.neck.lengths, &s.neck_angles, "neck angles (0x0065)")?;
         Ok(Chain { spine, neck })
@@ -323,9 +333,15 @@ impl<'s> FigurePose<'s> {
 
     /// The head sits on the neck's last internal end; its rotation is its own quaternion.
     fn head(&self) -> BonePose {
-        let rotation =
-            self.pelvis * DMat3::from_rotation_x(PI) * m(conj(self.system.head)) * DMat3::from_rotation_x(PI);
-        BonePose { rotation: Ok(rotation), position: self.spine_chain().map(|c| c.neck.end) }
+        // `body · Rx(π) · Rz(−90°) · M(conj q) · Rz(90°) · Rx(π)`: the Rz(∓90°) pair is the
+        // identity on the z-only head quaternions of every Rocketbox figure; keyed, it is the
+        // only one of the 48 axis-turn × conjugation forms that places `player@idle`'s and
+        // `player`'s B_Head at their keys.
+        let turn = DMat3::from_rotation_x(PI) * DMat3::from_rotation_z(-FRAC_PI_2);
+        let rotation = self.body * turn * m(conj(self.system.head)) * turn.transpose();
+        let [y, x] = self.system.head_offset.map(f64::from);
+        let position = self.spine_chain().map(|c| c.neck.end + c.neck.end_frame * DVec3::new(x, y, 0.0));
+        BonePose { rotation: Ok(rotation), position }
     }
 
     /// Fingers: the base matrix of 0x0010 (rows = axes) times the base's pose `M(conj q)`
@@ -635,7 +651,7 @@ struct Links {
     end_frame: DMat3,
 }
 
-/// Walks links from `start` in `frame`: each turns by −a1 about Z, runs its length along X.
+/// Walks links from `start` in `frame`: each turns by [`link_turn`], runs its length along X.
 fn links(
     frame: DMat3,
     start: DVec3,
@@ -649,13 +665,22 @@ fn links(
     let (mut end, mut frame) = (start, frame);
     let mut nodes = Vec::with_capacity(lengths.len());
     for (l, a) in lengths.iter().zip(angles) {
-        frame *= DMat3::from_rotation_z(-(a[0] as f64));
+        frame *= link_turn(*a);
         let run = DVec3::X * *l as f64;
         end += frame * run;
         let node = frame * DMat3::from_rotation_z(EPSILON);
         nodes.push((node, end - node * run));
     }
     Ok(Links { nodes, end, end_frame: frame })
+}
+
+/// A chain link's turn from its stored angles (a1, a2, a3): `Rx(a3) · Rz(−a1) · Ry(a2)`, the
+/// xtras' rule (design §10c: spine, tail, pony and neck links alike). The Rocketbox figures
+/// store a2 = a3 = 0 on the spine; LD35 keys turn a3 (`player@idle`: 0.1745 at tick 0).
+fn link_turn([a1, a2, a3]: [f32; 3]) -> DMat3 {
+    DMat3::from_rotation_x(f64::from(a3))
+        * DMat3::from_rotation_z(-f64::from(a1))
+        * DMat3::from_rotation_y(f64::from(a2))
 }
 
 /// A chain struct's translation row as stored (x, y, z) → (y, x, −z) in the parent frame.
@@ -686,6 +711,9 @@ const SWAP_XY: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
 
 /// The mirror through the Z plane (right-side records are the left's, mirrored).
 const MIRROR_Z: DMat3 = DMat3::from_cols(DVec3::X, DVec3::Y, DVec3::NEG_Z);
+
+/// The half turn about (1, 1, 0): the pelvis key's axes in the body frame (x ↔ y, z → −z).
+const PELVIS_AXES: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);
 
 /// The foot frame F of the foot rule: `pelvis · F · M(conj q)` on both sides.
 const FOOT_FRAME: DMat3 = DMat3::from_cols(DVec3::Y, DVec3::X, DVec3::NEG_Z);

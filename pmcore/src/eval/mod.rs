@@ -27,6 +27,8 @@
 
 pub(crate) mod base;
 pub mod biped;
+pub mod biped_keys;
+pub mod biped_tcb;
 pub(crate) mod context;
 pub(crate) mod deform;
 pub(crate) mod derived;

@@ -55,6 +55,8 @@ pub mod chunk_ids {
     pub const NECK_ANGLES: u16 = 0x0065;
     /// Spine angles.
     pub const SPINE_ANGLES: u16 = 0x0067;
+    /// Pelvis record: a quaternion, identity in figure mode.
+    pub const PELVIS: u16 = 0x0066;
     /// Leg pose (two halves of 120 floats, right first).
     pub const LEG_POSE: u16 = 0x0069;
     /// Arm pose (two halves of 290 floats, right first).
@@ -291,6 +293,17 @@ impl<'c, 'a> Chunks<'c, 'a> {
 
     fn get(&self, id: u16) -> Option<Record<'c>> {
         let (pos, chunk) = self.find(id)?;
+        let mut steps = self.path_steps.clone();
+        steps.push((pos, id));
+        let path = ChunkPath::from_steps("Scene", &steps);
+        Some(Record { bytes: chunk.payload().unwrap_or(&[]), path, chunk: id, header: chunk.offset })
+    }
+
+    /// A chunk of the live block only (keytracks: a stored collection's copy is not the
+    /// animation).
+    fn get_live(&self, id: u16) -> Option<Record<'c>> {
+        let (pos, _) = self.find(id).filter(|(pos, _)| *pos >= self.live_start)?;
+        let chunk = &self.object.children()[pos];
         let mut steps = self.path_steps.clone();
         steps.push((pos, id));
         let path = ChunkPath::from_steps("Scene", &steps);
@@ -586,12 +599,21 @@ pub struct BipedSystem {
     pub neck_angles: Vec<[f32; 3]>,
     /// Head orientation (0x0064[0..3]).
     pub head: [f32; 4],
+    /// The head's attach on the neck's end (0x0064[16], [17]): (y, x) in the neck's internal
+    /// frame (yellow (1.40807, −0.31458): FBX `Bip01 Head` T = (10.019287, 1.408325) on a
+    /// 10.33277 neck).
+    pub head_offset: [f32; 2],
+    /// Pelvis orientation (0x0066[0..3]; identity on every figure measured, the pelvis
+    /// keytrack's quaternion on a keyed pose).
+    pub pelvis: [f32; 4],
     /// Leg pose (0x0069).
     pub leg_pose: Option<Sides<LegPose>>,
     /// Arm pose (0x006a).
     pub arm_pose: Option<Sides<ArmPose>>,
     /// Xtra chains (0x0022 with 0x0205), in id order (xtra k = id 200 + k).
     pub xtras: Vec<Xtra>,
+    /// The live block's keytracks ([`keytracks`]); an error here leaves the figure readable.
+    pub keytracks: Result<keytracks::KeyTracks, BipedError>,
 }
 
 fn angle_record(r: &Record<'_>) -> Result<Vec<[f32; 3]>, BipedError> {
@@ -736,7 +758,9 @@ impl BipedSystem {
             None => Vec::new(),
         };
         let com = cs.need(c::COM, "figure centre of mass")?;
-        let head = cs.need(c::HEAD, "head record")?.floats(0)?;
+        let head_record = cs.need(c::HEAD, "head record")?;
+        let head = head_record.floats(0)?;
+        let head_offset = if head_record.dwords() >= 18 { head_record.floats(16)? } else { [0.0; 2] };
         Ok(BipedSystem {
             storage_index: at.storage_index,
             keys: cs.keys(),
@@ -751,9 +775,12 @@ impl BipedSystem {
             spine_angles: angle_record(&cs.need(c::SPINE_ANGLES, "spine angles")?)?,
             neck_angles: angle_record(&cs.need(c::NECK_ANGLES, "neck angles")?)?,
             head,
+            head_offset,
+            pelvis: cs.get(c::PELVIS).map(|r| r.floats(0)).transpose()?.unwrap_or([0.0, 0.0, 0.0, 1.0]),
             leg_pose: cs.get(c::LEG_POSE).map(|r| sides(&r, leg_pose)).transpose()?.flatten(),
             arm_pose: cs.get(c::ARM_POSE).map(|r| sides(&r, arm_pose)).transpose()?.flatten(),
             xtras: xtras(cs.get(c::XTRA_DEFS), cs.get(c::XTRA_ANGLES), cs.get(c::XTRA_NODES))?,
+            keytracks: keytracks::KeyTracks::decode(&cs),
             links,
         })
     }
@@ -887,6 +914,8 @@ fn slave_node(
     }
     Ok(SlaveNode { node, name, bone, link })
 }
+
+pub mod keytracks;
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -396,13 +396,7 @@ pub(crate) fn local_transform_at(
 ) -> Result<LocalTransform, ControllerError> {
     match controllers::transform_refs(index, node)? {
         controllers::TransformRefs::Prs { position, rotation, scale } => {
-            let (scale, scale_axis) = scale_at(index, scale, tick)?;
-            Ok(LocalTransform {
-                translation: position_at(index, position, tick)?,
-                rotation: rotation_at(index, rotation, tick)?.normalize(),
-                scale,
-                scale_axis: scale_axis.normalize(),
-            })
+            prs_local_at(index, [position, rotation, scale], tick)
         }
         controllers::TransformRefs::LookAt { .. } => Err(ControllerError::Unsupported {
             object: node.reference(0).unwrap_or(usize::MAX),
@@ -410,6 +404,23 @@ pub(crate) fn local_transform_at(
             role: "transform",
         }),
     }
+}
+
+/// The local transform of a Position/Rotation/Scale controller whose sub-controller slots are
+/// `[position, rotation, scale]`, at `tick`: what a node under it gets, and what a Link
+/// Constraint applies on its target (`model::link_constraint`).
+pub fn prs_local_at(
+    index: &SceneIndex<'_>,
+    [position, rotation, scale]: [Option<usize>; 3],
+    tick: f64,
+) -> Result<LocalTransform, ControllerError> {
+    let (scale, scale_axis) = scale_at(index, scale, tick)?;
+    Ok(LocalTransform {
+        translation: position_at(index, position, tick)?,
+        rotation: rotation_at(index, rotation, tick)?.normalize(),
+        scale,
+        scale_axis: scale_axis.normalize(),
+    })
 }
 
 /// World matrix of `node` at `tick` (parents' sampled locals accumulated from the root).

@@ -19,6 +19,7 @@ pub mod directory;
 pub mod file;
 pub mod geometry;
 pub mod keys;
+pub mod link_constraint;
 pub mod mesh_chunks;
 pub mod normalize;
 pub(crate) mod object_parts;

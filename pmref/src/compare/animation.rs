@@ -90,6 +90,8 @@ struct Tally {
     root_offsets: Vec<(usize, DMat4)>,
     /// Poses compared on nodes below a root.
     child_poses: usize,
+    /// Poses over the rotation tolerance but within it widened at an FBX Euler lock.
+    poses_at_euler_lock: usize,
 }
 
 impl Tally {
@@ -117,6 +119,7 @@ impl Tally {
             map.insert("misses".into(), json!(self.misses));
             map.insert("first_difference".into(), std::mem::take(&mut self.first_detail));
             map.insert("nodes_every_pose_equal".into(), json!(self.nodes_every_pose_equal));
+            map.insert("poses_within_tolerance_widened_at_euler_lock".into(), json!(self.poses_at_euler_lock));
             if let Some(common) = one_transform(self) {
                 map.insert("one_turn_and_scale_off_every_pose".into(), common);
             }
@@ -208,7 +211,12 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         } else {
             tally.child_poses += 1;
         }
-        if t > POSITION_TOLERANCE || l > LINEAR_TOLERANCE {
+        let locked = euler_locked(reference, r, time);
+        if locked && l > LINEAR_TOLERANCE {
+            tally.poses_at_euler_lock += 1;
+        }
+        let linear_tolerance = if locked { LINEAR_TOLERANCE + F32_EULER_LOCK } else { LINEAR_TOLERANCE };
+        if t > POSITION_TOLERANCE || l > linear_tolerance {
             all_equal = false;
             tally.poses_off += 1;
             if tally.first.is_none() {
@@ -221,6 +229,26 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
     if compared > 0 && all_equal {
         tally.nodes_every_pose_equal.push(node.name.clone());
     }
+}
+
+/// How far from ±90° an `f32` Euler middle angle can be and still be written as exactly ±90°:
+/// `sin β` rounds to 1 below 2⁻²⁵ from it, i.e. for |cos β| < √(2 · 2⁻²⁵) = 2⁻¹². A reference
+/// key at the lock therefore stands for every rotation within 2⁻¹² rad of it (the other two
+/// angles then share one axis). Measured: `Player.FBX` B_L/R_UpperArm at ticks 65600–80000,
+/// Euler Y exactly −90° where Max's pose is 1.47e-4 / 1.50e-4 from the lock.
+const F32_EULER_LOCK: f64 = 1.0 / 4096.0;
+
+/// Does node `r`'s rotation key at `time` sit exactly at the XYZ Euler lock (middle angle
+/// ±90° as an `f32`)?
+fn euler_locked(reference: &crate::scene::RefScene, r: usize, time: i64) -> bool {
+    let order = reference.nodes[r].fbx_transform.as_ref().map_or(-1, |t| t.rotation_order);
+    order == 0
+        && reference.curves.iter().any(|c| {
+            c.node == r
+                && c.channel == 'R'
+                && c.component == 1
+                && c.times.iter().position(|&t| t == time).is_some_and(|k| (c.values[k] as f32).abs() == 90.0)
+        })
 }
 
 /// When every pose compared is a root's, poses of two nodes or more, and one rotation and

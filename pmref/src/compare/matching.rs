@@ -33,6 +33,9 @@ pub(super) struct MaxTree<'i, 'a> {
     /// time): its nodes' world matrices come from `pmcore::eval::biped`, which pmcore's
     /// controllers cannot give.
     pub(super) static_biped: Option<pmcore::model::biped::BipedRig>,
+    /// The scene's Biped when it has keys: its nodes' world matrices at a time come from
+    /// `pmcore::eval::biped_keys`.
+    pub(super) keyed_biped: Option<pmcore::model::biped::BipedRig>,
 }
 
 impl<'i, 'a> MaxTree<'i, 'a> {
@@ -51,8 +54,11 @@ impl<'i, 'a> MaxTree<'i, 'a> {
                 }
             })
             .collect();
-        let static_biped = pmcore::model::biped::BipedRig::read(index).ok().filter(|rig| rig.system.keys == 0);
-        MaxTree { index, nodes, static_biped }
+        let (static_biped, keyed_biped) = match pmcore::model::biped::BipedRig::read(index).ok() {
+            Some(rig) if rig.system.keys == 0 => (Some(rig), None),
+            keyed => (None, keyed),
+        };
+        MaxTree { index, nodes, static_biped, keyed_biped }
     }
 
     /// The class family of a node's object (through its modifier stack), for the

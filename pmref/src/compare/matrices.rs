@@ -43,10 +43,84 @@ pub(super) fn describe(m: &DMat4) -> Value {
 /// A Max node's world matrix at `tick`: its controllers (`pmcore::model::keys`), or the
 /// figure placement of a static Biped's bone ([`biped_world`]).
 pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Result<DMat4, String> {
+    node_world_within(tree, storage, tick, 0)
+}
+
+/// [`node_world`], `depth` links deep (a Link Constraint's target is evaluated the same way;
+/// a chain of links longer than the scene is a loop).
+fn node_world_within(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize) -> Result<DMat4, String> {
     match world_matrix_at(tree.index, &tree.index.objects[storage], tick) {
         Ok(world) => Ok(to_dmat(world)),
-        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+        Err(e) => linked_world(tree, storage, tick, depth)
+            .or_else(|| keyed_biped_world(tree, storage, tick))
+            .or_else(|| biped_world(tree, storage))
+            .or_else(|| parented_world(tree, storage, tick, depth))
+            .unwrap_or_else(|| Err(e.to_string())),
     }
+}
+
+/// The world matrix of a node with its own Position/Rotation/Scale under a parent pmcore's
+/// controllers cannot chain through (a Biped bone, a Link Constraint): the parent's world
+/// ([`node_world`]) times the node's local at `tick`; `None` for a node without a PRS or
+/// parent. Red@Spawn's `Biped_WingL1` … hang under Biped bones.
+fn parented_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize) -> Option<Result<DMat4, String>> {
+    let index = tree.index;
+    let node = &index.objects[storage];
+    let parent = node.node_parent().filter(|&p| index.get(p).is_some_and(|o| o.reference(0).is_some()))?;
+    let Ok(pmcore::model::controllers::TransformRefs::Prs { position, rotation, scale }) =
+        pmcore::model::controllers::transform_refs(index, node)
+    else {
+        return None;
+    };
+    if depth > index.objects.len() {
+        return Some(Err(format!("node #{storage}: parents loop")));
+    }
+    let local = match pmcore::model::keys::prs_local_at(index, [position, rotation, scale], tick) {
+        Ok(local) => to_dmat(local.matrix()),
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    Some(node_world_within(tree, parent, tick, depth + 1).map(|p| p * local))
+}
+
+/// The world matrix of a node under a Link Constraint (`pmcore::model::link_constraint`):
+/// its target's world (or its parent's, without a target) times the constraint's offset
+/// PRS at `tick`; `None` for any other node.
+fn linked_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize) -> Option<Result<DMat4, String>> {
+    let index = tree.index;
+    let node = &index.objects[storage];
+    let link = match pmcore::model::link_constraint::link_constraint(index, node) {
+        Ok(Some(link)) => link,
+        Ok(None) => return None,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    if depth > index.objects.len() {
+        return Some(Err(format!("node #{storage}: Link Constraint targets loop")));
+    }
+    let offset = match pmcore::model::keys::prs_local_at(index, link.offset, tick) {
+        Ok(local) => to_dmat(local.matrix()),
+        Err(e) => return Some(Err(format!("Link Constraint offset: {e}"))),
+    };
+    let parent =
+        link.target.or_else(|| node.node_parent().filter(|&p| index.get(p).is_some_and(|o| o.reference(0).is_some())));
+    let base = match parent {
+        Some(p) => node_world_within(tree, p, tick, depth + 1),
+        None => Ok(DMat4::IDENTITY),
+    };
+    Some(base.map(|b| b * offset))
+}
+
+/// The world matrix of a node driven by a keyed Biped at `tick` (`pmcore::eval::biped_keys`)
+/// in Max axes; `None` for any other node.
+fn keyed_biped_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Option<Result<DMat4, String>> {
+    let rig = tree.keyed_biped.as_ref()?;
+    let (bone, link) = rig.bone_of(storage)?;
+    let controller = tree.index.objects[storage].reference(0).map_or(String::new(), |c| format!("object #{c}, "));
+    let in_between = pmcore::eval::biped_keys::InBetween::Refuse;
+    let placed = match pmcore::eval::biped_keys::keyed_bone(&rig.system, tick, (bone, link), in_between) {
+        Ok(pose) => pose.world().map_err(|e| e.to_string()),
+        Err(e) => Err(e.to_string()),
+    };
+    Some(placed.map(to_max_axes).map_err(|why| format!("{controller}keyed Biped bone ({bone}, {link}): {why}")))
 }
 
 /// The world matrix of a node driven by a Biped without keys — whose figure pose is then its

@@ -5,7 +5,7 @@
 use super::axes::{conversions, Conversion};
 use super::matching::Pair;
 use super::matrices::{
-    biped_com_world, biped_rotation_spread, biped_world, describe, matrix_error, max_local_at, to_dmat,
+    biped_com_world, biped_rotation_spread, biped_world, describe, matrix_error, max_local_at, node_world, to_dmat,
 };
 use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
@@ -273,9 +273,12 @@ fn max_local(pair: &Pair<'_, '_, '_>, node: &RefNode, mx: usize) -> Result<DMat4
     let (tree, m) = (pair.tree, pair.matching);
     let index = tree.index;
     let o = &index.objects[tree.nodes[mx].storage];
+    // A node without curves holds one pose; where the defaults cannot give it (a Link
+    // Constraint, a keyed Biped bone, a node under one) it is the pose at tick 0.
     let static_world = |storage: usize| match world_matrix(index, &index.objects[storage]) {
         Ok(world) => Ok(to_dmat(world)),
-        Err(e) => biped_world(tree, storage).unwrap_or_else(|| Err(e.to_string())),
+        Err(e) => biped_world(tree, storage)
+            .unwrap_or_else(|| node_world(tree, storage, 0.0).map_err(|at_zero| format!("{e}; at tick 0: {at_zero}"))),
     };
     let world = static_world(o.storage_index)?;
     match node.parent.map(|p| m.max_of[p]) {
