@@ -6,9 +6,11 @@
 //! Readers take bytes; only [`pairs`] touches the file system (finding the references of
 //! a `.max` through a pairs manifest or folder).
 
+pub mod ase;
 pub mod biped_skel;
 pub mod compare;
 pub mod fbx;
+pub mod gltf_file;
 pub mod obj;
 pub mod pairs;
 pub mod scene;
@@ -30,17 +32,49 @@ pub enum ReadError {
     /// DirectX `.x`.
     #[error(".x: {0}")]
     X(#[from] x::XError),
+    /// ASE (3ds Max's ASCII export).
+    #[error("ASE: {0}")]
+    Ase(#[from] ase::AseError),
+    /// glTF 2.0.
+    #[error("glTF: {0}")]
+    Gltf(#[from] gltf_file::GltfError),
+    /// A reference kind listed in a manifest that no reader takes yet, with why: the caller
+    /// reports it as a skip of every comparison, never a failure of the `.max`.
+    #[error("{0}")]
+    NotRead(String),
+    /// The file cannot be read from disk.
+    #[error("{0}")]
+    Io(String),
     /// A file kind none of the readers take.
     #[error("no reader for {0:?} files")]
     Unknown(String),
 }
 
-/// Reads a reference by its extension (`fbx`, `obj`, `x`, case-insensitive).
+/// Why a `.3ds` beside an ASE is not compared: its keyframer tracks (chunk 0xB000) would
+/// need a reader of their own (TCB keys with their own spline rules); none is written.
+pub const THREE_DS_NOT_READ: &str =
+    ".3ds keyframer tracks (chunk 0xB000, TCB keys) are not read: no reader for them is written; the ASE beside it carries the same scene's animation";
+
+/// Reads a reference by its extension (`fbx`, `obj`, `x`, `ase`, case-insensitive); a
+/// glTF needs its buffers: [`read_reference_with`].
 pub fn read_reference(extension: &str, bytes: &[u8]) -> Result<RefScene, ReadError> {
+    read_reference_with(extension, bytes, &|_| None)
+}
+
+/// Reads a reference by its extension, loading a glTF's external buffers through `load`
+/// (URI relative to the `.gltf`).
+pub fn read_reference_with(
+    extension: &str,
+    bytes: &[u8],
+    load: gltf_file::BufferLoader<'_>,
+) -> Result<RefScene, ReadError> {
     match extension.to_ascii_lowercase().as_str() {
         "fbx" => Ok(fbx::scene::read_scene(bytes)?),
         "obj" => Ok(obj::read_scene(bytes)?),
         "x" => Ok(x::read_scene(bytes)?),
+        "ase" => Ok(ase::read_scene(bytes)?),
+        "gltf" => Ok(gltf_file::read_scene(bytes, load)?),
+        "3ds" => Err(ReadError::NotRead(THREE_DS_NOT_READ.into())),
         other => Err(ReadError::Unknown(other.to_string())),
     }
 }

@@ -22,6 +22,10 @@ pub(super) const NAME: &str = "animation";
 /// tolerances as `transforms`.
 pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
     let (m, reference) = (pair.matching, pair.reference);
+    if let Some(sampled) = &reference.sampled {
+        let (verdict, detail) = super::animation_sampled::compare(pair, sampled, NAME);
+        return Comparison { name: NAME, verdict, detail };
+    }
     let animated_curves: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
     let keys: usize = animated_curves.iter().map(|c| c.times.len()).sum();
     let on_matched = animated_curves.iter().filter(|c| m.max_of[c.node].is_some()).count();

@@ -21,6 +21,7 @@
 //! (the [`Comparison`] and its located failure).
 
 mod animation;
+mod animation_sampled;
 pub(crate) mod axes;
 mod geometry;
 mod hierarchy;
