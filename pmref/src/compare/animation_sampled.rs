@@ -185,8 +185,8 @@ fn compare_track(
     }) + sampled.start_seconds * TICKS_PER_SECOND;
     tally.curves += 1;
     for (k, (&time, value)) in track.times.iter().zip(&track.values).enumerate() {
-        let tick = start + time * TICKS_PER_SECOND;
-        let local = match max_local_at(pair.tree, pair.matching, pair.reference, track.node, tick, conversion) {
+        let tick = whole_tick(start + time * TICKS_PER_SECOND);
+        let local = match local_in_file(pair, track.node, tick, conversion) {
             Ok(l) => l,
             Err(why) => {
                 tally.misses.entry("controller-not-sampled".into()).or_default().push(format!("{what}: {why}"));
@@ -196,6 +196,9 @@ fn compare_track(
         };
         let printed = track.printed_error.get(k).copied().unwrap_or(0.0);
         let (error, tolerance) = channel_error(&local, track.path, value, printed);
+        if std::env::var("PMDEBUG").is_ok() && k < 2 {
+            eprintln!("DBG {} {:?} k{k} tick {tick} err {error:.3e} max {} ref {value:?} parent {:?}", node.name, track.path, describe_channel(&local, track.path), node.parent.map(|p| pair.reference.nodes[p].name.clone()));
+        }
         tally.keys += 1;
         let ratio = error / tolerance;
         if tally.worst.as_ref().is_none_or(|w| ratio > w.ratio) {
@@ -227,6 +230,29 @@ fn compare_track(
     }
 }
 
+/// Max's local matrix of reference node `r` at `tick` (relative to the Max node of its
+/// reference parent), in the file's axes and units: `C · L · C⁻¹` on every node, roots and
+/// children alike (the writers compared here convert each local transform).
+fn local_in_file(pair: &Pair<'_, '_, '_>, r: usize, tick: f64, conversion: &Conversion) -> Result<DMat4, String> {
+    let local = max_local_at(pair.tree, pair.matching, pair.reference, r, tick, &IN_MAX_AXES)?;
+    Ok(conversion.matrix * local * conversion.matrix.inverse())
+}
+
+/// Max's own axes: the local matrices as Max holds them.
+const IN_MAX_AXES: Conversion =
+    Conversion { matrix: DMat4::IDENTITY, similarity: true, note: String::new(), roots_comparable: true };
+
+/// A key time read from `f32` seconds lands within 1e-2 tick of the whole tick the writer
+/// sampled (Babylon samples whole frames: 0.7 s is `f32` 0.699999988 = tick 3359.99994); it
+/// is taken as that tick. Other times are kept as they are.
+fn whole_tick(tick: f64) -> f64 {
+    if (tick - tick.round()).abs() < 1e-2 {
+        tick.round()
+    } else {
+        tick
+    }
+}
+
 /// Max's local matrix's channel `path` against the reference value: (error, tolerance).
 fn channel_error(local: &DMat4, path: TrackPath, value: &[f64], printed: f64) -> (f64, f64) {
     let (s, r, t) = local.to_scale_rotation_translation();
@@ -244,13 +270,21 @@ fn channel_error(local: &DMat4, path: TrackPath, value: &[f64], printed: f64) ->
                 *value.get(3).unwrap_or(&1.0),
             )
             .normalize();
-            (r.angle_between(q), LINEAR_TOLERANCE + printed)
+            (rotation_angle(r, q), LINEAR_TOLERANCE + printed)
         }
         TrackPath::Scale | TrackPath::Weights => {
             let v = get3(value);
             ((s - v).abs().max_element(), SCALE_TOLERANCE * v.abs().max_element().max(1.0) + printed)
         }
     }
+}
+
+/// The angle of the rotation between `a` and `b` (either sign of each quaternion), computed
+/// as `2·atan2(|v|, |w|)` of `a⁻¹·b`: `acos` of a dot product near 1 loses half the digits
+/// (two `f32`-equal quaternions read 1e-4 rad apart through it).
+pub(super) fn rotation_angle(a: DQuat, b: DQuat) -> f64 {
+    let d = a.inverse() * b;
+    2.0 * d.xyz().length().atan2(d.w.abs())
 }
 
 fn describe_channel(local: &DMat4, path: TrackPath) -> Value {
@@ -297,6 +331,7 @@ fn utf16(bytes: &[u8]) -> String {
 fn gltf_conversion(pair: &Pair<'_, '_, '_>) -> Result<Conversion, String> {
     let turn = DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2);
     let probe = Conversion { matrix: turn, similarity: true, note: String::new(), roots_comparable: true };
+    let max_local_at = |_, _, _, r, tick, c: &Conversion| local_in_file(pair, r, tick, c);
     let mut ratios = Vec::new();
     for (r, node) in pair.reference.nodes.iter().enumerate() {
         let reference_t = node.local.w_axis.truncate();
