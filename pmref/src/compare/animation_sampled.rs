@@ -232,10 +232,28 @@ fn compare_track(
 
 /// Max's local matrix of reference node `r` at `tick` (relative to the Max node of its
 /// reference parent), in the file's axes and units: `C · L · C⁻¹` on every node, roots and
-/// children alike (the writers compared here convert each local transform).
+/// children alike (the writers compared here convert each local transform). glTF cameras
+/// and lights get their own frame turned once more, `F`, and their children the inverse:
+/// `F(parent)⁻¹ · C·L·C⁻¹ · F(node)`. Measured on `AnimatedMeshCameraLight` (`all.gltf`,
+/// 24 channels): a camera (Max superclass 0x20) turns by `Rx(−90°)` — the same turn as the
+/// axes, which carries Max's view direction −Z back onto glTF's −Z — and a light
+/// (superclass 0x30: spot, directional, omni, sky alike) by `Rx(+90°)`; without them every
+/// camera rotation is 90° off and every light rotation 90° the other way.
 fn local_in_file(pair: &Pair<'_, '_, '_>, r: usize, tick: f64, conversion: &Conversion) -> Result<DMat4, String> {
     let local = max_local_at(pair.tree, pair.matching, pair.reference, r, tick, &IN_MAX_AXES)?;
-    Ok(conversion.matrix * local * conversion.matrix.inverse())
+    let converted = conversion.matrix * local * conversion.matrix.inverse();
+    if !matches!(pair.reference.format, Format::Gltf) {
+        return Ok(converted);
+    }
+    let turn = |r: Option<usize>| {
+        let family = r.and_then(|r| pair.matching.max_of[r]).map(|m| pair.tree.family(&pair.tree.nodes[m]));
+        match family.as_deref() {
+            Some("camera") => DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2),
+            Some("light") => DMat4::from_rotation_x(std::f64::consts::FRAC_PI_2),
+            _ => DMat4::IDENTITY,
+        }
+    };
+    Ok(turn(pair.reference.nodes[r].parent).inverse() * converted * turn(Some(r)))
 }
 
 /// Max's own axes: the local matrices as Max holds them.
