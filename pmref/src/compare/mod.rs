@@ -31,6 +31,7 @@ mod mesh_match;
 mod modifiers;
 mod outcome;
 mod skin;
+mod skin_sets;
 pub(crate) mod tolerances;
 mod transforms;
 
