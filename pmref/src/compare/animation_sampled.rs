@@ -170,7 +170,7 @@ fn compare_track(
         return;
     }
     if track.path == TrackPath::Weights {
-        let why = "morph target weights: Max's Morpher channels are not evaluated by pmcore".to_string();
+        let why = morph_source(pair, track.node);
         tally.misses.entry("morph-weights-not-evaluated".into()).or_default().push(what.clone());
         tally.unsupported.get_or_insert((format!("{what}: {why}"), track.node, track.offset));
         return;
@@ -268,6 +268,28 @@ fn whole_tick(tick: f64) -> f64 {
         tick.round()
     } else {
         tick
+    }
+}
+
+/// Morpher modifier Class ID (the 3ds Max SDK's `MR3_CLASS_ID`).
+const MORPHER_CLASS_ID: [u32; 2] = [0x17bb6854, 0xa5cba2a3];
+
+/// Where a glTF morph-weights track comes from in Max, named for the `unsupported` triage:
+/// the node's Morpher modifier (`object #N`, Class ID), whose channel weights pmcore does
+/// not evaluate — never a guessed pass.
+fn morph_source(pair: &Pair<'_, '_, '_>, r: usize) -> String {
+    let index = pair.tree.index;
+    let morpher = pair.matching.max_of[r]
+        .and_then(|m| pmcore::eval::stack::stack_with_data(index, &index.objects[pair.tree.nodes[m].storage]))
+        .and_then(|(_, modifiers)| {
+            modifiers.into_iter().find(|m| m.object.class.as_ref().is_some_and(|c| c.class_id == MORPHER_CLASS_ID))
+        });
+    match morpher {
+        Some(m) => format!(
+            "object #{} (Morpher, Class ID 0x{:08x}, 0x{:08x}) is not an evaluable morph controller: its channel weights are not evaluated",
+            m.object.storage_index, MORPHER_CLASS_ID[0], MORPHER_CLASS_ID[1]
+        ),
+        None => "morph target weights without a Morpher modifier (Class ID 0x17bb6854, 0xa5cba2a3) on the Max node".into(),
     }
 }
 
