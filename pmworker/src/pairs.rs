@@ -10,7 +10,7 @@ use crate::exporter::ExportVerdict;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
-use pmref::compare::{compare_all, COMPARISONS};
+use pmref::compare::{compare_all_in_range, COMPARISONS};
 use pmref::pairs::{lookup, Lookup};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -84,7 +84,8 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
                 continue;
             }
         };
-        for c in compare_all(index, &scene, &reference.name) {
+        let range_start = pmcore::model::time_config::TimeConfig::of(file).ok().map(|t| t.start);
+        for c in compare_all_in_range(index, &scene, &reference.name, range_start) {
             let mut detail = c.detail;
             if let serde_json::Value::Object(map) = &mut detail {
                 map.insert("lookup".into(), json!(how));

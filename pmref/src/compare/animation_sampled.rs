@@ -8,7 +8,9 @@
 //! written by the Babylon.js exporter starts at the range of its animation group, which the
 //! exporter keeps in the Max scene root's user properties (`<guid> = Run;0;3360;2;3;…`,
 //! name, first and last tick, node handles — `RiggedElf.max`); a clip without a group
-//! (`All Animations`) starts at tick 0.
+//! (`All Animations`) is the whole timeline and starts at the scene's animation range start
+//! (Config 0x20B0): `AnimatedSpotlights.max` (24 fps) starts at tick −200, and its glTF key at
+//! 0 s holds Max's pose at tick −200 (read from tick 0, every later key is one frame late).
 //!
 //! Axes and units: ASE writes Max's own axes and units. Babylon writes every node's local
 //! transform turned into glTF's Y-up frame, `(x, y, z)` → `(x, z, −y)` (`AnimatedCubePosition`:
@@ -19,7 +21,7 @@
 
 use super::axes::Conversion;
 use super::matching::Pair;
-use super::matrices::max_local_at;
+use super::matrices::node_world;
 use super::outcome::{fail, locator};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::{Format, RefTrack, SampledAnimation, TrackPath};
@@ -80,6 +82,7 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>, sampled: &SampledAnimation, _name
     if let Value::Object(map) = &mut detail {
         map.insert("axes".into(), json!(conversion.note));
         map.insert("clip_starts".into(), json!(clips));
+        map.insert("scene_range_start_tick".into(), json!(pair.range_start));
         map.insert("curves_compared".into(), json!(tally.curves));
         map.insert("keys_compared".into(), json!(tally.keys));
         map.insert("keys_off".into(), json!(tally.keys_off));
@@ -165,7 +168,7 @@ fn compare_track(
 ) {
     let node = &pair.reference.nodes[track.node];
     let what = format!("{} {}", node.name, track.path.name());
-    if pair.matching.max_of[track.node].is_none() {
+    if max_node_of(pair, track.node).is_none() {
         tally.misses.entry("no-max-node".into()).or_default().push(what);
         return;
     }
@@ -175,14 +178,14 @@ fn compare_track(
         tally.unsupported.get_or_insert((format!("{what}: {why}"), track.node, track.offset));
         return;
     }
-    let start = match &track.clip {
-        Some(c) => clips.get(c).map(|(s, _)| *s as f64),
-        None => Some(0.0),
+    // A clip of a Babylon animation group starts at the group's first tick; any other clip
+    // (`All Animations`, or an unnamed one) is the whole timeline, from the scene's range start.
+    let group = track.clip.as_ref().and_then(|c| clips.get(c)).map(|(s, _)| *s);
+    let Some(start) = group.or(pair.range_start) else {
+        tally.misses.entry("range-start-unknown".into()).or_default().push(what);
+        return;
     };
-    let start = start.unwrap_or_else(|| {
-        // A clip without a Babylon animation group (`All Animations`): the whole timeline.
-        0.0
-    }) + sampled.start_seconds * TICKS_PER_SECOND;
+    let start = start as f64 + sampled.start_seconds * TICKS_PER_SECOND;
     tally.curves += 1;
     for (k, (&time, value)) in track.times.iter().zip(&track.values).enumerate() {
         let tick = whole_tick(start + time * TICKS_PER_SECOND);
@@ -196,9 +199,6 @@ fn compare_track(
         };
         let printed = track.printed_error.get(k).copied().unwrap_or(0.0);
         let (error, tolerance) = channel_error(&local, track.path, value, printed);
-        if std::env::var("PMDEBUG").is_ok() && k < 2 {
-            eprintln!("DBG {} {:?} k{k} tick {tick} err {error:.3e} max {} ref {value:?} parent {:?}", node.name, track.path, describe_channel(&local, track.path), node.parent.map(|p| pair.reference.nodes[p].name.clone()));
-        }
         tally.keys += 1;
         let ratio = error / tolerance;
         if tally.worst.as_ref().is_none_or(|w| ratio > w.ratio) {
@@ -240,25 +240,48 @@ fn compare_track(
 /// (superclass 0x30: spot, directional, omni, sky alike) by `Rx(+90°)`; without them every
 /// camera rotation is 90° off and every light rotation 90° the other way.
 fn local_in_file(pair: &Pair<'_, '_, '_>, r: usize, tick: f64, conversion: &Conversion) -> Result<DMat4, String> {
-    let local = max_local_at(pair.tree, pair.matching, pair.reference, r, tick, &IN_MAX_AXES)?;
+    let (tree, reference) = (pair.tree, pair.reference);
+    let m = max_node_of(pair, r).ok_or("no Max node of that name")?;
+    let world = node_world(tree, tree.nodes[m].storage, tick)?;
+    let local = match reference.nodes[r].parent {
+        Some(p) => {
+            let pm = max_node_of(pair, p).ok_or("the reference parent has no Max node")?;
+            let parent = node_world(tree, tree.nodes[pm].storage, tick).map_err(|e| format!("(parent) {e}"))?;
+            parent.inverse() * world
+        }
+        None => world,
+    };
     let converted = conversion.matrix * local * conversion.matrix.inverse();
-    if !matches!(pair.reference.format, Format::Gltf) {
+    if !matches!(reference.format, Format::Gltf) {
         return Ok(converted);
     }
     let turn = |r: Option<usize>| {
-        let family = r.and_then(|r| pair.matching.max_of[r]).map(|m| pair.tree.family(&pair.tree.nodes[m]));
+        let r = r.filter(|&r| pair.matching.max_of[r].is_some());
+        let family = r.and_then(|r| pair.matching.max_of[r]).map(|m| tree.family(&tree.nodes[m]));
         match family.as_deref() {
             Some("camera") => DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2),
             Some("light") => DMat4::from_rotation_x(std::f64::consts::FRAC_PI_2),
             _ => DMat4::IDENTITY,
         }
     };
-    Ok(turn(pair.reference.nodes[r].parent).inverse() * converted * turn(Some(r)))
+    Ok(turn(reference.nodes[r].parent).inverse() * converted * turn(Some(r)))
 }
 
-/// Max's own axes: the local matrices as Max holds them.
-const IN_MAX_AXES: Conversion =
-    Conversion { matrix: DMat4::IDENTITY, similarity: true, note: String::new(), roots_comparable: true };
+/// The Max node reference node `r` stands for: its name match, else — for a glTF light
+/// the Babylon exporter split in two — the Max light it wraps. Babylon (`AnimatedSpotlights`,
+/// generator `… 2020 vCustom.Build.Version`) writes a Max light `X` with children as a node
+/// `_X_` carrying `X`'s transform (and its animation) with the light itself as child `X`
+/// (the light's turn alone: rotation `Rx(−90°)`) beside `X`'s Max children. The wrapper is
+/// found by its name and that child; the light's own frame turn is then on the child, none
+/// on the wrapper.
+fn max_node_of(pair: &Pair<'_, '_, '_>, r: usize) -> Option<usize> {
+    pair.matching.max_of[r].or_else(|| {
+        let reference = pair.reference;
+        let inner = reference.nodes[r].name.strip_prefix('_')?.strip_suffix('_')?;
+        let child = reference.nodes.iter().position(|n| n.parent == Some(r) && n.name == inner)?;
+        pair.matching.max_of[child]
+    })
+}
 
 /// A key time read from `f32` seconds lands within 1e-2 tick of the whole tick the writer
 /// sampled (Babylon samples whole frames: 0.7 s is `f32` 0.699999988 = tick 3359.99994); it

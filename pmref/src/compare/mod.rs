@@ -80,9 +80,20 @@ const fn names() -> [&'static str; REGISTRY.len()] {
 
 /// Runs every comparison of `reference` (file `reference_name`) against the scene.
 pub fn compare_all(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &str) -> Vec<Comparison> {
+    compare_all_in_range(index, reference, reference_name, None)
+}
+
+/// [`compare_all`] knowing the Max scene's animation range start in ticks (Config 0x20B0,
+/// `pmcore::model::time_config`): a glTF clip that is the whole timeline starts there.
+pub fn compare_all_in_range(
+    index: &SceneIndex<'_>,
+    reference: &RefScene,
+    reference_name: &str,
+    range_start: Option<i64>,
+) -> Vec<Comparison> {
     let tree = MaxTree::of(index);
     let matching = match_nodes(reference, &tree);
-    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name };
+    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name, range_start };
     REGISTRY.iter().map(|entry| (entry.compare)(&pair)).collect()
 }
 
