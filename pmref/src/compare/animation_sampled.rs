@@ -9,8 +9,9 @@
 //! exporter keeps in the Max scene root's user properties (`<guid> = Run;0;3360;2;3;…`,
 //! name, first and last tick, node handles — `RiggedElf.max`); a clip without a group
 //! (`All Animations`) is the whole timeline and starts at the scene's animation range start
-//! (Config 0x20B0): `AnimatedSpotlights.max` (24 fps) starts at tick −200, and its glTF key at
-//! 0 s holds Max's pose at tick −200 (read from tick 0, every later key is one frame late).
+//! (Config 0x20B0): `AnimatedSpotlights.max` (24 fps) starts at tick 200 (frame 1), and its
+//! glTF key at 0 s holds Max's pose at tick 200 (read as tick 0, each key of the 443 is Max's
+//! pose one frame later: up to 6.5e-2 rad off).
 //!
 //! Axes and units: ASE writes Max's own axes and units. Babylon writes every node's local
 //! transform turned into glTF's Y-up frame, `(x, y, z)` → `(x, z, −y)` (`AnimatedCubePosition`:
