@@ -39,14 +39,16 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
     if !reference.format.has_animation() {
         return Comparison {
             name: NAME,
-            verdict: Verdict::Skip { reason: "format carries no animation curves".into() },
+            verdict: Verdict::Skip { reason: "reference carries no animation (its format has no curves)".into() },
             detail,
         };
     }
     if animated_curves.is_empty() {
         return Comparison {
             name: NAME,
-            verdict: Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() },
+            verdict: Verdict::Skip {
+                reason: "reference carries no animation (no transform curve with two or more keys)".into(),
+            },
             detail,
         };
     }

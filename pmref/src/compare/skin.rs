@@ -265,7 +265,12 @@ fn check_skin(pair: &Pair<'_, '_, '_>, s: &RefSkin, tally: &mut SkinTally) -> Op
             node.name, sets.reference_vertices, sets.max_vertices, sets.cut_to_four, sets.max_sets_unused
         ));
         let message = format!("skin of {:?}: {}", node.name, first?);
-        return Some(fail("t3-pairs-skin", message, locator(name, node), s.clusters.first().map_or(node.offset, |c| c.offset)));
+        return Some(fail(
+            "t3-pairs-skin",
+            message,
+            locator(name, node),
+            s.clusters.first().map_or(node.offset, |c| c.offset),
+        ));
     }
     let (what, offset) = compare_weights(&bones, &stored, s, &mut tally.weights)?;
     let message = format!("skin of {:?}: {what}", node.name);

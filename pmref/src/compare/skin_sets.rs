@@ -147,12 +147,14 @@ mod tests {
     #[test]
     fn more_than_four_bones_are_cut_to_the_first_four_stored_without_renormalising() {
         let bones: Vec<Option<String>> = ["a", "b", "c", "d", "e"].iter().map(|b| Some(b.to_string())).collect();
-        let stored = vec![VertexInfluences {
-            flags: 0,
-            influences: vec![(4, 0.1), (0, 0.4), (1, 0.3), (2, 0.1), (3, 0.1)],
-        }];
-        let clusters =
-            vec![cluster("e", &[0], &[0.1]), cluster("a", &[0], &[0.4]), cluster("b", &[0], &[0.3]), cluster("c", &[0], &[0.1])];
+        let stored =
+            vec![VertexInfluences { flags: 0, influences: vec![(4, 0.1), (0, 0.4), (1, 0.3), (2, 0.1), (3, 0.1)] }];
+        let clusters = vec![
+            cluster("e", &[0], &[0.1]),
+            cluster("a", &[0], &[0.4]),
+            cluster("b", &[0], &[0.3]),
+            cluster("c", &[0], &[0.1]),
+        ];
         let mut tally = SetTally::default();
         assert_eq!(compare_sets(&bones, &stored, &clusters, &mut tally), None);
         assert_eq!(tally.cut_to_four, 1);
