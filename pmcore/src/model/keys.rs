@@ -450,6 +450,22 @@ fn world_at_depth(
     Ok(world)
 }
 
+/// The world rotation of a Look At node at `position` looking at `target`, rolled by `roll`
+/// radians (see [`look_at_world`]); `None` on the vertical through the target.
+fn look_at_rotation(position: Vec3, target: Vec3, roll: f32) -> Option<glam::Mat4> {
+    let z = position - target;
+    let x = Vec3::Z.cross(z);
+    if z.length_squared() < 1e-12 || x.length_squared() < 1e-12 * z.length_squared() {
+        return None;
+    }
+    let (z, x) = (z.normalize(), x.normalize());
+    let y = z.cross(x);
+    Some(
+        glam::Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), glam::Vec4::W)
+            * glam::Mat4::from_rotation_z(roll),
+    )
+}
+
 /// The sub-controllers of a Look At controller.
 struct LookAtRefs {
     target: Option<usize>,
@@ -489,19 +505,12 @@ fn look_at_world(
     }
     let target_at = world_at_depth(index, target, tick, depth + 1)?.w_axis.truncate();
     let position = parent_world.transform_point3(position_at(index, refs.position, tick)?);
-    let z = position - target_at;
-    let x = Vec3::Z.cross(z);
-    if z.length_squared() < 1e-12 || x.length_squared() < 1e-12 * z.length_squared() {
-        return Err(unsupported("node on the vertical through its target: up direction not modelled"));
-    }
-    let (z, x) = (z.normalize(), x.normalize());
-    let y = z.cross(x);
     let roll = match refs.roll {
         Some(_) => float_at(index, refs.roll, tick)?,
         None => 0.0,
     };
-    let rotation = glam::Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), glam::Vec4::W)
-        * glam::Mat4::from_rotation_z(roll);
+    let rotation = look_at_rotation(position, target_at, roll)
+        .ok_or_else(|| unsupported("node on the vertical through its target: up direction not modelled"))?;
     let (scale, axis) = match refs.scale {
         Some(_) => scale_at(index, refs.scale, tick)?,
         None => (Vec3::ONE, Quat::IDENTITY),
@@ -721,5 +730,22 @@ mod tests {
         let next = ScaleKey { time: 0, in_tangent: Vec3::new(-6.487_433e-4, 0.0, 0.0), ..keys[0] };
         let v = sample_float_keys(&[keys[0].component(0), next.component(0)], -160.0).unwrap();
         assert!((v - 0.970755).abs() < 2e-6, "{v}");
+    }
+
+    #[test]
+    fn look_at_frame_is_hand_worked() {
+        // At (0, −10, 0) looking at the origin: z = (0, −1, 0) (from target to node),
+        // x = Z × z = (1, 0, 0), y = z × x = (0, 0, 1) — the view axis −z points at the target
+        // and the up axis is world Z.
+        let r = super::look_at_rotation(Vec3::new(0.0, -10.0, 0.0), Vec3::ZERO, 0.0).unwrap();
+        let close = |a: Vec3, b: Vec3| (a - b).length() < 1e-6;
+        assert!(close(r.x_axis.truncate(), Vec3::X) && close(r.y_axis.truncate(), Vec3::Z));
+        assert!(close(r.z_axis.truncate(), Vec3::NEG_Y));
+        // A roll of +90° turns x onto the unrolled y: x' = (0, 0, 1), y' = −x = (−1, 0, 0).
+        let rolled =
+            super::look_at_rotation(Vec3::new(0.0, -10.0, 0.0), Vec3::ZERO, std::f32::consts::FRAC_PI_2).unwrap();
+        assert!(close(rolled.x_axis.truncate(), Vec3::Z) && close(rolled.y_axis.truncate(), Vec3::NEG_X));
+        // Straight above the target: no horizontal direction, refused.
+        assert!(super::look_at_rotation(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 0.0).is_none());
     }
 }
