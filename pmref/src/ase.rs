@@ -345,4 +345,11 @@ mod tests {
         let bad = "*3DSMAX_ASCIIEXPORT 200\n*X {\n*CONTROL_POS_SAMPLE 0 nan 1\n}\n";
         assert!(matches!(read_scene(bad.as_bytes()), Err(AseError::Bad { line: 3, .. })));
     }
+
+    #[test]
+    fn every_truncation_reads_or_is_a_typed_error() {
+        for end in 0..SMALL.len() {
+            let _ = read_scene(&SMALL.as_bytes()[..end]);
+        }
+    }
 }

@@ -220,3 +220,28 @@ fn a_gltf_accessor_past_its_buffer_is_a_typed_error_and_a_failing_status() {
     let end = events.iter().find(|e| e["event"] == "end").unwrap();
     assert_eq!(end["status"], "fail", "{end}");
 }
+
+/// The real ASE files cut at every 31st byte and with one byte changed at every 31st
+/// position go through the `ase_reader` fuzz body: a scene or a typed error, never a panic.
+#[test]
+fn truncated_and_changed_real_ase_files_never_panic() {
+    let Some(anim) = anim() else { return };
+    let files = pmtests::manifest_files(&anim, |_| true);
+    let ase: Vec<PathBuf> = files
+        .iter()
+        .flat_map(|max| references(&anim, max))
+        .filter(|r| r.name.to_ascii_lowercase().ends_with(".ase"))
+        .map(|r| r.path)
+        .collect();
+    assert!(!ase.is_empty(), "the anim manifest lists ASE exports");
+    for path in ase {
+        let bytes = std::fs::read(&path).unwrap();
+        let body = bytes.strip_prefix(b"*3DSMAX_ASCIIEXPORT").unwrap_or(&bytes);
+        for end in (0..body.len()).step_by(31) {
+            pmtests::fuzz_targets::ase_reader(&body[..end]);
+            let mut changed = body.to_vec();
+            changed[end] = changed[end].wrapping_add(0x41);
+            pmtests::fuzz_targets::ase_reader(&changed);
+        }
+    }
+}
