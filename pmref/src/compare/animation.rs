@@ -96,6 +96,8 @@ struct Tally {
     root_offsets: Vec<(usize, DMat4)>,
     /// Poses compared on nodes below a root.
     child_poses: usize,
+    /// The pose farthest from Max relative to its tolerance: (error ÷ tolerance, its JSON).
+    worst: Option<(f64, Value)>,
 }
 
 impl Tally {
@@ -123,6 +125,7 @@ impl Tally {
             map.insert("misses".into(), json!(self.misses));
             map.insert("first_difference".into(), std::mem::take(&mut self.first_detail));
             map.insert("nodes_every_pose_equal".into(), json!(self.nodes_every_pose_equal));
+            map.insert("worst".into(), self.worst.take().map_or(Value::Null, |(_, w)| w));
             if let Some(common) = one_transform(self) {
                 map.insert("one_turn_and_scale_off_every_pose".into(), common);
             }
@@ -208,6 +211,16 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         let (t, l) = matrix_error(&max_local, &expected_ref);
         tally.max_t = tally.max_t.max(t);
         tally.max_l = tally.max_l.max(l);
+        let (ratio, channel, error, tolerance) = if t / POSITION_TOLERANCE >= l / LINEAR_TOLERANCE {
+            (t / POSITION_TOLERANCE, "translation", t, POSITION_TOLERANCE)
+        } else {
+            (l / LINEAR_TOLERANCE, "rotation_scale", l, LINEAR_TOLERANCE)
+        };
+        if tally.worst.as_ref().is_none_or(|(r, _)| ratio > *r) {
+            let worst = json!({ "node": node.name, "channel": channel, "fbx_time": time, "max_tick": tick,
+                "error": error, "tolerance": tolerance });
+            tally.worst = Some((ratio, worst));
+        }
         compared += 1;
         if node.parent.is_none() && max_local.determinant().abs() > f64::MIN_POSITIVE {
             tally.root_offsets.push((r, expected_ref * max_local.inverse()));
