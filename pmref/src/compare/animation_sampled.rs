@@ -361,21 +361,28 @@ fn describe_channel(local: &DMat4, path: TrackPath) -> Value {
 }
 
 /// The Babylon exporter's animation groups as the Max scene root keeps them (module notes):
-/// clip name → (first, last) tick.
+/// `babylonjs_AnimationList = <guid>;<guid>…` and per guid `name;first tick;last tick;node
+/// handles…`: clip name → (first, last) tick.
 pub(super) fn clip_starts(index: &SceneIndex<'_>) -> BTreeMap<String, (i64, i64)> {
     let mut out = BTreeMap::new();
     for o in index.objects.iter().filter(|o| o.is_node() && o.reference(0).is_none()) {
         let Some(text) = o.chunk.child(USER_PROPERTIES).and_then(|c| c.payload()).map(utf16) else { continue };
-        for line in text.lines() {
-            let Some((_, value)) = line.split_once(" = ") else { continue };
-            let fields: Vec<&str> = value.split(';').collect();
-            if let (Some(name), Some(Ok(first)), Some(Ok(last))) =
-                (fields.first(), fields.get(1).map(|f| f.trim().parse()), fields.get(2).map(|f| f.trim().parse()))
-            {
-                if fields.len() >= 3 && !name.starts_with("babylonjs_") {
-                    out.insert(name.to_string(), (first, last));
-                }
-            }
+        out.extend(babylon_groups(&text));
+    }
+    out
+}
+
+/// The animation groups of one user-property text (see [`clip_starts`]).
+fn babylon_groups(text: &str) -> BTreeMap<String, (i64, i64)> {
+    let properties: BTreeMap<&str, &str> = text.lines().filter_map(|l| l.split_once(" = ")).collect();
+    let mut out = BTreeMap::new();
+    let Some(list) = properties.get("babylonjs_AnimationList") else { return out };
+    for guid in list.split(';').map(str::trim).filter(|g| !g.is_empty()) {
+        let Some(fields) = properties.get(guid).map(|v| v.split(';').collect::<Vec<_>>()) else { continue };
+        if let (Some(name), Some(Ok(first)), Some(Ok(last))) =
+            (fields.first(), fields.get(1).map(|f| f.trim().parse()), fields.get(2).map(|f| f.trim().parse()))
+        {
+            out.insert(name.to_string(), (first, last));
         }
     }
     out
@@ -432,4 +439,29 @@ fn gltf_conversion(pair: &Pair<'_, '_, '_>) -> Result<Conversion, String> {
         note,
         roots_comparable: true,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn babylon_groups_are_the_listed_guids_only() {
+        // As `RiggedElf.max` stores them (two of its four groups), with a look-alike line.
+        let text = "babylonjs_gravity_x = 0,000000\r\n\
+            5c4fdaac-9a31-42f1-9c6a-064ec49bfb6e = Run;0;3360;2;3;4\r\n\
+            unlisted = Fake;5;6;7\r\n\
+            babylonjs_AnimationList = 5c4fdaac-9a31-42f1-9c6a-064ec49bfb6e;0a0f5ec7-ca43-48bc-8ab2-511f38021a30\r\n\
+            0a0f5ec7-ca43-48bc-8ab2-511f38021a30 = StepOver;3520;7680;2;3\r\n";
+        let groups = babylon_groups(text);
+        assert_eq!(groups.len(), 2);
+        assert_eq!((groups["Run"], groups["StepOver"]), ((0, 3360), (3520, 7680)));
+    }
+
+    #[test]
+    fn rotation_angle_reads_either_sign_and_small_angles() {
+        let a = DQuat::from_rotation_z(1e-6);
+        assert!((rotation_angle(DQuat::IDENTITY, a) - 1e-6).abs() < 1e-12);
+        assert!((rotation_angle(DQuat::IDENTITY, -a) - 1e-6).abs() < 1e-12);
+    }
 }
