@@ -17,7 +17,7 @@
 //! printed with 4 decimals: each key carries the bound of the rounding it may hold, which
 //! grows sample by sample for the rotation deltas ([`RefTrack::printed_error`]).
 
-use crate::scene::{Format, Interpolation, RefNode, RefScene, RefTrack, SampledAnimation, TrackPath};
+use crate::scene::{Format, Interpolation, RefNode, RefScene, RefTrack, SampledAnimation, TimeOrigin, TrackPath};
 use glam::{DMat4, DQuat, DVec3, DVec4};
 
 /// Half the last printed decimal (`%.4f`).
@@ -281,7 +281,7 @@ fn build(
         skins: Vec::new(),
         exporter_added: Vec::new(),
         position_resolution: Some(ASE_PRINT_STEP),
-        sampled: Some(SampledAnimation { tracks, start_seconds: 0.0, time_base }),
+        sampled: Some(SampledAnimation { tracks, origin: TimeOrigin::MaxZero, time_base }),
     })
 }
 

@@ -70,7 +70,7 @@ pub fn read_scene(json: &[u8], load: BufferLoader<'_>) -> Result<RefScene, GltfE
         skins,
         exporter_added: Vec::new(),
         position_resolution: None,
-        sampled: Some(SampledAnimation { tracks, start_seconds: 0.0, time_base }),
+        sampled: Some(SampledAnimation { tracks, origin: crate::scene::TimeOrigin::ClipStart, time_base }),
     })
 }
 

@@ -286,14 +286,26 @@ pub struct RefTrack {
     pub offset: u64,
 }
 
-/// Sampled animation of an ASE or glTF file.
+/// What a sampled track's times count from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeOrigin {
+    /// Seconds from Max's time 0 (ASE: its ticks over 4800).
+    MaxZero,
+    /// Seconds from the start of the track's clip (glTF), which the Max scene places.
+    ClipStart,
+    /// Frame numbers of the Max scene from its time 0, at the scene's frame rate (`.3ds`
+    /// keyframer keys, which declare no rate).
+    MaxFrames,
+}
+
+/// Sampled animation of an ASE, glTF or `.3ds` file.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SampledAnimation {
     /// The tracks.
     pub tracks: Vec<RefTrack>,
-    /// Seconds at the file's time 0 relative to Max's time 0 (ASE `*SCENE_FIRSTFRAME`);
-    /// glTF clips take their start from the Max scene (see `compare/animation_sampled.rs`).
-    pub start_seconds: f64,
+    /// What the track times count from.
+    pub origin: TimeOrigin,
     /// How the file's time base was read (for the report).
     pub time_base: String,
 }

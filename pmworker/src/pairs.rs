@@ -84,8 +84,8 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
                 continue;
             }
         };
-        let range_start = pmcore::model::time_config::TimeConfig::of(file).ok().map(|t| t.start);
-        for c in compare_all_in_range(index, &scene, &reference.name, range_start) {
+        let time = pmcore::model::time_config::TimeConfig::of(file).ok();
+        for c in compare_all_in_range(index, &scene, &reference.name, time) {
             let mut detail = c.detail;
             if let serde_json::Value::Object(map) = &mut detail {
                 map.insert("lookup".into(), json!(how));

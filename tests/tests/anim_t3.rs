@@ -22,7 +22,7 @@ fn compare_bytes(max_bytes: &[u8], reference: &ReferenceFile) -> Vec<Comparison>
     let file = pmcore::MaxFile::new(ole);
     let trees = SceneTrees::of(&file).expect("Scene parses");
     let index = trees.index().expect("Scene root");
-    let start = pmcore::model::time_config::TimeConfig::of(&file).ok().map(|t| t.start);
+    let start = pmcore::model::time_config::TimeConfig::of(&file).ok();
     let scene = pmref::pairs::read(reference).unwrap_or_else(|e| panic!("{}: {e}", reference.name));
     compare_all_in_range(&index, &scene, &reference.name, start)
 }

@@ -25,7 +25,7 @@ use super::matching::Pair;
 use super::matrices::node_world;
 use super::outcome::{fail, locator};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
-use crate::scene::{Format, RefTrack, SampledAnimation, TrackPath};
+use crate::scene::{Format, RefTrack, SampledAnimation, TimeOrigin, TrackPath};
 use glam::{DMat4, DQuat, DVec3};
 use pmcore::model::scene_index::SceneIndex;
 use pmcore::verify::Verdict;
@@ -83,7 +83,8 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>, sampled: &SampledAnimation, _name
     if let Value::Object(map) = &mut detail {
         map.insert("axes".into(), json!(conversion.note));
         map.insert("clip_starts".into(), json!(clips));
-        map.insert("scene_range_start_tick".into(), json!(pair.range_start));
+        map.insert("scene_range_start_tick".into(), json!(pair.time.map(|t| t.start)));
+        map.insert("scene_frame_rate".into(), json!(pair.time.map(|t| t.frame_rate)));
         map.insert("curves_compared".into(), json!(tally.curves));
         map.insert("keys_compared".into(), json!(tally.keys));
         map.insert("keys_off".into(), json!(tally.keys_off));
@@ -179,17 +180,23 @@ fn compare_track(
         tally.unsupported.get_or_insert((format!("{what}: {why}"), track.node, track.offset));
         return;
     }
-    // A clip of a Babylon animation group starts at the group's first tick; any other clip
-    // (`All Animations`, or an unnamed one) is the whole timeline, from the scene's range start.
+    // ASE counts from Max's time 0. A glTF clip of a Babylon animation group starts at the
+    // group's first tick; any other clip (`All Animations`, or an unnamed one) is the whole
+    // timeline, from the scene's range start. `.3ds` keys are frames at the scene's rate.
     let group = track.clip.as_ref().and_then(|c| clips.get(c)).map(|(s, _)| *s);
-    let Some(start) = group.or(pair.range_start) else {
-        tally.misses.entry("range-start-unknown".into()).or_default().push(what);
+    let (start, per_unit) = match sampled.origin {
+        TimeOrigin::MaxZero => (Some(0), Some(TICKS_PER_SECOND)),
+        TimeOrigin::ClipStart => (group.or(pair.time.map(|t| t.start)), Some(TICKS_PER_SECOND)),
+        TimeOrigin::MaxFrames => (Some(0), pair.time.map(|t| TICKS_PER_SECOND / t.frame_rate as f64)),
+    };
+    let (Some(start), Some(per_unit)) = (start, per_unit) else {
+        tally.misses.entry("time-configuration-unknown".into()).or_default().push(what);
         return;
     };
-    let start = start as f64 + sampled.start_seconds * TICKS_PER_SECOND;
+    let start = start as f64;
     tally.curves += 1;
     for (k, (&time, value)) in track.times.iter().zip(&track.values).enumerate() {
-        let tick = whole_tick(start + time * TICKS_PER_SECOND);
+        let tick = whole_tick(start + time * per_unit);
         let local = match local_in_file(pair, track.node, tick, conversion) {
             Ok(l) => l,
             Err(why) => {

@@ -83,17 +83,18 @@ pub fn compare_all(index: &SceneIndex<'_>, reference: &RefScene, reference_name:
     compare_all_in_range(index, reference, reference_name, None)
 }
 
-/// [`compare_all`] knowing the Max scene's animation range start in ticks (Config 0x20B0,
-/// `pmcore::model::time_config`): a glTF clip that is the whole timeline starts there.
+/// [`compare_all`] knowing the Max scene's time configuration (Config 0x20B0,
+/// `pmcore::model::time_config`): a glTF clip that is the whole timeline starts at the
+/// animation range start; `.3ds` keys count frames at its frame rate.
 pub fn compare_all_in_range(
     index: &SceneIndex<'_>,
     reference: &RefScene,
     reference_name: &str,
-    range_start: Option<i64>,
+    time: Option<pmcore::model::time_config::TimeConfig>,
 ) -> Vec<Comparison> {
     let tree = MaxTree::of(index);
     let matching = match_nodes(reference, &tree);
-    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name, range_start };
+    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name, time };
     REGISTRY.iter().map(|entry| (entry.compare)(&pair)).collect()
 }
 
