@@ -34,12 +34,15 @@ if [ -d "$pairs" ]; then
   done
 fi
 # ase_reader: the ASE files of ../shared/corpus/anim without their first word (the body
-# prepends `*3DSMAX_ASCIIEXPORT `), and the small glTF documents as they are.
+# prepends `*3DSMAX_ASCIIEXPORT `), and the .3ds and small glTF files as they are.
 anim=../shared/corpus/anim
 mkdir -p fuzz/corpus/ase_reader
 if [ -d "$anim" ]; then
   find "$anim" -iname '*.ase' | while read -r f; do
     sed '1s/^\*3DSMAX_ASCIIEXPORT[[:space:]]*//' "$f" > "fuzz/corpus/ase_reader/$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+  find "$anim" -iname '*.3ds' | while read -r f; do
+    cp -f "$f" "fuzz/corpus/ase_reader/3ds-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
   done
   find "$anim" -iname '*.gltf' -size -200k | while read -r f; do
     cp -f "$f" "fuzz/corpus/ase_reader/gltf-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"

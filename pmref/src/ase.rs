@@ -290,7 +290,7 @@ fn build(
 /// absolute, each later one the delta since the previous (see the module notes). Each
 /// printed sample may be off by 5e-5 in its angle and by 5e-5 in each axis component (an
 /// angle error of up to `θ · 1e-4`), and the errors add up along the deltas.
-fn absolute_rotations(samples: &[(i64, DVec3, f64)]) -> (Vec<Vec<f64>>, Vec<f64>) {
+pub(crate) fn absolute_rotations(samples: &[(i64, DVec3, f64)]) -> (Vec<Vec<f64>>, Vec<f64>) {
     let mut current = DQuat::IDENTITY;
     let mut bound = 0.0;
     let mut values = Vec::with_capacity(samples.len());

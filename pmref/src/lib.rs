@@ -15,6 +15,7 @@ pub mod obj;
 pub mod pairs;
 pub mod scene;
 pub mod skel_conventions;
+pub mod three_ds;
 pub mod triage;
 pub mod x;
 
@@ -38,6 +39,9 @@ pub enum ReadError {
     /// glTF 2.0.
     #[error("glTF: {0}")]
     Gltf(#[from] gltf_file::GltfError),
+    /// `.3ds` keyframer.
+    #[error(".3ds: {0}")]
+    ThreeDs(#[from] three_ds::ThreeDsError),
     /// A reference kind listed in a manifest that no reader takes yet, with why: the caller
     /// reports it as a skip of every comparison, never a failure of the `.max`.
     #[error("{0}")]
@@ -49,11 +53,6 @@ pub enum ReadError {
     #[error("no reader for {0:?} files")]
     Unknown(String),
 }
-
-/// Why a `.3ds` beside an ASE is not compared: its keyframer tracks (chunk 0xB000) would
-/// need a reader of their own (TCB keys with their own spline rules); none is written.
-pub const THREE_DS_NOT_READ: &str =
-    ".3ds keyframer tracks (chunk 0xB000, TCB keys) are not read: no reader for them is written; the ASE beside it carries the same scene's animation";
 
 /// Reads a reference by its extension (`fbx`, `obj`, `x`, `ase`, case-insensitive); a
 /// glTF needs its buffers: [`read_reference_with`].
@@ -74,7 +73,7 @@ pub fn read_reference_with(
         "x" => Ok(x::read_scene(bytes)?),
         "ase" => Ok(ase::read_scene(bytes)?),
         "gltf" => Ok(gltf_file::read_scene(bytes, load)?),
-        "3ds" => Err(ReadError::NotRead(THREE_DS_NOT_READ.into())),
+        "3ds" => Ok(three_ds::read_scene(bytes)?),
         other => Err(ReadError::Unknown(other.to_string())),
     }
 }

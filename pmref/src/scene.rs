@@ -18,6 +18,8 @@ pub enum Format {
     Ase(u32),
     /// glTF 2.0 (`.gltf` + buffers), with the writer named by `asset.generator`.
     Gltf,
+    /// `.3ds` keyframer tracks.
+    ThreeDs,
 }
 
 impl Format {
@@ -28,7 +30,7 @@ impl Format {
 
     /// Does this format carry animation curves? (`.x` may, but this reader does not look.)
     pub fn has_animation(&self) -> bool {
-        matches!(self, Format::Fbx(_) | Format::Ase(_) | Format::Gltf)
+        matches!(self, Format::Fbx(_) | Format::Ase(_) | Format::Gltf | Format::ThreeDs)
     }
 }
 

@@ -141,7 +141,8 @@ pub fn property_set(data: &[u8]) {
 /// `ase_reader`: any text after `*3DSMAX_ASCIIEXPORT ` through the ASE reader
 /// (`pmref::ase`): a scene or a typed error, never a panic; a scene's rotation tracks hold
 /// unit quaternions and every track as many values as key times. The same bytes as a glTF
-/// document whose every buffer is those bytes exercise the glTF reader's accessor bounds.
+/// document whose every buffer is those bytes exercise the glTF reader's accessor bounds, and
+/// the `.3ds` keyframer reader takes them as they are.
 pub fn ase_reader(data: &[u8]) {
     let mut bytes = b"*3DSMAX_ASCIIEXPORT ".to_vec();
     bytes.extend_from_slice(data);
@@ -157,6 +158,7 @@ pub fn ase_reader(data: &[u8]) {
         }
     }
     let _ = pmref::gltf_file::read_scene(data, &|_| Some(data.to_vec()));
+    let _ = pmref::three_ds::read_scene(data);
 }
 
 /// The reference readers (`pmref`: binary FBX records and scene, OBJ, `.x`): never panic;

@@ -72,7 +72,7 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>, sampled: &SampledAnimation, _name
         _ => Conversion {
             matrix: DMat4::IDENTITY,
             similarity: true,
-            note: "ASE: Max's own axes and units".into(),
+            note: "Max's own axes and units (ASE, .3ds)".into(),
             roots_comparable: true,
         },
     };
