@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig biped_keytracks}"
+targets="${TARGETS:-chunk_parse header_forms ole_open typed_pipeline param_block property_set reference_readers ase_reader nel_skel nel_mesh nel_mesh_mrm_skinned nel_anim nel_ig biped_keytracks}"
 shared=../shared/corpus/public
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
@@ -31,6 +31,21 @@ if [ -d "$pairs" ]; then
   done
   find "$pairs" -iname '*.x' -size -400k | while read -r f; do
     { printf '\x02'; tail -c +17 "$f"; } > "fuzz/corpus/reference_readers/x-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+fi
+# ase_reader: the ASE files of ../shared/corpus/anim without their first word (the body
+# prepends `*3DSMAX_ASCIIEXPORT `), and the .3ds and small glTF files as they are.
+anim=../shared/corpus/anim
+mkdir -p fuzz/corpus/ase_reader
+if [ -d "$anim" ]; then
+  find "$anim" -iname '*.ase' | while read -r f; do
+    sed '1s/^\*3DSMAX_ASCIIEXPORT[[:space:]]*//' "$f" > "fuzz/corpus/ase_reader/$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+  find "$anim" -iname '*.3ds' | while read -r f; do
+    cp -f "$f" "fuzz/corpus/ase_reader/3ds-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
+  done
+  find "$anim" -iname '*.gltf' -size -200k | while read -r f; do
+    cp -f "$f" "fuzz/corpus/ase_reader/gltf-$(basename "$f" | tr -c 'A-Za-z0-9.' _)"
   done
 fi
 # NeL targets get the real NeL files without the head their body prepends (tag, pointer

@@ -54,6 +54,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ObjError> {
         skins: Vec::new(),
         exporter_added: Vec::new(),
         position_resolution: Some(resolution(bytes)),
+        sampled: None,
     })
 }
 

@@ -1,5 +1,5 @@
 //! Finding the references of a `.max` among pairs folders: a folder with a `manifest.tsv`
-//! (columns `max` and `exports`, exports separated by ` ; `, paths relative to the folder,
+//! (columns `max` and `exports`, exports separated by ` ; ` or `,` — `../anim` uses commas), paths relative to the folder,
 //! `../wild/x.max` allowed), or a folder laid out like one without a manifest (each export
 //! beside a `.max` of the same stem, or anywhere below with that stem).
 //!
@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 /// Export kinds the readers take.
-pub const EXPORT_EXTENSIONS: [&str; 3] = ["fbx", "obj", "x"];
+pub const EXPORT_EXTENSIONS: [&str; 6] = ["fbx", "obj", "x", "ase", "gltf", "3ds"];
 
 /// One reference export of a `.max`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ fn rows_of(folder: &Path) -> Result<Vec<Row>, String> {
                 let cells: Vec<&str> = l.split('\t').collect();
                 let exports = cells
                     .get(exports_col)?
-                    .split(';')
+                    .split([';', ','])
                     .map(str::trim)
                     .filter(|e| is_export(Path::new(e)))
                     .map(str::to_string)
@@ -114,6 +114,23 @@ fn has_extension(p: &Path, ext: &str) -> bool {
 
 fn is_export(p: &Path) -> bool {
     EXPORT_EXTENSIONS.iter().any(|e| has_extension(p, e))
+}
+
+/// Reads one reference; a glTF's buffers are loaded from beside it (a URI that leaves that
+/// folder is not followed).
+pub fn read(reference: &ReferenceFile) -> Result<crate::scene::RefScene, crate::ReadError> {
+    let bytes = std::fs::read(&reference.path)
+        .map_err(|e| crate::ReadError::Io(format!("{}: {e}", reference.path.display())))?;
+    let extension = reference.path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+    let folder = reference.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let load = |uri: &str| -> Option<Vec<u8>> {
+        let relative = Path::new(uri);
+        if relative.is_absolute() || relative.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            return None;
+        }
+        std::fs::read(folder.join(relative)).ok()
+    };
+    crate::read_reference_with(&extension, &bytes, &load)
 }
 
 fn canonical(p: &Path) -> Option<PathBuf> {

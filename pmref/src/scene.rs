@@ -14,6 +14,12 @@ pub enum Format {
     Obj,
     /// DirectX `.x` (frames with matrices).
     X,
+    /// 3ds Max's own ASCII export (`*3DSMAX_ASCIIEXPORT`), version ×100.
+    Ase(u32),
+    /// glTF 2.0 (`.gltf` + buffers), with the writer named by `asset.generator`.
+    Gltf,
+    /// `.3ds` keyframer tracks.
+    ThreeDs,
 }
 
 impl Format {
@@ -24,7 +30,7 @@ impl Format {
 
     /// Does this format carry animation curves? (`.x` may, but this reader does not look.)
     pub fn has_animation(&self) -> bool {
-        matches!(self, Format::Fbx(_))
+        matches!(self, Format::Fbx(_) | Format::Ase(_) | Format::Gltf | Format::ThreeDs)
     }
 }
 
@@ -214,6 +220,96 @@ pub struct RefScene {
     /// Half the last printed decimal of text positions (OBJ writes 4 decimals: 5e-5);
     /// `None` for binary formats, whose floats carry their own precision.
     pub position_resolution: Option<f64>,
+    /// ASE and glTF: per-channel sampled tracks (FBX keeps its per-component `curves`).
+    pub sampled: Option<SampledAnimation>,
+}
+
+/// The channel a sampled track drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackPath {
+    /// Local translation (3 values, file units).
+    Translation,
+    /// Local rotation (quaternion `x, y, z, w`, right-handed, column vectors).
+    Rotation,
+    /// Local scale (3 values).
+    Scale,
+    /// Morph target weights (one value per target).
+    Weights,
+}
+
+impl TrackPath {
+    /// The name reports use (`translation`, `rotation`, `scale`, `weights`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TrackPath::Translation => "translation",
+            TrackPath::Rotation => "rotation",
+            TrackPath::Scale => "scale",
+            TrackPath::Weights => "weights",
+        }
+    }
+}
+
+/// How a track's value runs between its keys (the writer's declared interpolation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interpolation {
+    /// Linear (slerp for rotations).
+    Linear,
+    /// Held until the next key.
+    Step,
+    /// Cubic Hermite with stored tangents (glTF `CUBICSPLINE`: in-tangent, value,
+    /// out-tangent per key).
+    CubicSpline,
+}
+
+/// One sampled track: key times in seconds from the start of its clip, the value at each.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RefTrack {
+    /// Node index.
+    pub node: usize,
+    /// Channel.
+    pub path: TrackPath,
+    /// The clip (glTF `animations[].name`) this track belongs to; `None` when the file has
+    /// one unnamed timeline.
+    pub clip: Option<String>,
+    /// Key times in seconds from the clip's start.
+    pub times: Vec<f64>,
+    /// Values per key (3 for translation/scale, 4 for rotation, n for weights; cubic spline
+    /// keys hold only the value here).
+    pub values: Vec<Vec<f64>>,
+    /// Declared interpolation.
+    pub interpolation: Interpolation,
+    /// Per key, the error the writer's printing may have left in that key's value (ASE
+    /// prints 4 decimals and its rotation keys are deltas, so the bound grows key by key);
+    /// empty for binary values.
+    pub printed_error: Vec<f64>,
+    /// Where the track is in the file (byte offset of its record or accessor).
+    pub offset: u64,
+}
+
+/// What a sampled track's times count from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeOrigin {
+    /// Seconds from Max's time 0 (ASE: its ticks over 4800).
+    MaxZero,
+    /// Seconds from the start of the track's clip (glTF), which the Max scene places.
+    ClipStart,
+    /// Frame numbers of the Max scene from its time 0, at the scene's frame rate (`.3ds`
+    /// keyframer keys, which declare no rate).
+    MaxFrames,
+}
+
+/// Sampled animation of an ASE, glTF or `.3ds` file.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SampledAnimation {
+    /// The tracks.
+    pub tracks: Vec<RefTrack>,
+    /// What the track times count from.
+    pub origin: TimeOrigin,
+    /// How the file's time base was read (for the report).
+    pub time_base: String,
 }
 
 impl RefScene {

@@ -329,6 +329,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, XError> {
         skins: Vec::new(),
         exporter_added: Vec::new(),
         position_resolution: None,
+        sampled: None,
     })
 }
 

@@ -10,7 +10,7 @@ use crate::exporter::ExportVerdict;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
-use pmref::compare::{compare_all, COMPARISONS};
+use pmref::compare::{compare_all_in_range, COMPARISONS};
 use pmref::pairs::{lookup, Lookup};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -64,12 +64,15 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
             ));
             continue;
         };
-        let extension = reference.path.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
-        let scene = std::fs::read(&reference.path)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| pmref::read_reference(&extension, &bytes).map_err(|e| e.to_string()));
-        let scene = match scene {
+        let scene = match pmref::pairs::read(&reference) {
             Ok(s) => Arc::new(s),
+            Err(pmref::ReadError::NotRead(reason)) => {
+                out.extend(COMPARISONS.iter().map(|c| {
+                    let verdict = Verdict::Skip { reason: format!("reference not read: {reason}") };
+                    ExportVerdict::new(format!("pairs/{c}/{}", reference.name), verdict, Some(json!({ "lookup": how })))
+                }));
+                continue;
+            }
             Err(e) => {
                 let message = format!("{}: {e}", reference.path.display());
                 out.extend(fail_all(
@@ -81,7 +84,8 @@ pub fn run(source: &str, file: &MaxFile, folders: &[PathBuf], sink: &mut dyn Sin
                 continue;
             }
         };
-        for c in compare_all(index, &scene, &reference.name) {
+        let time = pmcore::model::time_config::TimeConfig::of(file).ok();
+        for c in compare_all_in_range(index, &scene, &reference.name, time) {
             let mut detail = c.detail;
             if let serde_json::Value::Object(map) = &mut detail {
                 map.insert("lookup".into(), json!(how));

@@ -138,6 +138,29 @@ pub fn property_set(data: &[u8]) {
     }
 }
 
+/// `ase_reader`: any text after `*3DSMAX_ASCIIEXPORT ` through the ASE reader
+/// (`pmref::ase`): a scene or a typed error, never a panic; a scene's rotation tracks hold
+/// unit quaternions and every track as many values as key times. The same bytes as a glTF
+/// document whose every buffer is those bytes exercise the glTF reader's accessor bounds, and
+/// the `.3ds` keyframer reader takes them as they are.
+pub fn ase_reader(data: &[u8]) {
+    let mut bytes = b"*3DSMAX_ASCIIEXPORT ".to_vec();
+    bytes.extend_from_slice(data);
+    if let Ok(scene) = pmref::ase::read_scene(&bytes) {
+        for t in scene.sampled.iter().flat_map(|s| &s.tracks) {
+            assert_eq!(t.times.len(), t.values.len(), "a track with {} times", t.times.len());
+            if t.path == pmref::scene::TrackPath::Rotation {
+                for q in &t.values {
+                    let n: f64 = q.iter().map(|v| v * v).sum();
+                    assert!((n - 1.0).abs() < 1e-6 || !n.is_finite(), "rotation {q:?} not unit");
+                }
+            }
+        }
+    }
+    let _ = pmref::gltf_file::read_scene(data, &|_| Some(data.to_vec()));
+    let _ = pmref::three_ds::read_scene(data);
+}
+
 /// The reference readers (`pmref`: binary FBX records and scene, OBJ, `.x`): never panic;
 /// the first byte picks the reader so one corpus reaches all three. FBX records that read
 /// must write and read back to the same records.
@@ -312,6 +335,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("param_block", param_block),
     ("property_set", property_set),
     ("reference_readers", reference_readers),
+    ("ase_reader", ase_reader),
     ("nel_skel", nel_skel),
     ("nel_mesh", nel_mesh),
     ("nel_mesh_mrm_skinned", nel_mesh_mrm_skinned),

@@ -423,11 +423,25 @@ pub fn prs_local_at(
     })
 }
 
-/// World matrix of `node` at `tick` (parents' sampled locals accumulated from the root).
+/// World matrix of `node` at `tick` (parents' sampled locals accumulated from the root; a
+/// Look At node's world rotation from its target, see [`look_at_world`]).
 pub fn world_matrix_at(
     index: &SceneIndex<'_>,
     node: &SceneObject<'_>,
     tick: f64,
+) -> Result<glam::Mat4, ControllerError> {
+    world_at_depth(index, node, tick, 0)
+}
+
+/// Targets looked at through targets deeper than this are refused (a loop of Look At
+/// nodes has no world matrix).
+const LOOK_AT_DEPTH: usize = 8;
+
+fn world_at_depth(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+    tick: f64,
+    depth: usize,
 ) -> Result<glam::Mat4, ControllerError> {
     let mut chain = vec![node];
     let mut current = node;
@@ -440,9 +454,84 @@ pub fn world_matrix_at(
     }
     let mut world = glam::Mat4::IDENTITY;
     for n in chain.iter().rev() {
-        world *= local_transform_at(index, n, tick)?.matrix();
+        world = match controllers::transform_refs(index, n)? {
+            controllers::TransformRefs::LookAt { target, position, roll, scale } => {
+                let refs = LookAtRefs { target, position, roll, scale };
+                look_at_world(index, n, &refs, &world, tick, depth)?
+            }
+            controllers::TransformRefs::Prs { .. } => world * local_transform_at(index, n, tick)?.matrix(),
+        };
     }
     Ok(world)
+}
+
+/// The world rotation of a Look At node at `position` looking at `target`, rolled by `roll`
+/// radians (see [`look_at_world`]); `None` on the vertical through the target.
+fn look_at_rotation(position: Vec3, target: Vec3, roll: f32) -> Option<glam::Mat4> {
+    let z = position - target;
+    let x = Vec3::Z.cross(z);
+    if z.length_squared() < 1e-12 || x.length_squared() < 1e-12 * z.length_squared() {
+        return None;
+    }
+    let (z, x) = (z.normalize(), x.normalize());
+    let y = z.cross(x);
+    Some(
+        glam::Mat4::from_cols(x.extend(0.0), y.extend(0.0), z.extend(0.0), glam::Vec4::W)
+            * glam::Mat4::from_rotation_z(roll),
+    )
+}
+
+/// The sub-controllers of a Look At controller.
+struct LookAtRefs {
+    target: Option<usize>,
+    position: Option<usize>,
+    roll: Option<usize>,
+    scale: Option<usize>,
+}
+
+/// A Look At node's world matrix: its position (the position controller, relative to the
+/// parent) and a rotation that depends on the target alone — local +Z points from the
+/// target to the node, local +X lies in the world XY plane (`world Z × z`), +Y completes
+/// the right-handed frame — turned by the roll angle about local Z, then the node's scale.
+/// Measured on `assimp/CameraRollAnim.ase` (Max 2009's own ASCII export): Camera01 at
+/// (−152.36, 3.25, 22.79) looking at its target (−36.51, −0.24, 25.04) has `*TM_ROW2`
+/// (−0.9994, 0.0301, −0.0194) = normalize(camera − target) and `*TM_ROW0`
+/// (−0.0301, −0.9995, 0) = normalize(Z × row2). The roll turns the frame by +roll (the
+/// float controller's value, radians) about local Z: with −roll, Camera01's 121 rotation
+/// samples of `CameraRollAnim.ase` miss by 1.8e-3 rad at frame 0 (beyond the file's printing
+/// bound, 8.7e-4); with +roll every one is within 2.1e-4. A node straight above or below its
+/// target (no horizontal direction) is refused, not guessed.
+fn look_at_world(
+    index: &SceneIndex<'_>,
+    node: &SceneObject<'_>,
+    refs: &LookAtRefs,
+    parent_world: &glam::Mat4,
+    tick: f64,
+    depth: usize,
+) -> Result<glam::Mat4, ControllerError> {
+    let unsupported = |class: &str| ControllerError::Unsupported {
+        object: node.reference(0).unwrap_or(usize::MAX),
+        class: format!("Look At ({class})"),
+        role: "transform",
+    };
+    let target = refs.target.and_then(|t| index.get(t)).filter(|t| t.is_node()).ok_or(unsupported("no target node"))?;
+    if depth >= LOOK_AT_DEPTH {
+        return Err(unsupported("targets chained deeper than 8"));
+    }
+    let target_at = world_at_depth(index, target, tick, depth + 1)?.w_axis.truncate();
+    let position = parent_world.transform_point3(position_at(index, refs.position, tick)?);
+    let roll = match refs.roll {
+        Some(_) => float_at(index, refs.roll, tick)?,
+        None => 0.0,
+    };
+    let rotation = look_at_rotation(position, target_at, roll)
+        .ok_or_else(|| unsupported("node on the vertical through its target: up direction not modelled"))?;
+    let (scale, axis) = match refs.scale {
+        Some(_) => scale_at(index, refs.scale, tick)?,
+        None => (Vec3::ONE, Quat::IDENTITY),
+    };
+    let axis = glam::Mat4::from_quat(axis.normalize());
+    Ok(glam::Mat4::from_translation(position) * rotation * axis * glam::Mat4::from_scale(scale) * axis.inverse())
 }
 
 /// Does any transform sub-controller of `node` (PRS slots, and the float controllers under
@@ -656,5 +745,22 @@ mod tests {
         let next = ScaleKey { time: 0, in_tangent: Vec3::new(-6.487_433e-4, 0.0, 0.0), ..keys[0] };
         let v = sample_float_keys(&[keys[0].component(0), next.component(0)], -160.0).unwrap();
         assert!((v - 0.970755).abs() < 2e-6, "{v}");
+    }
+
+    #[test]
+    fn look_at_frame_is_hand_worked() {
+        // At (0, −10, 0) looking at the origin: z = (0, −1, 0) (from target to node),
+        // x = Z × z = (1, 0, 0), y = z × x = (0, 0, 1) — the view axis −z points at the target
+        // and the up axis is world Z.
+        let r = super::look_at_rotation(Vec3::new(0.0, -10.0, 0.0), Vec3::ZERO, 0.0).unwrap();
+        let close = |a: Vec3, b: Vec3| (a - b).length() < 1e-6;
+        assert!(close(r.x_axis.truncate(), Vec3::X) && close(r.y_axis.truncate(), Vec3::Z));
+        assert!(close(r.z_axis.truncate(), Vec3::NEG_Y));
+        // A roll of +90° turns x onto the unrolled y: x' = (0, 0, 1), y' = −x = (−1, 0, 0).
+        let rolled =
+            super::look_at_rotation(Vec3::new(0.0, -10.0, 0.0), Vec3::ZERO, std::f32::consts::FRAC_PI_2).unwrap();
+        assert!(close(rolled.x_axis.truncate(), Vec3::Z) && close(rolled.y_axis.truncate(), Vec3::NEG_X));
+        // Straight above the target: no horizontal direction, refused.
+        assert!(super::look_at_rotation(Vec3::new(0.0, 0.0, 5.0), Vec3::ZERO, 0.0).is_none());
     }
 }

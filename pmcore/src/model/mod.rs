@@ -32,7 +32,7 @@ pub mod scene_index;
 pub(crate) mod scene_use;
 pub mod skin;
 pub mod streams;
-pub(crate) mod time_config;
+pub mod time_config;
 pub(crate) mod value;
 pub mod writer;
 

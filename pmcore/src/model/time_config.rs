@@ -17,11 +17,11 @@ const FRAME_RATE: u16 = 0x0010;
 const RANGE_START: u16 = 0x0050;
 const RANGE_END: u16 = 0x0060;
 /// Ticks per second: Max's time unit is 1/4800 s.
-pub(crate) const TICKS_PER_SECOND: i64 = 4800;
+pub const TICKS_PER_SECOND: i64 = 4800;
 
 /// What the summary needs of the time configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TimeConfig {
+pub struct TimeConfig {
     /// Frames per second (positive).
     pub frame_rate: i64,
     /// Animation range start in ticks.
@@ -32,7 +32,7 @@ pub(crate) struct TimeConfig {
 
 impl TimeConfig {
     /// Reads the time configuration of `file`; `Err` says what is missing.
-    pub(crate) fn of(file: &MaxFile) -> Result<TimeConfig, String> {
+    pub fn of(file: &MaxFile) -> Result<TimeConfig, String> {
         let config = file.tree_of("Config").ok_or("no Config stream")?;
         let block = config
             .iter()
@@ -59,7 +59,7 @@ impl TimeConfig {
 
     /// The frame a time in ticks falls on at this rate, rounded down as Max's frame
     /// counter does.
-    pub(crate) fn frame(&self, ticks: i64) -> i64 {
+    pub fn frame(&self, ticks: i64) -> i64 {
         (ticks * self.frame_rate).div_euclid(TICKS_PER_SECOND)
     }
 }

@@ -22,6 +22,10 @@ pub(super) const NAME: &str = "animation";
 /// tolerances as `transforms`.
 pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
     let (m, reference) = (pair.matching, pair.reference);
+    if let Some(sampled) = &reference.sampled {
+        let (verdict, detail) = super::animation_sampled::compare(pair, sampled, NAME);
+        return Comparison { name: NAME, verdict, detail };
+    }
     let animated_curves: Vec<_> = reference.curves.iter().filter(|c| c.times.len() >= 2).collect();
     let keys: usize = animated_curves.iter().map(|c| c.times.len()).sum();
     let on_matched = animated_curves.iter().filter(|c| m.max_of[c.node].is_some()).count();
@@ -35,14 +39,16 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
     if !reference.format.has_animation() {
         return Comparison {
             name: NAME,
-            verdict: Verdict::Skip { reason: "format carries no animation curves".into() },
+            verdict: Verdict::Skip { reason: "reference carries no animation (its format has no curves)".into() },
             detail,
         };
     }
     if animated_curves.is_empty() {
         return Comparison {
             name: NAME,
-            verdict: Verdict::Skip { reason: "the reference has no animation curve with two or more keys".into() },
+            verdict: Verdict::Skip {
+                reason: "reference carries no animation (no transform curve with two or more keys)".into(),
+            },
             detail,
         };
     }
@@ -92,6 +98,8 @@ struct Tally {
     child_poses: usize,
     /// Poses over the rotation tolerance but within it widened at an FBX Euler lock.
     poses_at_euler_lock: usize,
+    /// The pose farthest from Max relative to its tolerance: (error ÷ tolerance, its JSON).
+    worst: Option<(f64, Value)>,
 }
 
 impl Tally {
@@ -120,6 +128,7 @@ impl Tally {
             map.insert("first_difference".into(), std::mem::take(&mut self.first_detail));
             map.insert("nodes_every_pose_equal".into(), json!(self.nodes_every_pose_equal));
             map.insert("poses_within_tolerance_widened_at_euler_lock".into(), json!(self.poses_at_euler_lock));
+            map.insert("worst".into(), self.worst.take().map_or(Value::Null, |(_, w)| w));
             if let Some(common) = one_transform(self) {
                 map.insert("one_turn_and_scale_off_every_pose".into(), common);
             }
@@ -205,6 +214,16 @@ fn compare_node(pair: &Pair<'_, '_, '_>, conversion: &Conversion, r: usize, tall
         let (t, l) = matrix_error(&max_local, &expected_ref);
         tally.max_t = tally.max_t.max(t);
         tally.max_l = tally.max_l.max(l);
+        let (ratio, channel, error, tolerance) = if t / POSITION_TOLERANCE >= l / LINEAR_TOLERANCE {
+            (t / POSITION_TOLERANCE, "translation", t, POSITION_TOLERANCE)
+        } else {
+            (l / LINEAR_TOLERANCE, "rotation_scale", l, LINEAR_TOLERANCE)
+        };
+        if tally.worst.as_ref().is_none_or(|(r, _)| ratio > *r) {
+            let worst = json!({ "node": node.name, "channel": channel, "fbx_time": time, "max_tick": tick,
+                "error": error, "tolerance": tolerance });
+            tally.worst = Some((ratio, worst));
+        }
         compared += 1;
         if node.parent.is_none() && max_local.determinant().abs() > f64::MIN_POSITIVE {
             tally.root_offsets.push((r, expected_ref * max_local.inverse()));

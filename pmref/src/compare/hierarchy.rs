@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 pub(super) const NAME: &str = "hierarchy";
 
 pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
-    let Pair { tree, matching: m, reference, name } = *pair;
+    let Pair { tree, matching: m, reference, name, .. } = *pair;
     let mut detail = json!({
         "reference_nodes": reference.nodes.len(),
         "max_nodes": tree.nodes.len(),

@@ -91,6 +91,10 @@ pub(super) struct Pair<'p, 'i, 'a> {
     pub(super) matching: &'p Matching,
     pub(super) reference: &'p RefScene,
     pub(super) name: &'p str,
+    /// The Max scene's time configuration (Config 0x20B0), when readable: the animation
+    /// range start, where a writer that exports the whole timeline puts its time 0, and the
+    /// frame rate of writers that count in frames.
+    pub(super) time: Option<pmcore::model::time_config::TimeConfig>,
 }
 
 /// How reference nodes map to Max nodes.

@@ -22,6 +22,7 @@
 //! compares a written NeL `.anim` (a third input) with the same references.
 
 mod animation;
+mod animation_sampled;
 pub(crate) mod axes;
 mod geometry;
 mod hierarchy;
@@ -32,6 +33,7 @@ mod modifiers;
 pub mod nel_anim;
 mod outcome;
 mod skin;
+mod skin_sets;
 pub(crate) mod tolerances;
 mod transforms;
 
@@ -80,9 +82,21 @@ const fn names() -> [&'static str; REGISTRY.len()] {
 
 /// Runs every comparison of `reference` (file `reference_name`) against the scene.
 pub fn compare_all(index: &SceneIndex<'_>, reference: &RefScene, reference_name: &str) -> Vec<Comparison> {
+    compare_all_in_range(index, reference, reference_name, None)
+}
+
+/// [`compare_all`] knowing the Max scene's time configuration (Config 0x20B0,
+/// `pmcore::model::time_config`): a glTF clip that is the whole timeline starts at the
+/// animation range start; `.3ds` keys count frames at its frame rate.
+pub fn compare_all_in_range(
+    index: &SceneIndex<'_>,
+    reference: &RefScene,
+    reference_name: &str,
+    time: Option<pmcore::model::time_config::TimeConfig>,
+) -> Vec<Comparison> {
     let tree = MaxTree::of(index);
     let matching = match_nodes(reference, &tree);
-    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name };
+    let pair = Pair { tree: &tree, matching: &matching, reference, name: reference_name, time };
     REGISTRY.iter().map(|entry| (entry.compare)(&pair)).collect()
 }
 

@@ -153,6 +153,7 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
         weights: tally,
         weights_not_stored,
         weightless_bones_without_cluster,
+        sets,
     } = tally;
     if let Value::Object(map) = &mut detail {
         map.insert("skins_compared".into(), json!(skins_compared));
@@ -162,6 +163,10 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
         map.insert("weights_below_export_floor_absent".into(), json!(tally.below_floor_absent));
         map.insert("skins_without_stored_weights".into(), json!(weights_not_stored));
         map.insert("weightless_bones_without_cluster".into(), json!(weightless_bones_without_cluster));
+        if !sets.is_empty() {
+            map.insert("influence_sets".into(), json!(sets));
+            map.insert("set_weight_tolerance".into(), json!(super::skin_sets::SET_WEIGHT_TOLERANCE));
+        }
         map.insert(
             "tolerance".into(),
             json!({ "weight_absolute": WEIGHT_TOLERANCE, "export_floor": FBX_WEIGHT_FLOOR }),
@@ -189,6 +194,8 @@ struct SkinTally {
     weights_not_stored: Vec<String>,
     /// Skin bones with no cluster in the reference because no vertex weighs on them.
     weightless_bones_without_cluster: Vec<String>,
+    /// glTF: what each influence-set comparison counted.
+    sets: Vec<String>,
 }
 
 /// One reference skin against the Skin modifier of its Max node: the bone list, then the
@@ -247,6 +254,24 @@ fn check_skin(pair: &Pair<'_, '_, '_>, s: &RefSkin, tally: &mut SkinTally) -> Op
         tally.weights_not_stored.push(node.name.clone());
         return None;
     };
+    if matches!(pair.reference.format, crate::scene::Format::Gltf) {
+        // glTF splits vertices: the influence sets are compared, not vertex by vertex.
+        let mut sets = super::skin_sets::SetTally::default();
+        let first = super::skin_sets::compare_sets(&bones, &stored, &s.clusters, &mut sets);
+        tally.weights.compared += sets.reference_vertices;
+        tally.weights.max_error = tally.weights.max_error.max(sets.max_error);
+        tally.sets.push(format!(
+            "{}: {} glTF vertex set(s) against {} Max vertices; {} Max set(s) cut to 4 bones; {} Max set(s) no glTF vertex uses",
+            node.name, sets.reference_vertices, sets.max_vertices, sets.cut_to_four, sets.max_sets_unused
+        ));
+        let message = format!("skin of {:?}: {}", node.name, first?);
+        return Some(fail(
+            "t3-pairs-skin",
+            message,
+            locator(name, node),
+            s.clusters.first().map_or(node.offset, |c| c.offset),
+        ));
+    }
     let (what, offset) = compare_weights(&bones, &stored, s, &mut tally.weights)?;
     let message = format!("skin of {:?}: {what}", node.name);
     Some(fail("t3-pairs-skin", message, locator(name, node), offset.unwrap_or(node.offset)))

@@ -24,6 +24,10 @@ pub(super) fn compare(pair: &Pair<'_, '_, '_>) -> Comparison {
         let verdict = Verdict::Skip { reason: "format carries no transforms (OBJ: world-space vertices)".into() };
         return Comparison { name: NAME, verdict, detail: json!({}) };
     }
+    if reference.format == crate::scene::Format::ThreeDs {
+        let reason = "format carries no transforms here (the .3ds reader reads keyframer tracks only)";
+        return Comparison { name: NAME, verdict: Verdict::Skip { reason: reason.into() }, detail: json!({}) };
+    }
     let candidates = match conversions(reference) {
         Ok(c) => c,
         Err(reason) => return Comparison { name: NAME, verdict: Verdict::Skip { reason }, detail: json!({}) },

@@ -315,6 +315,7 @@ pub fn scene_of(doc: &Document) -> Result<RefScene, SceneError> {
         skins,
         exporter_added,
         position_resolution: None,
+        sampled: None,
     })
 }
 

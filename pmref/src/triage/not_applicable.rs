@@ -7,8 +7,9 @@ use super::{class, first_line, Detector, TriageInput, Triaged};
 use serde_json::json;
 
 /// Skip reasons (their leading words) that say the comparison has nothing to check.
-const NOTHING_TO_CHECK: [&str; 7] = [
+const NOTHING_TO_CHECK: [&str; 8] = [
     "not-applicable",
+    "reference carries no",
     "format carries no",
     "the reference has no",
     "the reference holds no",

@@ -27,6 +27,7 @@ fn scene(names: &[&str]) -> RefScene {
         skins: Vec::new(),
         exporter_added: Vec::new(),
         position_resolution: None,
+        sampled: None,
     }
 }
 
