@@ -298,7 +298,7 @@ pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -
     }
 }
 
-fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Vec3, ControllerError> {
+pub(crate) fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Vec3, ControllerError> {
     let o = object(index, slot, "position")?;
     if has_class(o, POSITION_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
@@ -310,7 +310,7 @@ fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result
     controllers::position_default(index, slot)
 }
 
-fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Quat, ControllerError> {
+pub(crate) fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Quat, ControllerError> {
     let o = object(index, slot, "rotation")?;
     if has_class(o, EULER_XYZ) {
         let order = o.chunk.child(EULER_ORDER).and_then(|c| c.payload()).map(|p| p.to_vec());
@@ -330,7 +330,7 @@ fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result
     controllers::rotation_default(index, slot)
 }
 
-fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(Vec3, Quat), ControllerError> {
+pub(crate) fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(Vec3, Quat), ControllerError> {
     let o = object(index, slot, "scale")?;
     if has_class(o, SCALE_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
