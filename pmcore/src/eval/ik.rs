@@ -146,6 +146,15 @@ fn solver_name(index: &SceneIndex<'_>, chain: &SceneObject<'_>) -> Option<String
     }
 }
 
+/// Is the chain's swivel angle keyed through a controller? (Its stored constant would then not
+/// be its value at every time.)
+fn swivel_is_animated(index: &SceneIndex<'_>, chain: &SceneObject<'_>) -> bool {
+    use crate::model::paramblock::ParamBlock2;
+    let Some(block) = chain.reference(CHAIN_BLOCK).and_then(|i| index.get(i)) else { return false };
+    let Ok(decoded) = ParamBlock2::of_object(block.chunk) else { return false };
+    decoded.params.iter().zip(&decoded.controller_slots).any(|(p, slot)| p.id == CHAIN_SWIVEL && slot.is_some())
+}
+
 /// The bone an IKControl drives, read.
 fn bone(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<IkBone, IkError> {
     let ctrl = node.reference(0).and_then(|i| index.get(i)).ok_or_else(|| missing(node, "transform controller"))?;
@@ -180,6 +189,13 @@ impl IkChain {
             });
         }
         let p = Params::of(index, ctrl, CHAIN_BLOCK).map_err(chain_error(ctrl))?;
+        if swivel_is_animated(index, ctrl) {
+            return Err(IkError::Unsupported {
+                object: ctrl.storage_index,
+                class: class_name(ctrl),
+                what: "a swivel angle keyed through a controller (only a constant swivel is read)".into(),
+            });
+        }
         let start = ctrl.reference(CHAIN_START_JOINT).and_then(|i| index.get(i));
         let end = ctrl.reference(CHAIN_END_JOINT).and_then(|i| index.get(i));
         let (start, end) = match (start, end) {

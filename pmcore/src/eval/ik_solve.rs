@@ -155,6 +155,65 @@ fn frame_rotation(u0: DVec3, n0: DVec3, u: DVec3, n: DVec3) -> DMat3 {
     frame(u, n) * frame(u0, n0).transpose()
 }
 
+/// A two-bone chain's joint positions (world).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    /// Start joint.
+    pub start: DVec3,
+    /// Middle joint.
+    pub middle: DVec3,
+    /// End joint.
+    pub end: DVec3,
+}
+
+/// A solved two-bone chain: the middle joint's position and each bone's turn from its
+/// preferred orientation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Solved {
+    /// The middle joint.
+    pub middle: DVec3,
+    /// The start bone's turn (world).
+    pub turn_start: DMat3,
+    /// The middle bone's turn (world).
+    pub turn_middle: DMat3,
+}
+
+impl Triangle {
+    /// The normal of the preferred triangle, `(M0 − S0) × (E0 − S0)`, normalised.
+    pub fn normal(&self) -> DVec3 {
+        (self.middle - self.start).cross(self.end - self.start).normalize()
+    }
+
+    /// The HI solve toward `goal` with `swivel` (radians): the zero plane is the preferred
+    /// normal projected perpendicular to the goal axis, turned by the swivel about it; the
+    /// bones keep their lengths and bend on the preferred side; the reach is clamped to
+    /// what the bones span. `None` when a value is not finite or the plane is undefined.
+    pub fn solve(&self, goal: DVec3, swivel: f64) -> Option<Solved> {
+        let (s, m0, e0) = (self.start, self.middle, self.end);
+        let n0 = self.normal();
+        let (l1, l2) = ((m0 - s).length(), (e0 - m0).length());
+        let to_goal = goal - s;
+        let a = to_goal.normalize();
+        let zero = (n0 - a * n0.dot(a)).normalize();
+        if !(n0.is_finite() && a.is_finite() && zero.is_finite() && swivel.is_finite()) || l1 <= 0.0 || l2 <= 0.0 {
+            return None;
+        }
+        let n = DQuat::from_axis_angle(a, swivel) * zero;
+        let d = to_goal.length().clamp((l1 - l2).abs(), l1 + l2);
+        let cos_alpha = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
+        // `n0` is oriented by the preferred triangle, whose middle joint lies on the `a0 × n0`
+        // side of the goal axis: the solved one lies on `a × n`.
+        let middle = s + (a * cos_alpha + a.cross(n) * (1.0 - cos_alpha * cos_alpha).sqrt()) * l1;
+        let reach = s + a * d;
+        let solved = Solved {
+            middle,
+            turn_start: frame_rotation((m0 - s).normalize(), n0, (middle - s).normalize(), n),
+            turn_middle: frame_rotation((e0 - m0).normalize(), n0, (reach - middle).normalize(), n),
+        };
+        (solved.middle.is_finite() && solved.turn_start.is_finite() && solved.turn_middle.is_finite()).then_some(solved)
+    }
+}
+
 /// World matrices of the start and middle joints of a two-bone HI chain at `tick`, the start
 /// joint's parent standing at `parent`.
 fn solve_two_bone(index: &SceneIndex<'_>, chain: &IkChain, parent: DMat4, tick: f64) -> Result<[DMat4; 2], IkError> {
@@ -186,24 +245,77 @@ fn solve_two_bone(index: &SceneIndex<'_>, chain: &IkChain, parent: DMat4, tick: 
     }
     let goal = parent_world(index, &index.objects[chain.node], tick, 0)?
         * dmat(goal_at(index, chain, tick)?.matrix());
-    let (l1, l2) = ((m0 - s).length(), (e0 - m0).length());
-    let to_goal = p(&goal) - s;
-    let a = to_goal.normalize();
-    let zero = (n0 - a * n0.dot(a)).normalize();
-    if !a.is_finite() || !zero.is_finite() || !f64::from(chain.swivel).is_finite() {
-        return Err(degenerate(index, chain, "goal on the start joint, along the chain normal, or a non-finite swivel"));
-    }
-    let n = DQuat::from_axis_angle(a, f64::from(chain.swivel)) * zero;
-    let d = to_goal.length().clamp((l1 - l2).abs(), l1 + l2);
-    let cos_alpha = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
-    let side = if (m0 - s).dot(n0.cross(e0 - s)) >= 0.0 { 1.0 } else { -1.0 };
-    let mid = s + (a * cos_alpha + n.cross(a) * side * (1.0 - cos_alpha * cos_alpha).sqrt()) * l1;
-    let reach = s + a * d;
-    let turn_start = frame_rotation((m0 - s).normalize(), n0, (mid - s).normalize(), n);
-    let turn_mid = frame_rotation((e0 - m0).normalize(), n0, (reach - mid).normalize(), n);
+    let preferred = Triangle { start: s, middle: m0, end: e0 };
+    let solved = preferred.solve(goal.w_axis.truncate(), f64::from(chain.swivel)).ok_or_else(|| {
+        degenerate(index, chain, "goal on the start joint or along the chain normal, or a non-finite swivel or goal")
+    })?;
     let place = |pose: &DMat4, turn: DMat3, at: DVec3| {
         let linear = turn * DMat3::from_mat4(*pose);
         DMat4::from_cols(linear.x_axis.extend(0.0), linear.y_axis.extend(0.0), linear.z_axis.extend(0.0), at.extend(1.0))
     };
-    Ok([place(&start0, turn_start, s), place(&mid0, turn_mid, mid)])
+    Ok([place(&start0, solved.turn_start, s), place(&mid0, solved.turn_middle, solved.middle)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two unit bones bent at a right angle in the XY plane, reaching along the diagonal.
+    fn right_angle() -> Triangle {
+        Triangle { start: DVec3::ZERO, middle: DVec3::X, end: DVec3::new(1.0, 1.0, 0.0) }
+    }
+
+    #[test]
+    fn a_goal_where_the_end_stands_leaves_the_pose() {
+        let t = right_angle();
+        let s = t.solve(t.end, 0.0).unwrap();
+        assert!((s.middle - t.middle).length() < 1e-12, "{:?}", s.middle);
+        assert!((s.turn_start - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, 1e-12));
+        assert!((s.turn_middle - DMat3::IDENTITY).abs_diff_eq(DMat3::ZERO, 1e-12));
+    }
+
+    #[test]
+    fn a_straight_reach_unbends_the_knee() {
+        // Goal 2 away along X: both bones along X, the knee at (1, 0, 0).
+        let s = right_angle().solve(DVec3::new(2.0, 0.0, 0.0), 0.0).unwrap();
+        assert!((s.middle - DVec3::X).length() < 1e-9, "{:?}", s.middle);
+        // Beyond reach: clamped, the same pose.
+        let far = right_angle().solve(DVec3::new(5.0, 0.0, 0.0), 0.0).unwrap();
+        assert!((far.middle - DVec3::X).length() < 1e-9);
+    }
+
+    #[test]
+    fn the_swivel_turns_the_knee_about_the_goal_axis() {
+        // Hand-worked: goal (1, 1, 0), a = (1, 1, 0)/√2, n0 = X × (1, 1, 0) = +Z. A quarter
+        // turn about a takes n to a × Z = (1, −1, 0)/√2, so a × n = (0, 0, −1): the knee,
+        // 1/√2 along a and 1/√2 off it, moves from (1, 0, 0) to (0.5, 0.5, −1/√2).
+        let s = right_angle().solve(DVec3::new(1.0, 1.0, 0.0), std::f64::consts::FRAC_PI_2).unwrap();
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        assert!((s.middle - DVec3::new(0.5, 0.5, -h)).length() < 1e-9, "{:?}", s.middle);
+    }
+
+    #[test]
+    fn non_finite_or_degenerate_input_is_refused() {
+        let t = right_angle();
+        assert!(t.solve(DVec3::new(f64::NAN, 0.0, 0.0), 0.0).is_none());
+        assert!(t.solve(t.end, f64::INFINITY).is_none());
+        assert!(t.solve(t.start, 0.0).is_none(), "goal on the start joint");
+        let straight = Triangle { start: DVec3::ZERO, middle: DVec3::X, end: DVec3::new(2.0, 0.0, 0.0) };
+        assert!(straight.solve(DVec3::Y, 0.0).is_none(), "no preferred plane");
+        let collapsed = Triangle { start: DVec3::ZERO, middle: DVec3::ZERO, end: DVec3::X };
+        assert!(collapsed.solve(DVec3::Y, 0.0).is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_input_solves_or_is_refused(v in proptest::collection::vec(-1e6f64..1e6, 13), nan in 0usize..14) {
+            let mut v = v;
+            if nan < 13 { v[nan] = f64::NAN; }
+            let p = |i: usize| DVec3::new(v[i], v[i + 1], v[i + 2]);
+            let t = Triangle { start: p(0), middle: p(3), end: p(6) };
+            if let Some(s) = t.solve(p(9), v[12]) {
+                proptest::prop_assert!(s.middle.is_finite());
+            }
+        }
+    }
 }
