@@ -8,7 +8,8 @@ fn dump(c: &Chunk<'_>, depth: usize, max_depth: usize) {
     match c.payload() {
         Some(p) => {
             let n = p.len().min(64);
-            let floats: Vec<f32> = p[..n - n % 4].chunks(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+            let floats: Vec<f32> =
+                p[..n - n % 4].chunks(4).map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
             println!("{pad}{:04x} leaf {} {:02x?} f32 {:?}", c.id, p.len(), &p[..n], floats);
         }
         None => {
@@ -24,7 +25,8 @@ fn dump(c: &Chunk<'_>, depth: usize, max_depth: usize) {
 
 fn name(index: &SceneIndex<'_>, i: usize) -> String {
     index.get(i).map_or("?".into(), |o| {
-        let c = o.class.as_ref().map_or("?".into(), |c| format!("{} {:08x}:{:08x}", c.name, c.class_id[0], c.class_id[1]));
+        let c =
+            o.class.as_ref().map_or("?".into(), |c| format!("{} {:08x}:{:08x}", c.name, c.class_id[0], c.class_id[1]));
         match o.node_name() {
             Some(n) => format!("#{i} node {n:?} [{c}]"),
             None => format!("#{i} [{c}]"),

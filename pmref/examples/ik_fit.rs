@@ -17,7 +17,8 @@ fn main() {
     let scene = pmref::read_reference(ext, &std::fs::read(&a[2]).unwrap()).unwrap();
     let conv = DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2);
     let ref_world = |name: &str| -> DMat4 {
-        let mut i = scene.nodes.iter().position(|n| n.name == name || n.name.starts_with(&format!("{name}_ncl"))).unwrap();
+        let mut i =
+            scene.nodes.iter().position(|n| n.name == name || n.name.starts_with(&format!("{name}_ncl"))).unwrap();
         let mut m = DMat4::IDENTITY;
         loop {
             m = scene.nodes[i].local * m;
@@ -32,7 +33,13 @@ fn main() {
     let tick = 0.0;
     for o in index.objects.iter().filter(|o| o.is_node()) {
         let Ok(chain) = IkChain::of(&index, o) else { continue };
-        println!("== {} solver {} swivel {} sa_parent {}", o.node_name().unwrap(), chain.solver, chain.swivel, chain.swivel_parent);
+        println!(
+            "== {} solver {} swivel {} sa_parent {}",
+            o.node_name().unwrap(),
+            chain.solver,
+            chain.swivel,
+            chain.swivel_parent
+        );
         let goal = goal_at(&index, &chain, tick).unwrap();
         let chain_name = o.node_name().unwrap();
         println!("  goal max {:?}  ref {:?}", goal.translation, ref_world(&chain_name).w_axis.truncate());
@@ -46,11 +53,24 @@ fn main() {
             let n = index.objects[b.node].node_name().unwrap();
             let l = fk_at(&index, b, tick).unwrap();
             fk *= d(l.matrix());
-            pref *= DMat4::from_rotation_translation(b.preferred_rotation().as_dquat(), b.preferred_position.as_dvec3());
+            pref *=
+                DMat4::from_rotation_translation(b.preferred_rotation().as_dquat(), b.preferred_position.as_dvec3());
             let r = ref_world(&n);
             worlds_pref.push((pref, r));
-            println!("  {n}: pref pos {:?} euler {:?}\n     fk local t {:?} r {:?} s {:?}", b.preferred_position, b.preferred_euler, l.translation, l.rotation.to_euler(glam::EulerRot::ZYX), l.scale);
-            println!("     world ref {:?}\n     world fk  {:?}\n     world pref {:?}", r.w_axis.truncate(), fk.w_axis.truncate(), pref.w_axis.truncate());
+            println!(
+                "  {n}: pref pos {:?} euler {:?}\n     fk local t {:?} r {:?} s {:?}",
+                b.preferred_position,
+                b.preferred_euler,
+                l.translation,
+                l.rotation.to_euler(glam::EulerRot::ZYX),
+                l.scale
+            );
+            println!(
+                "     world ref {:?}\n     world fk  {:?}\n     world pref {:?}",
+                r.w_axis.truncate(),
+                fk.w_axis.truncate(),
+                pref.w_axis.truncate()
+            );
             let rl = (pw.inverse() * r).to_scale_rotation_translation();
             let _ = DVec3::ZERO;
             println!("     ref rot rel parent-of-start {:?}", rl.1.to_euler(glam::EulerRot::ZYX));
@@ -67,22 +87,53 @@ fn main() {
             let nz = transport * n0;
             let nref = (mr - s).cross(er - s).normalize();
             let ang = nz.cross(nref).dot(a).atan2(nz.dot(nref));
-            println!("  lengths pref {} {} ref {} {}; |G-S| {} ; E_ref-G {}", (m0 - s0).length(), (e0 - m0).length(), (mr - s).length(), (er - mr).length(), (g - s).length(), (er - g).length());
-            let signed = |x: DVec3| { let x = (x - a * x.dot(a)).normalize(); x.cross(nref).dot(a).atan2(x.dot(nref)) };
+            println!(
+                "  lengths pref {} {} ref {} {}; |G-S| {} ; E_ref-G {}",
+                (m0 - s0).length(),
+                (e0 - m0).length(),
+                (mr - s).length(),
+                (er - mr).length(),
+                (g - s).length(),
+                (er - g).length()
+            );
+            let signed = |x: DVec3| {
+                let x = (x - a * x.dot(a)).normalize();
+                x.cross(nref).dot(a).atan2(x.dot(nref))
+            };
             let gr = goal.rotation.as_dquat();
             println!("  goal rot euler {:?}", goal.rotation.to_euler(glam::EulerRot::ZYX));
             println!("  variants: projection {} goalrot*n0 proj {} goalrot*n0 transported-from goalrot*a0 {} transported(goalrot) {}", signed(n0), signed(gr * n0), signed(glam::DQuat::from_rotation_arc(gr * a0, a) * (gr * n0)), signed(glam::DQuat::from_rotation_arc(a0, a) * (gr*n0)));
-            let sb = worlds_pref[0].0; let mb = worlds_pref[1].0;
-            println!("  start axes X {} Y {} Z {} ; mid axes X {} Y {} Z {}", signed(sb.x_axis.truncate()), signed(sb.y_axis.truncate()), signed(sb.z_axis.truncate()), signed(mb.x_axis.truncate()), signed(mb.y_axis.truncate()), signed(mb.z_axis.truncate()));
+            let sb = worlds_pref[0].0;
+            let mb = worlds_pref[1].0;
+            println!(
+                "  start axes X {} Y {} Z {} ; mid axes X {} Y {} Z {}",
+                signed(sb.x_axis.truncate()),
+                signed(sb.y_axis.truncate()),
+                signed(sb.z_axis.truncate()),
+                signed(mb.x_axis.truncate()),
+                signed(mb.y_axis.truncate()),
+                signed(mb.z_axis.truncate())
+            );
             let (_, rm_ref, _) = (worlds_pref[0].1.inverse() * worlds_pref[1].1).to_scale_rotation_translation();
             let (_, rm_pref, _) = (worlds_pref[0].0.inverse() * worlds_pref[1].0).to_scale_rotation_translation();
             let delta = rm_pref.inverse() * rm_ref;
             let (ax, an) = delta.to_axis_angle();
-            println!("  knee delta (mid frame) axis {:?} angle {}; n0 in mid frame {:?}", ax, an, (worlds_pref[1].0.inverse().transform_vector3(n0)).normalize());
-            println!("  signed angle transported-n0 -> ref normal about a: {} rad ({} deg); swivel {}", ang, ang.to_degrees(), chain.swivel);
+            println!(
+                "  knee delta (mid frame) axis {:?} angle {}; n0 in mid frame {:?}",
+                ax,
+                an,
+                (worlds_pref[1].0.inverse().transform_vector3(n0)).normalize()
+            );
+            println!(
+                "  signed angle transported-n0 -> ref normal about a: {} rad ({} deg); swivel {}",
+                ang,
+                ang.to_degrees(),
+                chain.swivel
+            );
             // in parent-of-start space
             let pinv = pw.inverse();
-            let a0l = pinv.transform_vector3(a0); let n0l = pinv.transform_vector3(n0);
+            let a0l = pinv.transform_vector3(a0);
+            let n0l = pinv.transform_vector3(n0);
             println!("  a0 (parent space) {:?} n0 {:?}", a0l, n0l);
         }
     }

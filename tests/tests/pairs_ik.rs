@@ -12,10 +12,8 @@ use std::path::{Path, PathBuf};
 
 const MAX: &str = "../wild/tae8838__green@idle.max";
 /// The two exports whose legs Max baked from the IK chains (rows of the pairs manifest).
-const EXPORTS: &[&str] = &[
-    "tae8838__LD35/Assets/Models/Characters/Green.FBX",
-    "tae8838__LD35/Assets/Animations/Characters/Green@Idle.FBX",
-];
+const EXPORTS: &[&str] =
+    &["tae8838__LD35/Assets/Models/Characters/Green.FBX", "tae8838__LD35/Assets/Animations/Characters/Green@Idle.FBX"];
 /// The chain whose end joint stands off its bones' plane (not modelled: see docs/exporters.md "IK").
 const NON_PLANAR_BONES: &[&str] = &["B-R-FootFront", "B-R-FootFrontAnkle", "B-R-FootFrontToe"];
 

@@ -17,7 +17,8 @@
 //! * the end joint and anything below keep their FK local transforms.
 //!
 //! Not modelled, reported as [`IkError::Unsupported`] naming the IKChainControl: other
-//! solvers than `IKHISolver`, chains of other than two bones, and chains whose preferred
+//! solvers than `IKHISolver`, chains of other than two bones, a swivel in the goal's parent
+//! space (its sphere's frame at assignment time is not stored), and chains whose preferred
 //! triangle normal is not the middle joint's local X axis (`IK Chain003` of that file: its
 //! end joint stands 4.13 units off the bones' YZ plane, and Max bends its knee about an
 //! axis 4° from the triangle normal — a rule these bytes do not show).
@@ -30,6 +31,10 @@ use glam::{DMat3, DMat4, DQuat, DVec3, Mat4};
 
 /// The solver name the model covers.
 const HI_SOLVER: &str = "IKHISolver";
+/// Swivel-angle parent space `kSAInStartJoint` (the SDK's `SAParentSpace`: 0 goal, 1 start
+/// joint): the zero-plane sphere hangs from the start joint's parent, so the preferred pose
+/// is built under that parent as it stands at the time.
+const SWIVEL_IN_START_JOINT: i32 = 1;
 /// How far the preferred triangle normal may stand from the middle joint's X axis
 /// (`f32` noise of the stored poses measured up to 7e-7 on the three planar chains).
 const PLANAR_TOLERANCE: f64 = 1e-4;
@@ -220,8 +225,19 @@ fn solve_two_bone(index: &SceneIndex<'_>, chain: &IkChain, parent: DMat4, tick: 
     if chain.solver != HI_SOLVER {
         return Err(unsupported(index, chain, format!("solver {:?} (only {HI_SOLVER} is modelled)", chain.solver)));
     }
+    if chain.swivel_parent != SWIVEL_IN_START_JOINT {
+        return Err(unsupported(
+            index,
+            chain,
+            format!("swivel-angle parent space {} (only the start joint's, 1, is modelled)", chain.swivel_parent),
+        ));
+    }
     if chain.bones.len() != 3 {
-        return Err(unsupported(index, chain, format!("{} joints (only two-bone chains are modelled)", chain.bones.len())));
+        return Err(unsupported(
+            index,
+            chain,
+            format!("{} joints (only two-bone chains are modelled)", chain.bones.len()),
+        ));
     }
     let start0 = parent * preferred_local(index, &chain.bones[0], tick)?;
     let mid0 = start0 * preferred_local(index, &chain.bones[1], tick)?;
@@ -243,15 +259,19 @@ fn solve_two_bone(index: &SceneIndex<'_>, chain: &IkChain, parent: DMat4, tick: 
             ),
         ));
     }
-    let goal = parent_world(index, &index.objects[chain.node], tick, 0)?
-        * dmat(goal_at(index, chain, tick)?.matrix());
+    let goal = parent_world(index, &index.objects[chain.node], tick, 0)? * dmat(goal_at(index, chain, tick)?.matrix());
     let preferred = Triangle { start: s, middle: m0, end: e0 };
     let solved = preferred.solve(goal.w_axis.truncate(), f64::from(chain.swivel)).ok_or_else(|| {
         degenerate(index, chain, "goal on the start joint or along the chain normal, or a non-finite swivel or goal")
     })?;
     let place = |pose: &DMat4, turn: DMat3, at: DVec3| {
         let linear = turn * DMat3::from_mat4(*pose);
-        DMat4::from_cols(linear.x_axis.extend(0.0), linear.y_axis.extend(0.0), linear.z_axis.extend(0.0), at.extend(1.0))
+        DMat4::from_cols(
+            linear.x_axis.extend(0.0),
+            linear.y_axis.extend(0.0),
+            linear.z_axis.extend(0.0),
+            at.extend(1.0),
+        )
     };
     Ok([place(&start0, solved.turn_start, s), place(&mid0, solved.turn_middle, solved.middle)])
 }

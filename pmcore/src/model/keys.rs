@@ -330,7 +330,11 @@ pub(crate) fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64
     controllers::rotation_default(index, slot)
 }
 
-pub(crate) fn scale_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<(Vec3, Quat), ControllerError> {
+pub(crate) fn scale_at(
+    index: &SceneIndex<'_>,
+    slot: Option<usize>,
+    tick: f64,
+) -> Result<(Vec3, Quat), ControllerError> {
     let o = object(index, slot, "scale")?;
     if has_class(o, SCALE_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
