@@ -16,9 +16,24 @@ fn main() {
     let ext = a[2].rsplit('.').next().unwrap();
     let scene = pmref::read_reference(ext, &std::fs::read(&a[2]).unwrap()).unwrap();
     let conv = DMat4::from_rotation_x(-std::f64::consts::FRAC_PI_2);
+    // A name Max holds twice: its second node is `NAME_ncl1_1` in the export.
+    let first_of: std::collections::HashMap<String, usize> = index
+        .objects
+        .iter()
+        .filter(|o| o.is_node())
+        .rev()
+        .filter_map(|o| Some((o.node_name()?, o.storage_index)))
+        .collect();
+    let ref_of = |storage: usize| -> String {
+        let name = index.objects[storage].node_name().unwrap();
+        if first_of.get(&name) == Some(&storage) {
+            name
+        } else {
+            format!("{name}_ncl1_1")
+        }
+    };
     let ref_world = |name: &str| -> DMat4 {
-        let mut i =
-            scene.nodes.iter().position(|n| n.name == name || n.name.starts_with(&format!("{name}_ncl"))).unwrap();
+        let mut i = scene.nodes.iter().position(|n| n.name == name).unwrap();
         let mut m = DMat4::IDENTITY;
         loop {
             m = scene.nodes[i].local * m;
@@ -55,7 +70,7 @@ fn main() {
             fk *= d(l.matrix());
             pref *=
                 DMat4::from_rotation_translation(b.preferred_rotation().as_dquat(), b.preferred_position.as_dvec3());
-            let r = ref_world(&n);
+            let r = ref_world(&ref_of(b.node));
             worlds_pref.push((pref, r));
             println!(
                 "  {n}: pref pos {:?} euler {:?}\n     fk local t {:?} r {:?} s {:?}",
@@ -114,6 +129,19 @@ fn main() {
                 signed(mb.y_axis.truncate()),
                 signed(mb.z_axis.truncate())
             );
+            for b in &chain.bones {
+                let node = &index.objects[b.node];
+                if let Some(Ok(w)) = pmcore::eval::ik_solve::world_at(&index, node, tick) {
+                    let r = ref_world(&ref_of(b.node));
+                    let dl = (0..3).map(|c| (w.col(c) - r.col(c)).truncate().abs().max_element()).fold(0.0, f64::max);
+                    println!(
+                        "  solved vs ref {}: translation {:.3e} linear {:.3e}",
+                        node.node_name().unwrap(),
+                        (w.w_axis - r.w_axis).length(),
+                        dl
+                    );
+                }
+            }
             let (_, rm_ref, _) = (worlds_pref[0].1.inverse() * worlds_pref[1].1).to_scale_rotation_translation();
             let (_, rm_pref, _) = (worlds_pref[0].0.inverse() * worlds_pref[1].0).to_scale_rotation_translation();
             let delta = rm_pref.inverse() * rm_ref;
