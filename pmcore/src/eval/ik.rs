@@ -127,6 +127,11 @@ fn chain_error(o: &SceneObject<'_>) -> impl Fn(ParamError) -> IkError {
     move |source| IkError::Param { object, class: class.clone(), source }
 }
 
+/// A chain shape not modelled, naming the IK controller `o`.
+pub(crate) fn unsupported(o: &SceneObject<'_>, what: impl Into<String>) -> IkError {
+    IkError::Unsupported { object: o.storage_index, class: class_name(o), what: what.into() }
+}
+
 fn missing(o: &SceneObject<'_>, what: &'static str) -> IkError {
     IkError::Missing { object: o.storage_index, class: class_name(o), what }
 }
@@ -159,11 +164,7 @@ fn swivel_is_animated(index: &SceneIndex<'_>, chain: &SceneObject<'_>) -> bool {
 fn bone(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Result<IkBone, IkError> {
     let ctrl = node.reference(0).and_then(|i| index.get(i)).ok_or_else(|| missing(node, "transform controller"))?;
     if !has_class(ctrl, IK_CONTROL) {
-        return Err(IkError::Unsupported {
-            object: ctrl.storage_index,
-            class: class_name(ctrl),
-            what: "a chain joint without an IK Controller".into(),
-        });
+        return Err(unsupported(ctrl, "a chain joint without an IK Controller"));
     }
     let p = Params::of(index, ctrl, BONE_BLOCK).map_err(chain_error(ctrl))?;
     let f = |id: u16| p.float(id).map_err(chain_error(ctrl));
@@ -182,19 +183,14 @@ impl IkChain {
         let ctrl =
             chain_node.reference(0).and_then(|i| index.get(i)).ok_or_else(|| missing(chain_node, "controller"))?;
         if !has_class(ctrl, IK_CHAIN_CONTROL) {
-            return Err(IkError::Unsupported {
-                object: ctrl.storage_index,
-                class: class_name(ctrl),
-                what: "not an IK chain".into(),
-            });
+            return Err(unsupported(ctrl, "not an IK chain"));
         }
         let p = Params::of(index, ctrl, CHAIN_BLOCK).map_err(chain_error(ctrl))?;
         if swivel_is_animated(index, ctrl) {
-            return Err(IkError::Unsupported {
-                object: ctrl.storage_index,
-                class: class_name(ctrl),
-                what: "a swivel angle keyed through a controller (only a constant swivel is read)".into(),
-            });
+            return Err(unsupported(
+                ctrl,
+                "a swivel angle keyed through a controller (only a constant swivel is read)",
+            ));
         }
         let start = ctrl.reference(CHAIN_START_JOINT).and_then(|i| index.get(i));
         let end = ctrl.reference(CHAIN_END_JOINT).and_then(|i| index.get(i));

@@ -135,8 +135,7 @@ fn bone_world(index: &SceneIndex<'_>, node: &SceneObject<'_>, tick: f64, depth: 
 }
 
 fn unsupported(index: &SceneIndex<'_>, chain: &IkChain, what: String) -> IkError {
-    let ctrl = &index.objects[chain.controller];
-    IkError::Unsupported { object: ctrl.storage_index, class: class_name(ctrl), what }
+    super::ik::unsupported(&index.objects[chain.controller], what)
 }
 
 fn degenerate(index: &SceneIndex<'_>, chain: &IkChain, what: &str) -> IkError {
