@@ -175,7 +175,8 @@ pub(crate) const CATALOGUE: &[Class] = &[
     row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller),
     row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
     row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
-    // IK controllers (no evaluator: a node under one is reported, triage class `ik`).
+    // IK controllers: planar two-bone HI chains are solved by `eval::ik_solve`; any other
+    // chain is reported (triage class `ik`).
     row(ids::IK_CONTROL, sc::CTRL_MATRIX3, "IKControl", Role::Controller),
     row(ids::IK_CHAIN_CONTROL, sc::CTRL_MATRIX3, "IKChainControl", Role::Controller),
     // Biped (design §10). Superclasses measured in the class directories of the Rocketbox

@@ -33,6 +33,8 @@ pub(crate) mod context;
 pub(crate) mod deform;
 pub(crate) mod derived;
 pub(crate) mod gizmo;
+pub mod ik;
+pub mod ik_solve;
 pub mod mesh;
 pub(crate) mod modifier;
 pub(crate) mod outcome;

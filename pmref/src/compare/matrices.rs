@@ -6,6 +6,7 @@ use super::matching::{Matching, MaxTree};
 use crate::scene::RefScene;
 use glam::DMat4;
 use pmcore::eval::biped::{to_max_axes, FigurePose};
+use pmcore::eval::ik_solve::world_at as ik_world_at;
 use pmcore::model::keys::world_matrix_at;
 use serde_json::{json, Value};
 
@@ -40,8 +41,9 @@ pub(super) fn describe(m: &DMat4) -> Value {
     })
 }
 
-/// A Max node's world matrix at `tick`: its controllers (`pmcore::model::keys`), or the
-/// figure placement of a static Biped's bone ([`biped_world`]).
+/// A Max node's world matrix at `tick`: its controllers (`pmcore::model::keys`), through
+/// the IK chains it depends on (`pmcore::eval::ik_solve`), or the figure placement of a
+/// static Biped's bone ([`biped_world`]).
 pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> Result<DMat4, String> {
     node_world_within(tree, storage, tick, 0)
 }
@@ -49,9 +51,11 @@ pub(super) fn node_world(tree: &MaxTree<'_, '_>, storage: usize, tick: f64) -> R
 /// [`node_world`], `depth` links deep (a Link Constraint's target is evaluated the same way;
 /// a chain of links longer than the scene is a loop).
 fn node_world_within(tree: &MaxTree<'_, '_>, storage: usize, tick: f64, depth: usize) -> Result<DMat4, String> {
-    match world_matrix_at(tree.index, &tree.index.objects[storage], tick) {
+    let node = &tree.index.objects[storage];
+    match world_matrix_at(tree.index, node, tick) {
         Ok(world) => Ok(to_dmat(world)),
         Err(e) => linked_world(tree, storage, tick, depth)
+            .or_else(|| ik_world_at(tree.index, node, tick).map(|solved| solved.map_err(|why| why.to_string())))
             .or_else(|| keyed_biped_world(tree, storage, tick))
             .or_else(|| biped_world(tree, storage))
             .or_else(|| parented_world(tree, storage, tick, depth))

@@ -11,6 +11,7 @@ use super::outcome::{fail, locator, Comparison};
 use super::tolerances::{LINEAR_TOLERANCE, POSITION_TOLERANCE};
 use crate::scene::{max_ticks, RefNode};
 use glam::DMat4;
+use pmcore::eval::ik_solve::world_at as ik_world_at;
 use pmcore::model::controllers::world_matrix;
 use pmcore::verify::Verdict;
 use serde_json::{json, Value};
@@ -277,12 +278,19 @@ fn max_local(pair: &Pair<'_, '_, '_>, node: &RefNode, mx: usize) -> Result<DMat4
     let (tree, m) = (pair.tree, pair.matching);
     let index = tree.index;
     let o = &index.objects[tree.nodes[mx].storage];
-    // A node without curves holds one pose; where the defaults cannot give it (a Link
-    // Constraint, a keyed Biped bone, a node under one) it is the pose at tick 0.
+    // A node without curves holds one pose; where the defaults cannot give it: a node under
+    // IK, its solved pose at the export's start (constant over the take, since the export
+    // holds no curves for it); a Link Constraint, a keyed Biped bone, a node under one: the
+    // pose at tick 0.
+    let start = pair.reference.start_time.map_or(0.0, max_ticks);
     let static_world = |storage: usize| match world_matrix(index, &index.objects[storage]) {
         Ok(world) => Ok(to_dmat(world)),
-        Err(e) => biped_world(tree, storage)
-            .unwrap_or_else(|| node_world(tree, storage, 0.0).map_err(|at_zero| format!("{e}; at tick 0: {at_zero}"))),
+        Err(e) => match ik_world_at(index, &index.objects[storage], start) {
+            Some(solved) => solved.map_err(|why| why.to_string()),
+            None => biped_world(tree, storage).unwrap_or_else(|| {
+                node_world(tree, storage, 0.0).map_err(|at_zero| format!("{e}; at tick 0: {at_zero}"))
+            }),
+        },
     };
     let world = static_world(o.storage_index)?;
     match node.parent.map(|p| m.max_of[p]) {

@@ -1,4 +1,5 @@
-//! `ik`: the node is driven by an IK solve pmcore does not implement. The comparison
+//! `ik`: the node is driven by an IK solve pmcore does not model (`pmcore::eval::ik_solve`
+//! solves planar two-bone HI chains; a non-planar chain, another solver …). The comparison
 //! names the controller objects it could not sample (`object #N`); each is looked up in
 //! the Scene and matched by Class ID.
 
@@ -30,7 +31,7 @@ impl Detector for Ik {
             .collect();
         (!ik.is_empty()).then(|| Triaged {
             class: self.class(),
-            message: format!("{} controller object(s) are IK solves, not evaluated", ik.len()),
+            message: format!("{} controller object(s) are IK solves pmcore does not model", ik.len()),
             evidence: json!({ "controllers": ik }),
         })
     }
