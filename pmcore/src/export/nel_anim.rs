@@ -35,7 +35,7 @@
 //!   are not evaluated, a key table with a free handle) is **not written**: the summary
 //!   lists the track with the controller's class and Class ID.
 
-use super::nel_anim_keys::{native_track, Want};
+use super::nel_anim_keys::{native_track, nel_scale, Want};
 use super::rig::ROOT_NAME;
 use super::rig_tree::{appdata_value, MAXSCRIPT_UTILITY_CLASS, UTILITY_SUPERCLASS};
 use crate::classes::ids::{BEZIER_SCALE, EULER_XYZ, POSITION_XYZ, SCALE_XYZ};
@@ -567,23 +567,6 @@ fn xyz_key_span(index: &SceneIndex<'_>, c: &SceneObject<'_>) -> Result<Option<(i
     Ok(span)
 }
 
-/// NeL's scale value of a Max scale and scale axis: the diagonal of `srtm · stm · srtm⁻¹`,
-/// srtm = Max's `MakeMatrix` of the stored axis quaternion (§10b, validated there to 1e-6).
-pub(crate) fn nel_scale(scale: Vec3, axis: Quat) -> Vec3 {
-    if axis.xyz() == Vec3::ZERO {
-        return scale;
-    }
-    // The stored Max quaternion is the right-handed one with x, y, z negated.
-    let (x, y, z, w) = (-axis.x, -axis.y, -axis.z, axis.w);
-    let rows = [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
-        [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
-        [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
-    ];
-    let srtm = Mat3::from_cols_array_2d(&rows).transpose();
-    let m = srtm * Mat3::from_diagonal(scale) * srtm.inverse();
-    Vec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z)
-}
 
 /// A Bezier Scale's keys as a `CTrackKeyFramerBezierVector` (tangents unscaled).
 fn bezier_scale_track(c: &SceneObject<'_>, keys: &[ScaleKey]) -> Track {

@@ -19,12 +19,11 @@
 //! Biped corpora (`scripts/nel_anim_sweep.py` lists none): the layouts and rules are the
 //! design's, validated there against the Ryzom references.
 
-use super::nel_anim::nel_scale;
 use crate::model::controllers::max_quat;
 use crate::model::scene_index::SceneObject;
 use crate::model::time_config::TICKS_PER_SECOND;
 use crate::nel::anim::{Key, KeyKind, Track};
-use glam::Vec3;
+use glam::{Mat3, Quat, Vec3};
 
 /// The value a PRS slot holds.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -135,6 +134,24 @@ fn tcb_angle_axis(index: usize, w: &[u32]) -> Result<Vec<f32>, String> {
     let n = (x * x + y * y + z * z).sqrt();
     let axis = if n > 0.0 { [x / n, y / n, z / n] } else { [x, y, z] };
     Ok(vec![axis[0] as f32, axis[1] as f32, axis[2] as f32, -f32::from_bits(w[14])])
+}
+
+/// NeL's scale value of a Max scale and scale axis: the diagonal of `srtm · stm · srtm⁻¹`,
+/// srtm = Max's `MakeMatrix` of the stored axis quaternion (§10b, validated there to 1e-6).
+pub(crate) fn nel_scale(scale: Vec3, axis: Quat) -> Vec3 {
+    if axis.xyz() == Vec3::ZERO {
+        return scale;
+    }
+    // The stored Max quaternion is the right-handed one with x, y, z negated.
+    let (x, y, z, w) = (-axis.x, -axis.y, -axis.z, axis.w);
+    let rows = [
+        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)],
+        [2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)],
+        [2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)],
+    ];
+    let srtm = Mat3::from_cols_array_2d(&rows).transpose();
+    let m = srtm * Mat3::from_diagonal(scale) * srtm.inverse();
+    Vec3::new(m.x_axis.x, m.y_axis.y, m.z_axis.z)
 }
 
 #[cfg(test)]
