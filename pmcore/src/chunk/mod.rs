@@ -21,6 +21,7 @@ mod write;
 
 pub use error::{ChunkError, ChunkErrorKind, WriteError};
 pub use parse::parse_stream;
+pub(crate) use parse::scan_stream;
 pub use path::mask_positions;
 pub(crate) use path::{locate_offset, ChunkPath};
 pub(crate) use stats::TreeStats;

@@ -22,13 +22,16 @@ pub struct TreeStats {
 }
 
 impl TreeStats {
-    /// Walks `chunks` once.
+    /// Walks `chunks` once (the tests' reference for [`super::scan_stream`], which counts
+    /// the same while parsing).
+    #[cfg(test)]
     pub(crate) fn of(chunks: &[Chunk<'_>]) -> Self {
         let mut s = TreeStats::default();
         s.visit(chunks, 1);
         s
     }
 
+    #[cfg(test)]
     fn visit(&mut self, chunks: &[Chunk<'_>], depth: usize) {
         let (mut short, mut long) = (false, false);
         self.max_children = self.max_children.max(chunks.len());
