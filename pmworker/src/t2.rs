@@ -4,12 +4,15 @@
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, ClassCount, Event, Inventory};
+use pmcore::parsed::ParsedStreams;
 use pmcore::verify::StreamVerdict;
 use pmcore::MaxFile;
 
 /// Runs T2 on every chunk stream, emits the `inventory` event, returns the verdicts.
-pub fn run(file: &MaxFile, sink: &mut dyn Sink) -> Vec<StreamVerdict> {
-    let report = pmcore::verify::t2::run(file, |stream, chunk_path, class| {
+/// `parsed`: the trees T1 kept (empty when T1 did not run: each stream is parsed here).
+pub fn run<'f>(file: &'f MaxFile, parsed: &ParsedStreams<'f>, sink: &mut dyn Sink) -> Vec<StreamVerdict> {
+    let opts = pmcore::verify::t2::Options::default();
+    let report = pmcore::verify::t2::run_parsed(file, parsed, opts, |stream, chunk_path, class| {
         sink.breadcrumb(Breadcrumb {
             tier: "t2".into(),
             stream: stream.to_string(),

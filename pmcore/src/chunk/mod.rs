@@ -66,7 +66,6 @@ impl HeaderWidth {
     }
 }
 
-#[cfg(test)]
 /// The content of a stream's top-level run: the children of a sole run-to-end 6-byte
 /// wrapper root (Max 2024+ zstd streams), else the run itself. Readers of directories,
 /// classes and typed models look here; T1 keeps the whole tree.

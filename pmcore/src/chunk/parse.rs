@@ -360,7 +360,9 @@ mod tests {
         for data in inputs {
             match (parse_stream("Scene", data), scan_stream("Scene", data)) {
                 (Ok(tree), Ok(stats)) => assert_eq!(stats, TreeStats::of(&tree)),
-                (Err(a), Err(b)) => assert_eq!((a.kind, a.offset, a.path.as_str()), (b.kind, b.offset, b.path.as_str())),
+                (Err(a), Err(b)) => {
+                    assert_eq!((a.kind, a.offset, a.path.as_str()), (b.kind, b.offset, b.path.as_str()))
+                }
                 (a, b) => panic!("parse {a:?} but scan {b:?}"),
             }
         }

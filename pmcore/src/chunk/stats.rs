@@ -1,6 +1,7 @@
 //! Header counts and depth: the shape facts that bucket files and that the corpus
 //! manifest checks.
 
+#[cfg(test)]
 use super::{Chunk, HeaderWidth};
 
 /// Shape of a parsed tree.
