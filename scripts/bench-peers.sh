@@ -14,6 +14,8 @@
 #        MIMAX (a built mimax_driver) or MIMAX_SRC + CFR_SRC (checkouts of metarutaiga/miMAX and
 #        microsoft/compoundfilereader, built once into target/peers/mimax by
 #        ../shared/peers/mimax/setup.sh). Without a peer the miMAX column is skipped, with a message.
+#        BEFORE (a folder with another build's pmworker): adds its two modes (t1t2@before,
+#        default@before) to the same rounds, for before/after ratios measured paired.
 #        SCALE_DIRS (space-separated folders): also time T1+T2 and peak RSS once per file of each,
 #        rows `scale` in the CSV (file bytes, CPU ms, wall ms, peak RSS KiB) for the size plot.
 # No gates: the targets of issue #43 are read off the printed ratios, never asserted in tests.
@@ -41,10 +43,11 @@ if [ -z "$mimax" ]; then
         "named in $shared/peers/mimax/README.md)" >&2
 fi
 
-python3 - "$bin/pmworker" "${mimax:-}" "$rounds" "$csv" "$shared" "${SCALE_DIRS:-}" <<'PY'
+python3 - "$bin/pmworker" "${mimax:-}" "$rounds" "$csv" "$shared" "${SCALE_DIRS:-}" "${BEFORE:-}" <<'PY'
 import csv, glob, os, statistics, subprocess, sys, tempfile, time
 
-worker, mimax, rounds, csv_path, shared, scale_dirs = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+worker, mimax, rounds, csv_path, shared, scale_dirs, before = sys.argv[1:8]
+rounds = int(rounds)
 devnull = os.open(os.devnull, os.O_WRONLY)
 out_dir = tempfile.mkdtemp(prefix="bench-peers.")
 # The environment the farm gives its workers (pmworker::memory::WORKER_GLIBC_TUNABLES).
@@ -66,6 +69,10 @@ modes = {
 }
 if mimax:
     modes["mimax"] = lambda f: ([os.path.abspath(mimax), f], None)
+if before:
+    old = os.path.join(before, "pmworker")
+    modes["t1t2@before"] = lambda f: ([old, "--tiers", "t1,t2", f], worker_env)
+    modes["default@before"] = lambda f: ([old, "--tiers", "t1,t2,t3", "--export", "summary", "--out", out_dir, f], worker_env)
 
 public = sorted(glob.glob(f"{shared}/corpus/public/*.max"))
 biped = sorted(glob.glob(f"{shared}/corpus/biped/**/*.max", recursive=True))
@@ -110,15 +117,20 @@ def ratio(s, a, b):
     return statistics.median(v[a] / v[b] for v in per_round.values())
 
 print("\nmedians over rounds, CPU = user + sys per file incl. process start; MB/s = file bytes / CPU")
-print(f"{'set':10} {'mode':8} {'CPU ms':>8} {'wall ms':>8} {'MB/s':>8}")
+print(f"{'set':10} {'mode':14} {'CPU ms':>8} {'wall ms':>8} {'MB/s':>8}")
 for s in sets:
     for m in names:
         cpu = med(s, m, 3)
         mbs = size[s] / len(sets[s]) / (cpu / 1e3) / 1e6
-        print(f"{s:10} {m:8} {cpu:8.2f} {med(s, m, 4):8.2f} {mbs:8.1f}")
+        print(f"{s:10} {m:14} {cpu:8.2f} {med(s, m, 4):8.2f} {mbs:8.1f}")
     if mimax:
         print(f"{s:10} ratio t1t2/mimax {ratio(s, 't1t2', 'mimax'):.3f}   default/mimax {ratio(s, 'default', 'mimax'):.3f}")
     print(f"{s:10} ratio default/t1t2 {ratio(s, 'default', 't1t2'):.3f}")
+    if before:
+        print(f"{s:10} ratio after/before t1t2 {ratio(s, 't1t2', 't1t2@before'):.3f}   "
+              f"default {ratio(s, 'default', 'default@before'):.3f}")
+        if mimax:
+            print(f"{s:10} ratio before t1t2/mimax {ratio(s, 't1t2@before', 'mimax'):.3f}")
 
 os.makedirs(os.path.dirname(csv_path) or ".", exist_ok=True)
 with open(csv_path, "w", newline="") as fh:
