@@ -38,7 +38,10 @@ if [ -z "$mimax" ] && [ -n "${MIMAX_SRC:-}" ] && [ -n "${CFR_SRC:-}" ]; then
     sh "$shared/peers/mimax/setup.sh" "$MIMAX_SRC" "$CFR_SRC" target/peers/mimax >&2
     mimax=target/peers/mimax/mimax_driver
 fi
-if [ -z "$mimax" ]; then
+if [ -n "$mimax" ] && [ ! -x "$mimax" ]; then
+    echo "skip miMAX: $mimax is not an executable" >&2
+    mimax=
+elif [ -z "$mimax" ]; then
     echo "skip miMAX: no peer (set MIMAX=path/to/mimax_driver, or MIMAX_SRC and CFR_SRC to the checkouts" \
         "named in $shared/peers/mimax/README.md)" >&2
 fi

@@ -208,6 +208,8 @@ fn run_input(
         counts: tally.counts,
         timing: finish_timing(timing),
     }));
+    crate::memory::discard(scene);
+    crate::memory::discard(file);
     status
 }
 
