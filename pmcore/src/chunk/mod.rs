@@ -20,8 +20,7 @@ mod stats;
 mod write;
 
 pub use error::{ChunkError, ChunkErrorKind, WriteError};
-pub use parse::parse_stream;
-pub(crate) use parse::scan_stream;
+pub use parse::{parse_stream, scan_stream};
 pub use path::mask_positions;
 pub(crate) use path::{locate_offset, ChunkPath};
 pub(crate) use stats::TreeStats;

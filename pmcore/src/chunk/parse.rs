@@ -24,7 +24,7 @@ pub fn parse_stream<'a>(stream: &str, data: &'a [u8]) -> Result<Vec<Chunk<'a>>, 
 /// the same walk as [`parse_stream`] (same acceptance, same errors) with no allocation per
 /// chunk. Opening a file only needs this (its kind and header counts); building the tree
 /// there cost a third of the parsing of a T1+T2 run (docs/performance.md, issue #43).
-pub(crate) fn scan_stream(stream: &str, data: &[u8]) -> Result<TreeStats, ChunkError> {
+pub fn scan_stream(stream: &str, data: &[u8]) -> Result<TreeStats, ChunkError> {
     let mut steps = Vec::with_capacity(16);
     let mut shape = ShapeBuilder::default();
     Parser { stream, data }.children(0, data.len() as u64, 1, &mut steps, &mut shape)?;
