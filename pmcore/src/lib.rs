@@ -25,6 +25,7 @@ mod maxfile;
 pub mod model;
 pub mod nel;
 pub mod pages;
+pub mod parsed;
 pub mod synth;
 pub mod triage;
 pub mod verify;

@@ -104,9 +104,9 @@ impl MaxFile {
                     if data.is_empty() {
                         d.kind = StreamKind::Empty;
                     } else {
-                        match chunk::parse_stream(&s.name, data) {
-                            Ok(tree) => {
-                                d.stats = TreeStats::of(&tree);
+                        match chunk::scan_stream(&s.name, data) {
+                            Ok(stats) => {
+                                d.stats = stats;
                                 d.kind = StreamKind::Chunks;
                             }
                             Err(e) => d.parse_error = Some(e),

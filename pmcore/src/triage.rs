@@ -132,7 +132,11 @@ pub struct SceneTriage {
 /// Runs the detectors on a file; `None` when its Scene is not a chunk tree with a root
 /// container (nothing to detect from).
 pub fn detect_file(file: &MaxFile) -> Option<SceneTriage> {
-    let trees = SceneTrees::of(file)?;
+    detect_trees(&SceneTrees::of(file)?)
+}
+
+/// [`detect_file`] on Scene trees already parsed (the worker's, kept from T1).
+pub fn detect_trees(trees: &SceneTrees<'_>) -> Option<SceneTriage> {
     let index = trees.index()?;
     Some(detect(&index))
 }

@@ -19,6 +19,7 @@ use pmcore::export::obj::{self, ObjObject};
 use pmcore::export::rig::{self, RigOutcome};
 use pmcore::export::skel::{self, Skeleton};
 use pmcore::export::t3;
+use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
 use pmschema::hex;
@@ -56,7 +57,14 @@ enum Outcome {
 
 /// Runs the exporters the checks name on the file read from `source` and returns one T3
 /// verdict per comparison.
-pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+/// `scene`: the file's Scene trees, parsed once for all exporters.
+pub fn run(
+    source: &str,
+    file: &MaxFile,
+    scene: Option<&SceneTrees<'_>>,
+    opts: &Options,
+    sink: &mut dyn Sink,
+) -> Vec<ExportVerdict> {
     let mut kinds = opts.checks.exports().to_vec();
     let stem =
         Path::new(source).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "export".into());
@@ -66,7 +74,7 @@ pub fn run(source: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) ->
     if pairs_asked {
         kinds.push(ExportKind::Pairs);
     }
-    let input = ExportInput { source, stem: &stem, file, opts };
+    let input = ExportInput { source, stem: &stem, file, scene, opts };
     kinds
         .iter()
         .filter_map(|kind| REGISTRY.iter().find(|e| e.kind() == *kind))

@@ -6,6 +6,7 @@
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Export, ExportKind, ExportStatus};
 use crate::options::Options;
+use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::Verdict;
 use pmcore::MaxFile;
 use pmref::scene::RefScene;
@@ -21,6 +22,8 @@ pub struct ExportInput<'a> {
     pub stem: &'a str,
     /// The opened file.
     pub file: &'a MaxFile,
+    /// Its Scene trees, parsed once for every exporter (`None`: Scene is not a chunk tree).
+    pub scene: Option<&'a SceneTrees<'a>>,
     /// Outputs folder, references, …
     pub opts: &'a Options,
 }

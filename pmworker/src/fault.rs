@@ -18,7 +18,13 @@ pub const FAULT_VAR: &str = "PMWORKER_FAULT";
 
 static FIRED: AtomicBool = AtomicBool::new(false);
 
-/// Called at every breadcrumb; fires the armed fault once when `key` matches.
+/// True when a fault is armed (the variable is set): only then does a breadcrumb build
+/// its key for [`at_breadcrumb`].
+pub fn armed() -> bool {
+    std::env::var_os(FAULT_VAR).is_some()
+}
+
+/// Called at every breadcrumb while [`armed`]; fires the armed fault once when `key` matches.
 pub fn at_breadcrumb(key: &str) {
     let Ok(spec) = std::env::var(FAULT_VAR) else { return };
     let Some(action) = action_at(&spec, key) else { return };

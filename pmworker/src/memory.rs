@@ -147,6 +147,18 @@ pub fn between_phases() {
     }
 }
 
+/// Lets go of what the pipeline holds at its end: dropped in a long-lived process; left to
+/// the kernel in a one-file worker, which exits right after the file — freeing a Scene tree
+/// node by node only to exit was ≈ 2–3 % of a worker's CPU (issue #43, docs/performance.md).
+/// Only for the end: memory freed between phases is reused by the next phase.
+pub fn discard<T>(value: T) {
+    if ProcessAllocator::one_file_worker() {
+        std::mem::forget(value);
+    } else {
+        drop(value);
+    }
+}
+
 /// Ends the worker process with `code` without running exit handlers (mimalloc's, when the
 /// `pmfarm` binary runs as a worker, would collect and purge a heap the kernel is about to
 /// free anyway: ≈ 4 % of an isolated sweep's CPU in `perf`). stdout and stderr are flushed

@@ -8,6 +8,8 @@ pub use pmschema::hex;
 use crate::emit::Sink;
 use crate::events::*;
 use crate::wire::ToWire;
+use pmcore::model::scene_index::SceneTrees;
+use pmcore::parsed::ParsedStreams;
 use pmcore::verify::StreamVerdict;
 use pmcore::{classify, facts::FileFacts, Input, MaxFile};
 use sha2::{Digest, Sha256};
@@ -149,34 +151,39 @@ fn run_input(
     // in process: only the worker's command line records the input size).
     crate::memory::between_phases();
 
+    // Each chunk stream is parsed once: T1 keeps its trees for T2, and the Scene's move on
+    // to triage and the exporters (`pmcore::parsed`).
+    let mut parsed = ParsedStreams::default();
     if opts.checks.runs(Tier::T1) {
         let clock = Instant::now();
-        let verdicts = {
+        let (verdicts, kept) = {
             let mut crumb = |stream: &str| {
                 sink.breadcrumb(Breadcrumb { tier: "t1".into(), stream: stream.into(), ..Default::default() })
             };
-            pmcore::verify::t1::run(&file, &mut crumb)
+            pmcore::verify::t1::run_keeping_trees(&file, &mut crumb)
         };
+        parsed = kept;
         emit_results(sink, Tier::T1, verdicts, &mut tally);
         timing.durations_ms.insert("t1".into(), clock.elapsed().as_millis() as u64);
         crate::memory::between_phases();
     }
     if opts.checks.runs(Tier::T2) {
         let clock = Instant::now();
-        let verdicts = crate::t2::run(&file, sink);
+        let verdicts = crate::t2::run(&file, &parsed, sink);
         emit_results(sink, Tier::T2, verdicts, &mut tally);
         timing.durations_ms.insert("t2".into(), clock.elapsed().as_millis() as u64);
         crate::memory::between_phases();
     }
     let clock = Instant::now();
     sink.breadcrumb(Breadcrumb { tier: "triage".into(), stream: "Scene".into(), ..Default::default() });
-    let triage = crate::triage::detect(&file, &file_facts);
+    let scene = SceneTrees::from_parsed(&file, parsed);
+    let triage = crate::triage::detect(&file_facts, scene.as_ref());
     sink.emit(Event::Triage(triage));
     timing.durations_ms.insert("triage".into(), clock.elapsed().as_millis() as u64);
 
     if opts.checks.runs(Tier::T3) {
         let clock = Instant::now();
-        let verdicts = crate::export::run(display_path, &file, opts, sink);
+        let verdicts = crate::export::run(display_path, &file, scene.as_ref(), opts, sink);
         sink.breadcrumb(Breadcrumb { tier: "t3".into(), stream: "@triage".into(), ..Default::default() });
         let classes = crate::t3_triage::triage(&file, &verdicts);
         for (v, triage) in verdicts.into_iter().zip(classes) {
@@ -201,6 +208,8 @@ fn run_input(
         counts: tally.counts,
         timing: finish_timing(timing),
     }));
+    crate::memory::discard(scene);
+    crate::memory::discard(file);
     status
 }
 

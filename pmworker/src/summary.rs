@@ -9,7 +9,8 @@ use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 use crate::exporter::{write_output, ExportVerdict};
 use crate::options::Options;
-use pmcore::export::summary::{self, SectionOutcome};
+use pmcore::export::summary::{self, SectionOutcome, SummaryError};
+use pmcore::model::scene_index::SceneTrees;
 use pmcore::verify::{Mismatch, Verdict};
 use pmcore::MaxFile;
 use pmschema::hex;
@@ -20,9 +21,15 @@ use sha2::{Digest, Sha256};
 pub const NAME: &str = ExportKind::Summary.name();
 
 /// Runs the exporter and its per-section T3.
-pub fn run(stem: &str, file: &MaxFile, opts: &Options, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
+pub fn run(
+    stem: &str,
+    file: &MaxFile,
+    scene: Option<&SceneTrees<'_>>,
+    opts: &Options,
+    sink: &mut dyn Sink,
+) -> Vec<ExportVerdict> {
     let mut event = crate::exporter::begin(NAME, sink);
-    let account = summary::account(file);
+    let account = scene.ok_or(SummaryError::NoScene).and_then(|trees| summary::account_with(file, trees));
     match &account {
         Ok(a) => {
             let bytes = serde_json::to_vec_pretty(a).unwrap_or_default();
@@ -75,6 +82,6 @@ impl crate::exporter::Exporter for SummaryExporter {
         ExportKind::Summary
     }
     fn run(&self, input: &crate::exporter::ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
-        run(input.stem, input.file, input.opts, sink)
+        run(input.stem, input.file, input.scene, input.opts, sink)
     }
 }

@@ -3,13 +3,14 @@
 
 use crate::events::{BipedInfo, FlareHit, MapExtHit, Triage, UnusedEntry};
 use pmcore::facts::FileFacts;
-use pmcore::triage::{detect_file, DirectoryKind};
-use pmcore::MaxFile;
+use pmcore::model::scene_index::SceneTrees;
+use pmcore::triage::{detect_trees, DirectoryKind};
 
 /// Triage classes of an opened file, from its facts and its own Scene content.
-pub fn detect(file: &MaxFile, f: &FileFacts) -> Triage {
+/// `scene`: the Scene trees when the Scene is a chunk tree (the pipeline's, kept from T1).
+pub fn detect(f: &FileFacts, scene: Option<&SceneTrees<'_>>) -> Triage {
     let mut triage = Triage::default();
-    if let Some(scene) = detect_file(file) {
+    if let Some(scene) = scene.and_then(detect_trees) {
         triage.mapext = scene
             .mapext
             .iter()

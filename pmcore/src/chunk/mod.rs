@@ -20,7 +20,7 @@ mod stats;
 mod write;
 
 pub use error::{ChunkError, ChunkErrorKind, WriteError};
-pub use parse::parse_stream;
+pub use parse::{parse_stream, scan_stream};
 pub use path::mask_positions;
 pub(crate) use path::{locate_offset, ChunkPath};
 pub(crate) use stats::TreeStats;
@@ -65,7 +65,6 @@ impl HeaderWidth {
     }
 }
 
-#[cfg(test)]
 /// The content of a stream's top-level run: the children of a sole run-to-end 6-byte
 /// wrapper root (Max 2024+ zstd streams), else the run itself. Readers of directories,
 /// classes and typed models look here; T1 keeps the whole tree.

@@ -1,7 +1,7 @@
 //! Zero-copy parser: borrows payloads from the stream buffer, bounds every size by its
 //! parent, bounds recursion by [`MAX_DEPTH`].
 
-use super::{Body, Chunk, ChunkError, ChunkErrorKind, ChunkPath, HeaderWidth, MAX_DEPTH};
+use super::{Body, Chunk, ChunkError, ChunkErrorKind, ChunkPath, HeaderWidth, TreeStats, MAX_DEPTH};
 use std::borrow::Cow;
 
 const CONTAINER_BIT_32: u32 = 0x8000_0000;
@@ -17,7 +17,123 @@ pub(crate) const TO_END_64: u64 = u64::MAX;
 /// belongs to some chunk; the tree then writes back to exactly `data`.
 pub fn parse_stream<'a>(stream: &str, data: &'a [u8]) -> Result<Vec<Chunk<'a>>, ChunkError> {
     let mut steps = Vec::with_capacity(16);
-    Parser { stream, data }.children(0, data.len() as u64, 1, &mut steps)
+    Parser { stream, data }.children(0, data.len() as u64, 1, &mut steps, &mut TreeBuilder)
+}
+
+/// The shape of a stream's chunk tree, or why it is not one, without building the tree:
+/// the same walk as [`parse_stream`] (same acceptance, same errors) with no allocation per
+/// chunk. Opening a file only needs this (its kind and header counts); building the tree
+/// there cost a third of the parsing of a T1+T2 run (docs/performance.md, issue #43).
+pub fn scan_stream(stream: &str, data: &[u8]) -> Result<TreeStats, ChunkError> {
+    let mut steps = Vec::with_capacity(16);
+    let mut shape = ShapeBuilder::default();
+    Parser { stream, data }.children(0, data.len() as u64, 1, &mut steps, &mut shape)?;
+    Ok(shape.stats)
+}
+
+/// Header of one parsed chunk, as the parser hands it to a [`Build`].
+#[derive(Clone, Copy)]
+struct Head {
+    id: u16,
+    width: HeaderWidth,
+    offset: u64,
+    depth: usize,
+}
+
+/// What the parser makes of the chunks it accepts: one parser, so the tree and the shape
+/// walk accept and refuse exactly the same bytes.
+trait Build<'a> {
+    /// One run of sibling chunks.
+    type Run;
+    /// An empty run; `count` gives its final length (a header walk) when the builder wants it.
+    fn open_run(&mut self, count: impl FnOnce() -> usize) -> Self::Run;
+    /// Appends a leaf.
+    fn leaf(&mut self, run: &mut Self::Run, head: Head, payload: &'a [u8]);
+    /// Appends a container with its (closed) run of children.
+    fn container(&mut self, run: &mut Self::Run, head: Head, children: Self::Run);
+    /// The run is complete.
+    fn close_run(&mut self, run: Self::Run) -> Self::Run;
+}
+
+/// Builds the borrowed tree.
+struct TreeBuilder;
+
+impl<'a> Build<'a> for TreeBuilder {
+    type Run = Vec<Chunk<'a>>;
+
+    fn open_run(&mut self, count: impl FnOnce() -> usize) -> Self::Run {
+        Vec::with_capacity(count())
+    }
+
+    fn leaf(&mut self, run: &mut Self::Run, h: Head, payload: &'a [u8]) {
+        run.push(Chunk { id: h.id, width: h.width, offset: Some(h.offset), body: Body::Leaf(Cow::Borrowed(payload)) });
+    }
+
+    fn container(&mut self, run: &mut Self::Run, h: Head, children: Self::Run) {
+        run.push(Chunk { id: h.id, width: h.width, offset: Some(h.offset), body: Body::Container(children) });
+    }
+
+    fn close_run(&mut self, run: Self::Run) -> Self::Run {
+        run
+    }
+}
+
+/// Counts what [`TreeStats::of`] counts on the tree, as the chunks go by.
+#[derive(Default)]
+struct ShapeBuilder {
+    stats: TreeStats,
+}
+
+/// One run's part of the shape: its length and which header widths it mixes.
+#[derive(Default)]
+struct RunShape {
+    len: usize,
+    short: bool,
+    long: bool,
+}
+
+impl ShapeBuilder {
+    fn chunk(&mut self, run: &mut RunShape, h: Head) {
+        run.len += 1;
+        self.stats.max_depth = self.stats.max_depth.max(h.depth);
+        match h.width {
+            HeaderWidth::Short | HeaderWidth::ShortToEnd => {
+                self.stats.headers_6 += 1;
+                run.short = true;
+            }
+            HeaderWidth::Long | HeaderWidth::LongToEnd => {
+                self.stats.headers_14 += 1;
+                run.long = true;
+            }
+        }
+        if h.width.runs_to_end() {
+            self.stats.headers_to_end += 1;
+        }
+    }
+}
+
+impl Build<'_> for ShapeBuilder {
+    type Run = RunShape;
+
+    fn open_run(&mut self, _count: impl FnOnce() -> usize) -> RunShape {
+        RunShape::default()
+    }
+
+    fn leaf(&mut self, run: &mut RunShape, h: Head, _payload: &[u8]) {
+        self.chunk(run, h);
+    }
+
+    fn container(&mut self, run: &mut RunShape, h: Head, _children: RunShape) {
+        self.chunk(run, h);
+    }
+
+    fn close_run(&mut self, run: RunShape) -> RunShape {
+        self.stats.max_children = self.stats.max_children.max(run.len);
+        if run.short && run.long {
+            self.stats.mixed_containers += 1;
+        }
+        run
+    }
 }
 
 struct Parser<'s, 'a> {
@@ -94,14 +210,16 @@ impl<'a> Parser<'_, 'a> {
 
     /// Parses the run of chunks in `[start, end)`; `depth` is the level of those chunks
     /// (top level = 1). `steps` holds the locator of the parent.
-    fn children(
+    fn children<B: Build<'a>>(
         &self,
         start: u64,
         end: u64,
         depth: usize,
         steps: &mut Vec<(usize, u16)>,
-    ) -> Result<Vec<Chunk<'a>>, ChunkError> {
-        let mut out: Vec<Chunk<'a>> = Vec::with_capacity(self.count(start, end, depth));
+        build: &mut B,
+    ) -> Result<B::Run, ChunkError> {
+        let mut out = build.open_run(|| self.count(start, end, depth));
+        let mut index = 0;
         let mut pos = start;
         while pos < end {
             let available = end - pos;
@@ -109,7 +227,7 @@ impl<'a> Parser<'_, 'a> {
                 return Err(self.error(steps, pos, ChunkErrorKind::TruncatedHeader { needed: 6, available }));
             }
             let id = self.u16_at(pos);
-            steps.push((out.len(), id));
+            steps.push((index, id));
             let short = self.u32_at(pos + 2);
             let (width, size, container) = if let Some(width) = self.to_end_form(pos, depth, short, available) {
                 // Unknown length (Max 2024+ zstd streams): the container runs to the stream's end.
@@ -133,19 +251,21 @@ impl<'a> Parser<'_, 'a> {
             }
             let body_start = pos + header;
             let chunk_end = pos + size;
-            let body = if container {
+            let head = Head { id, width, offset: pos, depth };
+            if container {
                 if depth >= MAX_DEPTH && body_start < chunk_end {
                     return Err(self.error(steps, pos, ChunkErrorKind::TooDeep { limit: MAX_DEPTH }));
                 }
-                Body::Container(self.children(body_start, chunk_end, depth + 1, steps)?)
+                let children = self.children(body_start, chunk_end, depth + 1, steps, build)?;
+                build.container(&mut out, head, children);
             } else {
-                Body::Leaf(Cow::Borrowed(&self.data[body_start as usize..chunk_end as usize]))
-            };
+                build.leaf(&mut out, head, &self.data[body_start as usize..chunk_end as usize]);
+            }
             steps.pop();
-            out.push(Chunk { id, width, offset: Some(pos), body });
+            index += 1;
             pos = chunk_end;
         }
-        Ok(out)
+        Ok(build.close_run(out))
     }
 }
 
@@ -208,6 +328,44 @@ mod tests {
         let Body::Container(kids) = &tree[0].body else { panic!("container") };
         assert_eq!((kids.len(), kids.capacity()), (9, 9));
         assert_eq!(super::super::write_stream(&tree).unwrap(), data);
+    }
+
+    /// The shape walk and the tree agree on every input the other tests use, accepted or
+    /// refused: same stats as [`TreeStats::of`] on the tree, same error otherwise.
+    #[test]
+    fn scan_counts_what_the_tree_shows_and_refuses_what_parse_refuses() {
+        let mut mixed = short(0x2012, 6 + 8 + 15 + 14, true);
+        mixed.extend(short(0x0001, 8, false));
+        mixed.extend_from_slice(&[0xAA, 0xBB]);
+        mixed.extend(long(0x0002, 15, false));
+        mixed.push(0xCC);
+        mixed.extend(long(0x0003, 14, true));
+        mixed.extend(short(0x0004, 6, true));
+        let mut deep = Vec::new();
+        for level in 0..MAX_DEPTH + 2 {
+            deep.extend(short(0x0100, (6 * (MAX_DEPTH + 2 - level)) as u32, true));
+        }
+        let mut to_end = scene_root_to_end();
+        to_end.extend(short(0x0005, 8, false));
+        to_end.extend_from_slice(&[1, 2]);
+        let inputs: [&[u8]; 7] = [
+            &[],
+            &mixed,
+            &deep,
+            &deep[..6 * MAX_DEPTH],
+            &to_end,
+            &short(0x0001, 5, false),
+            &[0x06, 0x22, 0xFF, 0xFF, 0xFF, 0xFF],
+        ];
+        for data in inputs {
+            match (parse_stream("Scene", data), scan_stream("Scene", data)) {
+                (Ok(tree), Ok(stats)) => assert_eq!(stats, TreeStats::of(&tree)),
+                (Err(a), Err(b)) => {
+                    assert_eq!((a.kind, a.offset, a.path.as_str()), (b.kind, b.offset, b.path.as_str()))
+                }
+                (a, b) => panic!("parse {a:?} but scan {b:?}"),
+            }
+        }
     }
 
     #[test]

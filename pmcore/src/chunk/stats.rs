@@ -1,6 +1,7 @@
 //! Header counts and depth: the shape facts that bucket files and that the corpus
 //! manifest checks.
 
+#[cfg(test)]
 use super::{Chunk, HeaderWidth};
 
 /// Shape of a parsed tree.
@@ -22,13 +23,16 @@ pub struct TreeStats {
 }
 
 impl TreeStats {
-    /// Walks `chunks` once.
+    /// Walks `chunks` once (the tests' reference for [`super::scan_stream`], which counts
+    /// the same while parsing).
+    #[cfg(test)]
     pub(crate) fn of(chunks: &[Chunk<'_>]) -> Self {
         let mut s = TreeStats::default();
         s.visit(chunks, 1);
         s
     }
 
+    #[cfg(test)]
     fn visit(&mut self, chunks: &[Chunk<'_>], depth: usize) {
         let (mut short, mut long) = (false, false);
         self.max_children = self.max_children.max(chunks.len());

@@ -73,7 +73,11 @@ pub enum SummaryError {
 
 /// Derives the account of `file` from the typed model.
 pub fn account(file: &MaxFile) -> Result<SceneAccount, SummaryError> {
-    let trees = SceneTrees::of(file).ok_or(SummaryError::NoScene)?;
+    account_with(file, &SceneTrees::of(file).ok_or(SummaryError::NoScene)?)
+}
+
+/// [`account`] on Scene trees already parsed from `file` (the worker's, kept from T1).
+pub fn account_with(file: &MaxFile, trees: &SceneTrees<'_>) -> Result<SceneAccount, SummaryError> {
     let index = trees.index().ok_or(SummaryError::NoScene)?;
     let mut account = account_of(&index, &TimeConfig::of(file));
     account.dependencies = dependencies(file, &index);

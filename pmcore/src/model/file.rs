@@ -6,8 +6,8 @@ use super::part::{Claims, Ctx, Span};
 use super::scene::SceneModel;
 use super::streams::{RunModel, StreamType};
 use super::writer::{BuildError, Writer};
-use crate::chunk::parse_stream;
 use crate::maxfile::{MaxFile, StreamKind};
+use crate::parsed::ParsedStreams;
 
 /// The typed model of one stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,10 +55,21 @@ impl TypedFile {
     pub fn decode(
         file: &MaxFile,
         record_claims: bool,
+        on_step: impl FnMut(&str, Option<&str>, Option<&str>),
+    ) -> TypedFile {
+        TypedFile::decode_parsed(file, &ParsedStreams::default(), record_claims, on_step)
+    }
+
+    /// [`TypedFile::decode`] from the trees T1 kept ([`ParsedStreams`]; a stream without
+    /// one is parsed here, as `decode` does for all).
+    pub fn decode_parsed<'f>(
+        file: &'f MaxFile,
+        parsed: &ParsedStreams<'f>,
+        record_claims: bool,
         mut on_step: impl FnMut(&str, Option<&str>, Option<&str>),
     ) -> TypedFile {
-        let dll = file.tree_of("DllDirectory").unwrap_or_default();
-        let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| file.tree_of(n)).unwrap_or_default();
+        let dll = parsed.content_of(file, "DllDirectory").unwrap_or_default();
+        let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| parsed.content_of(file, n)).unwrap_or_default();
         let dirs = Directories::read(&dll, &class);
         let mut out = TypedFile::default();
         for (index, s) in file.streams.iter().enumerate() {
@@ -67,7 +78,7 @@ impl TypedFile {
             }
             on_step(&s.name, None, None);
             let Ok(data) = file.data(index) else { continue };
-            let Ok(tree) = parse_stream(&s.name, data) else { continue };
+            let Some(tree) = parsed.tree(file, index) else { continue };
             let mut ctx = Ctx::new(&s.name, record_claims);
             let len = data.len() as u64;
             let model = match StreamType::of(&s.name) {

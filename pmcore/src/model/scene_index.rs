@@ -6,6 +6,7 @@ use super::directory::{ClassEntry, Directories, CLASS_DIRECTORY_STREAMS};
 use super::{i32s, utf16};
 use crate::chunk::Chunk;
 use crate::maxfile::MaxFile;
+use crate::parsed::ParsedStreams;
 
 /// Scene object chunk id meaning "OSM Derived" (modifier stack of an object).
 pub const OSM_DERIVED: u16 = 0x2032;
@@ -114,6 +115,15 @@ impl<'f> SceneTrees<'f> {
         let scene = file.tree_of("Scene")?;
         let dll = file.tree_of("DllDirectory").unwrap_or_default();
         let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| file.tree_of(n)).unwrap_or_default();
+        Some(SceneTrees { scene, dll, class })
+    }
+
+    /// [`SceneTrees::of`] from the trees T1 kept, moved out of them (each parsed now where
+    /// none was kept); the other streams' trees are dropped here.
+    pub fn from_parsed(file: &'f MaxFile, mut parsed: ParsedStreams<'f>) -> Option<Self> {
+        let scene = parsed.take_content_of(file, "Scene")?;
+        let dll = parsed.take_content_of(file, "DllDirectory").unwrap_or_default();
+        let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| parsed.take_content_of(file, n)).unwrap_or_default();
         Some(SceneTrees { scene, dll, class })
     }
 

@@ -8,10 +8,11 @@
 //! is not guaranteed to be identical.
 
 use super::{first_mismatch, Mismatch, StreamVerdict, Verdict};
-use crate::chunk::{compare_stream, parse_stream, write_stream_into};
+use crate::chunk::{compare_stream, parse_stream, write_stream_into, Chunk, WriteError};
 use crate::container::{self, StreamCheck};
 use crate::maxfile::{MaxFile, StreamKind};
 use crate::model::normalize;
+use crate::parsed::ParsedStreams;
 
 /// Pseudo-stream name of the root CLSID verdict.
 pub(crate) const CLSID_STREAM: &str = "@clsid";
@@ -24,11 +25,28 @@ pub(crate) const STREAM_LIST: &str = "@streams";
 /// The envelope is written from the stored bytes: where the chunk round trip passed, the
 /// rewritten bytes are equal to them, so this is the same input without keeping a second
 /// copy of every stream; where it failed, the stream is already a failure.
-pub fn run(file: &MaxFile, mut on_stream: impl FnMut(&str)) -> Vec<StreamVerdict> {
+pub fn run(file: &MaxFile, on_stream: impl FnMut(&str)) -> Vec<StreamVerdict> {
+    run_inner(file, on_stream, None)
+}
+
+/// [`run`], keeping the tree of every stream that parsed, for T2 and the exporters to use
+/// instead of parsing again ([`crate::parsed`]).
+pub fn run_keeping_trees(file: &MaxFile, on_stream: impl FnMut(&str)) -> (Vec<StreamVerdict>, ParsedStreams<'_>) {
+    let mut parsed = ParsedStreams::default();
+    let verdicts = run_inner(file, on_stream, Some(&mut parsed));
+    (verdicts, parsed)
+}
+
+fn run_inner<'f>(
+    file: &'f MaxFile,
+    mut on_stream: impl FnMut(&str),
+    mut keep: Option<&mut ParsedStreams<'f>>,
+) -> Vec<StreamVerdict> {
     let mut verdicts = Vec::with_capacity(file.streams.len() + 2);
     for (i, s) in file.streams.iter().enumerate() {
         on_stream(&s.name);
-        verdicts.push(StreamVerdict { stream: s.name.clone(), verdict: chunk_round_trip(file, i) });
+        verdicts
+            .push(StreamVerdict { stream: s.name.clone(), verdict: chunk_round_trip(file, i, keep.as_deref_mut()) });
     }
     on_stream("@envelope");
     envelope_round_trip(file, &mut verdicts);
@@ -38,7 +56,7 @@ pub fn run(file: &MaxFile, mut on_stream: impl FnMut(&str)) -> Vec<StreamVerdict
 /// Parse → write → compare for stream `i`. The writer compares as it writes
 /// ([`compare_stream`]): no second copy of the stream is held; only a mismatch is written
 /// out, to report its hex window.
-fn chunk_round_trip(file: &MaxFile, i: usize) -> Verdict {
+fn chunk_round_trip<'f>(file: &'f MaxFile, i: usize, keep: Option<&mut ParsedStreams<'f>>) -> Verdict {
     let s = &file.streams[i];
     let data = match file.data(i) {
         Ok(d) => d,
@@ -81,26 +99,38 @@ fn chunk_round_trip(file: &MaxFile, i: usize) -> Verdict {
                 }
             };
             let written = match compare_stream(&s.name, &tree, data) {
-                Ok(None) => return Verdict::pass(),
+                Ok(None) => None,
                 Ok(Some(_)) => {
                     let mut out = Vec::new();
-                    write_stream_into(&s.name, &tree, &mut out).map(|()| out)
+                    Some(write_stream_into(&s.name, &tree, &mut out).map(|()| out))
                 }
-                Err(e) => Err(e),
+                Err(e) => Some(Err(e)),
             };
-            match written {
-                Ok(out) => match first_mismatch(&s.name, "chunk-roundtrip", data, &out, Some(&tree)) {
-                    None => Verdict::pass(),
-                    Some(m) => Verdict::Fail(m),
-                },
-                Err(e) => Verdict::Fail(Mismatch {
-                    kind: "chunk-write".into(),
-                    chunk_path: s.name.clone(),
-                    message: e.to_string(),
-                    ..Default::default()
-                }),
+            let verdict = match written {
+                None => Verdict::pass(),
+                Some(written) => round_trip_failure(&s.name, data, written, &tree),
+            };
+            if let Some(keep) = keep {
+                keep.keep(i, tree);
             }
+            verdict
         }
+    }
+}
+
+/// The verdict of a chunk round trip that did not compare equal (or could not be written).
+fn round_trip_failure(name: &str, data: &[u8], written: Result<Vec<u8>, WriteError>, tree: &[Chunk<'_>]) -> Verdict {
+    match written {
+        Ok(out) => match first_mismatch(name, "chunk-roundtrip", data, &out, Some(tree)) {
+            None => Verdict::pass(),
+            Some(m) => Verdict::Fail(m),
+        },
+        Err(e) => Verdict::Fail(Mismatch {
+            kind: "chunk-write".into(),
+            chunk_path: name.to_string(),
+            message: e.to_string(),
+            ..Default::default()
+        }),
     }
 }
 

@@ -17,6 +17,7 @@ use crate::chunk::{parse_stream, write_stream};
 use crate::model::file::{StreamModel, TypedFile, TypedStream};
 use crate::model::normalize;
 use crate::model::scene::ClassTally;
+use crate::parsed::ParsedStreams;
 use crate::MaxFile;
 
 /// How to run T2.
@@ -80,7 +81,18 @@ pub fn run(file: &MaxFile, on_step: impl FnMut(&str, Option<&str>, Option<&str>)
 /// Runs T2. `on_step(stream, chunk path, class)` runs before each stream and each Scene
 /// object (the worker's breadcrumbs).
 pub fn run_with(file: &MaxFile, opts: Options, on_step: impl FnMut(&str, Option<&str>, Option<&str>)) -> T2Report {
-    let typed = TypedFile::decode(file, opts.regeneration_proof, on_step);
+    run_parsed(file, &ParsedStreams::default(), opts, on_step)
+}
+
+/// [`run_with`] on the trees T1 kept ([`crate::verify::t1::run_keeping_trees`]): each
+/// stream is decoded from its tree instead of being parsed again.
+pub fn run_parsed<'f>(
+    file: &'f MaxFile,
+    parsed: &ParsedStreams<'f>,
+    opts: Options,
+    on_step: impl FnMut(&str, Option<&str>, Option<&str>),
+) -> T2Report {
+    let typed = TypedFile::decode_parsed(file, parsed, opts.regeneration_proof, on_step);
     report(file, &typed, opts)
 }
 
@@ -240,6 +252,24 @@ mod tests {
         assert_eq!(report.streams.iter().find(|v| v.stream == "ClassDirectory3").unwrap().verdict, Verdict::pass());
         assert_eq!(report.inventory[0].name, "B");
         assert_eq!((report.objects.typed, report.objects.generic, report.objects.degraded), (1, 0, 0));
+    }
+
+    #[test]
+    fn decoding_from_the_trees_t1_kept_reports_what_parsing_again_does() {
+        let empty = cont(0x2150, &[leaf(0x0100, &[0; 4])]);
+        let file = file_with_scene(&cont(0x2012, &[cont(0x0000, &[leaf(0x2034, &[]), empty]), leaf(0x0001, &[9])]));
+        let (t1, parsed) = crate::verify::t1::run_keeping_trees(&file, |_| {});
+        assert_eq!(t1, crate::verify::t1::run(&file, |_| {}));
+        assert_eq!(parsed.len(), 2, "Scene and ClassDirectory3");
+        let mut steps = (Vec::new(), Vec::new());
+        let again = run_with(&file, Options::default(), |s, p, _| steps.0.push((s.to_string(), p.map(str::to_string))));
+        let kept = run_parsed(&file, &parsed, Options::default(), |s, p, _| {
+            steps.1.push((s.to_string(), p.map(str::to_string)))
+        });
+        assert_eq!(kept, again);
+        assert_eq!(steps.0, steps.1);
+        let scene = crate::model::scene_index::SceneTrees::from_parsed(&file, parsed).expect("Scene is a tree");
+        assert_eq!(scene.index().map(|i| i.objects.len()), Some(2));
     }
 
     #[test]
