@@ -46,7 +46,7 @@ use crate::model::scene_index::{SceneIndex, SceneObject, SceneTrees};
 use crate::model::time_config::{TimeConfig, TICKS_PER_SECOND};
 use crate::nel::anim::{Animation, Key, KeyKind, Track};
 use crate::MaxFile;
-use glam::{Mat3, Quat, Vec3};
+use glam::{Quat, Vec3};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
