@@ -567,7 +567,6 @@ fn xyz_key_span(index: &SceneIndex<'_>, c: &SceneObject<'_>) -> Result<Option<(i
     Ok(span)
 }
 
-
 /// A Bezier Scale's keys as a `CTrackKeyFramerBezierVector` (tangents unscaled).
 fn bezier_scale_track(c: &SceneObject<'_>, keys: &[ScaleKey]) -> Track {
     let nel_keys = keys
