@@ -232,3 +232,32 @@ fn a_nub_turned_otherwise_or_off_its_fathers_axis_is_caught_at_its_bone() {
         assert_eq!(found, [("biped-nub-turn", Some(i))], "{misses:?}");
     }
 }
+
+/// The Rocketbox children (`Male_Child_01`, `Female_Child_01`) are `Bip02` rigs: with no
+/// `Bip01` in the file, the skeleton is rooted at the single Biped system's COM (NeL's
+/// `CNelExport::exportSkeleton` exports whichever root it is given; docs/exporters.md). Each
+/// such rig passes its skel T3 against its FBX, is written, and its `.skel` reads back through
+/// the NeL reader and rewrites byte-identically.
+#[test]
+fn a_rig_without_bip01_is_rooted_at_its_com_written_and_read_back() {
+    let Some((corpus, rows)) = rigs() else { return };
+    let mut rooted_elsewhere = Vec::new();
+    for (name, max, _) in rows.iter().filter(|(n, _, _)| n.starts_with("rocketbox/")) {
+        let root = biped_of(max).structure().bones[0].name.clone();
+        if root == "Bip01" {
+            continue;
+        }
+        assert!(root.starts_with("Bip0") && root.len() == 5, "{name}: root {root:?}");
+        let out = tempfile::tempdir().unwrap();
+        let (r, export) = skel_result(max, &corpus, out.path());
+        assert_eq!(r.verdict.name(), "pass", "{name}: {:?} {:?}", r.verdict, r.detail);
+        assert!(export.status == "ok" && export.files.len() == 1, "{name}: {export:?}");
+        let bytes = std::fs::read(out.path().join(&export.files[0])).unwrap();
+        let back = pmcore::nel::skel::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back.bones[0].name, root, "{name}");
+        assert_eq!(pmcore::nel::skel::write(&back), bytes, "{name}: the written .skel does not round-trip");
+        rooted_elsewhere.push(name.clone());
+    }
+    pmtests::notice(&format!("rigs rooted at a COM not named Bip01: {rooted_elsewhere:?}"));
+    assert!(!rooted_elsewhere.is_empty(), "no Rocketbox rig without Bip01 (the children are Bip02 rigs)");
+}
