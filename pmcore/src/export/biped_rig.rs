@@ -59,6 +59,11 @@ pub struct BipedSkeleton {
     pub unplaced: Vec<UnplacedBone>,
     /// Counts for the export summary.
     pub summary: RigSummary,
+    /// Helpers outside the skeleton Link-Constrained to its bones, with their offsets
+    /// ([`super::biped_helper_links`]): T3's part (d) reference for rigs whose FBX binds them.
+    pub helper_links: Vec<super::biped_helper_links::HelperLink>,
+    /// Such helpers whose offset was not read (keyed, or an unreadable controller), with why.
+    pub helper_links_refused: Vec<String>,
 }
 
 impl BipedSkeleton {
@@ -175,7 +180,9 @@ pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> Bipe
     let skeleton = Skeleton::build(bones);
     summary.lods = skeleton.lods.len();
     let placed = worlds.iter().map(Option::is_some).collect();
-    BipedSkeleton { skeleton, placed, rotation_spread, unplaced, summary }
+    let nodes: Vec<usize> = order.iter().map(|&(node, _)| node).collect();
+    let (helper_links, helper_links_refused) = super::biped_helper_links::helper_links(index, &nodes);
+    BipedSkeleton { skeleton, placed, rotation_spread, unplaced, summary, helper_links, helper_links_refused }
 }
 
 #[cfg(test)]
@@ -204,6 +211,8 @@ mod tests {
                 .map(|(i, n)| UnplacedBone { index: i + 1, name: n.to_string(), slot: None, reason: "xtra".into() })
                 .collect(),
             summary: RigSummary::default(),
+            helper_links: vec![],
+            helper_links_refused: vec![],
         };
         let m = s.unplaced_message();
         assert!(
