@@ -94,7 +94,7 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
         };
         let root = match biped_root(&index, &rig) {
             Ok(root) => root,
-            Err(outcome) => return Ok(outcome),
+            Err(outcome) => return Ok(*outcome),
         };
         return Ok(RigOutcome::Biped(Box::new(super::biped_rig::build(&index, &rig, root))));
     }
@@ -112,14 +112,14 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
 /// (`buildSkeletonShape(*pNode)`), the name is only the process script's pick, and a Biped's
 /// COM is the one node whose subtree is the whole rig. Two systems without a `Bip01` leave no
 /// single root: `not-applicable`.
-fn biped_root(index: &SceneIndex<'_>, rig: &crate::model::biped::BipedRig) -> Result<usize, RigOutcome> {
+fn biped_root(index: &SceneIndex<'_>, rig: &crate::model::biped::BipedRig) -> Result<usize, Box<RigOutcome>> {
     let com = rig.com_node.as_ref().map(|(n, _)| *n);
     if let Some(root) = index.node_by_name(ROOT_NAME) {
         return match com {
             Some(c) if c == root.storage_index => Ok(c),
-            _ => Err(RigOutcome::NotImplemented(format!(
+            _ => Err(Box::new(RigOutcome::NotImplemented(format!(
                 "{ROOT_NAME} is not the COM of the Biped (0x9155, 0x0): no figure placement for its root"
-            ))),
+            )))),
         };
     }
     let systems = index
@@ -129,9 +129,9 @@ fn biped_root(index: &SceneIndex<'_>, rig: &crate::model::biped::BipedRig) -> Re
         .count();
     match com {
         Some(c) if systems == 1 => Ok(c),
-        _ => Err(RigOutcome::NotApplicable(format!(
+        _ => Err(Box::new(RigOutcome::NotApplicable(format!(
             "no node named {ROOT_NAME} and no single Biped (0x9155, 0x0) COM ({systems} systems)"
-        ))),
+        )))),
     }
 }
 
