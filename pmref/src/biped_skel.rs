@@ -396,6 +396,12 @@ pub fn compare(
     Ok(c)
 }
 
+/// Where 3ds Max puts a helper Link-Constrained to a bone: the bone's world (the inverse of
+/// its InvBindPos) · the link offset (Max's row-vector `offset · target`).
+fn linked_world(bone_inv_bind: &DMat4, offset: &DMat4) -> DMat4 {
+    bone_inv_bind.inverse() * *offset
+}
+
 /// Part (d): each helper Link-Constrained to a placed bone — the bone's figure world (the
 /// inverse of its InvBindPos) · the link offset — against the helper's BindPose matrix,
 /// with (a)'s conversion and tolerances. Linked helpers whose offset was not read
@@ -417,7 +423,7 @@ pub fn compare_helper_links(
             }
             continue;
         };
-        let helper_world = nel_matrix(skel, link.bone).inverse() * link.offset;
+        let helper_world = linked_world(&nel_matrix(skel, link.bone), &link.offset);
         let rotation_tolerance = ROTATION_TOLERANCE + rotation_spread.get(link.bone).copied().unwrap_or(0.0);
         let (rotation, translation, tolerance) =
             bind_difference(&helper_world.inverse(), &(to_max * *m), rotation_tolerance);
@@ -449,6 +455,17 @@ pub fn compare_helper_links(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::FRAC_PI_2;
+
+    #[test]
+    fn a_linked_helper_sits_at_its_offset_in_the_bones_frame() {
+        // A bone at (0, 0, 100) turned 90° about Z; a helper 10 along the bone's X.
+        let bone = DMat4::from_translation(DVec3::new(0.0, 0.0, 100.0)) * DMat4::from_rotation_z(FRAC_PI_2);
+        let offset = DMat4::from_translation(DVec3::new(10.0, 0.0, 0.0));
+        let helper = linked_world(&bone.inverse(), &offset);
+        assert!((helper.w_axis.truncate() - DVec3::new(0.0, 10.0, 100.0)).length() < 1e-12, "{helper:?}");
+        assert!((helper.x_axis.truncate() - DVec3::Y).length() < 1e-12);
+    }
 
     #[test]
     fn the_translation_tolerance_grows_with_the_lever_arm() {
