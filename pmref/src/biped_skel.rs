@@ -358,17 +358,14 @@ pub fn compare(
         if rotation <= rotation_tolerance && translation <= tolerance {
             c.bind_within += 1;
         } else {
-            c.bind_off_count += 1;
-            if c.bind_off.len() < MAX_LISTED {
-                let off = BindOff {
-                    index: i,
-                    bone: bone.name.clone(),
-                    rotation_diff: rotation,
-                    translation_diff: translation,
-                    translation_tolerance: tolerance,
-                };
-                c.bind_off.push(off);
-            }
+            let off = BindOff {
+                index: i,
+                bone: bone.name.clone(),
+                rotation_diff: rotation,
+                translation_diff: translation,
+                translation_tolerance: tolerance,
+            };
+            listed(&mut c.bind_off, &mut c.bind_off_count, off);
         }
     }
     compare_tracks(&mut c, skel, placed, rotation_spread, reference);
@@ -394,6 +391,14 @@ pub fn compare(
     let misses = check(skel, true).into_iter().filter(|m| m.rule != "biped-nub-turn" || m.bone.is_some_and(tracked));
     c.convention_misses = misses.take(MAX_LISTED).collect();
     Ok(c)
+}
+
+/// Counts one more entry and keeps it when fewer than [`MAX_LISTED`] are listed.
+fn listed<T>(list: &mut Vec<T>, count: &mut usize, item: T) {
+    *count += 1;
+    if list.len() < MAX_LISTED {
+        list.push(item);
+    }
 }
 
 /// Where 3ds Max puts a helper Link-Constrained to a bone: the bone's world (the inverse of
@@ -436,17 +441,15 @@ pub fn compare_helper_links(
         if rotation <= rotation_tolerance && translation <= tolerance {
             c.links_within += 1;
         } else {
-            c.link_off_count += 1;
-            if c.link_off.len() < MAX_LISTED {
-                c.link_off.push(LinkOff {
-                    index: link.bone,
-                    bone: skel.bones[link.bone].name.clone(),
-                    helper: link.helper.clone(),
-                    rotation_diff: rotation,
-                    translation_diff: translation,
-                    translation_tolerance: tolerance,
-                });
-            }
+            let off = LinkOff {
+                index: link.bone,
+                bone: skel.bones[link.bone].name.clone(),
+                helper: link.helper.clone(),
+                rotation_diff: rotation,
+                translation_diff: translation,
+                translation_tolerance: tolerance,
+            };
+            listed(&mut c.link_off, &mut c.link_off_count, off);
         }
     }
     Ok(())
