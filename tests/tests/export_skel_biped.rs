@@ -5,7 +5,8 @@
 //! tolerance of the FBX BindPose 3ds Max wrote, with fathers as the FBX hierarchy and the
 //! real `.skel` conventions kept; a passing rig's `.skel` is written and reads back through
 //! the NeL reader, rewriting byte-identically. Perturbed references (a bind matrix turned by 1°, two
-//! father indices swapped) are caught at the bone. Skips, saying so, without `../shared`.
+//! father indices swapped, an LD35 `B_*` helper's bind matrix turned by 1°) are caught at the bone;
+//! the `Bip02` children are rooted at their COM and written. Skips, saying so, without `../shared`.
 
 use pmcore::export::biped_rig::BipedSkeleton;
 use pmcore::export::rig::{export, RigOutcome};

@@ -1,4 +1,5 @@
-//! Scene → NeL skeleton for a Biped rig rooted at `Bip01`, following
+//! Scene → NeL skeleton for a Biped rig rooted at its COM (`Bip01`, or `Bip02` … when the file
+//! has no `Bip01`: `super::rig`), following
 //! `CExportNel::buildSkeleton` (nel_mesh_lib `export_skinning.cpp`, design §10):
 //!
 //! * Bones: every node of the `Bip01` subtree, depth-first pre-order, children in scene order
@@ -18,7 +19,9 @@
 //! A bone pmcore cannot place (tails and their nubs, ponytails, props: [`UnplacedBone`]) is
 //! never given a value: the skeleton is [`BipedSkeleton::complete`] only when every bone
 //! is placed, and the worker writes nothing otherwise. The structure (names, fathers,
-//! UnheritScale) and the placed bones stay available to T3.
+//! UnheritScale) and the placed bones stay available to T3, with the Link Constraint helpers
+//! that follow the bones ([`super::biped_helper_links`]: T3's reference on rigs whose FBX binds
+//! the helpers, not the bones).
 
 use super::rig_tree::{pre_order, set_lod_distance, RigSummary};
 use super::skel::{Bone, NelMatrix, Skeleton};
