@@ -24,6 +24,15 @@
 //!   the real Ryzom `.skel` files), and every bone's father against its node's parent in
 //!   the FBX (the hierarchy Max wrote), for the bones the FBX holds.
 //!
+//! * (d) **Link Constraint helpers**: a rig whose FBX binds helpers instead of its Biped bones
+//!   (LD35: the BindPose holds only the `B_*` helpers) still says where the bones were, since
+//!   3ds Max places a Link-Constrained helper at `target world · offset`. For each helper
+//!   linked to a placed bone (`pmcore::export::biped_helper_links`: the offset is data read
+//!   from the `.max`, at tick 0), the bone's figure world (the inverse of its InvBindPos) ·
+//!   the offset is compared with the helper's BindPose matrix exactly as (a) compares a
+//!   bone: same conversion, same tolerances (one more float32 composition is far inside
+//!   them).
+//!
 //! A bone pmcore could not place is counted and named, never compared as if placed: a
 //! skeleton with unplaced bones does not pass. A placed bone the FBX does not hold is counted
 //! in `bind_absent` and compared with nothing here: on the Rocketbox rigs the 41 nubs (the
@@ -35,6 +44,7 @@ use crate::compare::axes::conversions;
 use crate::scene::RefScene;
 use crate::skel_conventions::{check, ConventionMiss, RULES};
 use glam::{DMat4, DVec3};
+use pmcore::export::biped_rig::BipedSkeleton;
 use pmcore::export::skel::Skeleton;
 use std::collections::BTreeMap;
 
@@ -57,6 +67,23 @@ pub struct BindOff {
     /// Translation difference (scene units).
     pub translation_diff: f64,
     /// The translation tolerance at this bone.
+    pub translation_tolerance: f64,
+}
+
+/// One helper whose bone-and-offset placement is off its BindPose matrix (part (d)).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LinkOff {
+    /// Index of the bone the helper links to.
+    pub index: usize,
+    /// That bone's name.
+    pub bone: String,
+    /// The helper's name.
+    pub helper: String,
+    /// Largest rotation-element difference.
+    pub rotation_diff: f64,
+    /// Translation difference (scene units).
+    pub translation_diff: f64,
+    /// The translation tolerance at this helper.
     pub translation_tolerance: f64,
 }
 
@@ -113,6 +140,24 @@ pub struct BipedSkelComparison {
     pub max_rotation_diff: f64,
     /// Largest translation difference over the compared bones.
     pub max_translation_diff: f64,
+    /// Part (d): helpers linked to placed bones compared with their BindPose matrix.
+    pub links_compared: usize,
+    /// Of which within tolerance.
+    pub links_within: usize,
+    /// The compared links as `helper → bone`, first [`MAX_LISTED`].
+    pub links: Vec<String>,
+    /// Helpers off, first [`MAX_LISTED`].
+    pub link_off: Vec<LinkOff>,
+    /// How many helpers are off.
+    pub link_off_count: usize,
+    /// Linked helpers the BindPose does not hold (not compared), first [`MAX_LISTED`].
+    pub links_absent: Vec<String>,
+    /// Linked helpers whose offset was not read, with why (not compared).
+    pub links_refused: Vec<String>,
+    /// Largest rotation-element difference over the compared helpers.
+    pub max_link_rotation_diff: f64,
+    /// Largest translation difference over the compared helpers.
+    pub max_link_translation_diff: f64,
     /// Bones whose default tracks were compared with their FBX local transform.
     pub tracks_compared: usize,
     /// Bones whose tracks are off, first [`MAX_LISTED`].
@@ -141,8 +186,9 @@ impl BipedSkelComparison {
 
     /// The placed bones compare: some compared, none off, fathers and rules kept.
     pub fn placed_part_passed(&self) -> bool {
-        self.bind_compared > 0
+        self.bind_compared + self.links_compared > 0
             && self.bind_off_count == 0
+            && self.link_off_count == 0
             && self.tracks_off_count == 0
             && self.father_misses.is_empty()
             && self.convention_misses.is_empty()
@@ -168,6 +214,15 @@ impl BipedSkelComparison {
                 ),
             ));
         }
+        if let Some(l) = self.link_off.first() {
+            return Some((
+                format!("bones[{}] {:?}", l.index, l.bone),
+                format!(
+                    "figure world · Link Constraint offset of {:?} off its FBX BindPose: rotation {:.2e} (tolerance {ROTATION_TOLERANCE:e}), translation {:.2e} (tolerance {:.2e})",
+                    l.helper, l.rotation_diff, l.translation_diff, l.translation_tolerance
+                ),
+            ));
+        }
         if let Some(t) = self.tracks_off.first() {
             return Some((
                 format!("bones[{}] {:?}", t.index, t.bone),
@@ -177,7 +232,8 @@ impl BipedSkelComparison {
                 ),
             ));
         }
-        (self.bind_compared == 0).then(|| ("skeleton".into(), "no placed bone has a BindPose matrix".into()))
+        (self.bind_compared + self.links_compared == 0)
+            .then(|| ("skeleton".into(), "no placed bone or linked helper has a BindPose matrix".into()))
     }
 }
 
@@ -302,17 +358,14 @@ pub fn compare(
         if rotation <= rotation_tolerance && translation <= tolerance {
             c.bind_within += 1;
         } else {
-            c.bind_off_count += 1;
-            if c.bind_off.len() < MAX_LISTED {
-                let off = BindOff {
-                    index: i,
-                    bone: bone.name.clone(),
-                    rotation_diff: rotation,
-                    translation_diff: translation,
-                    translation_tolerance: tolerance,
-                };
-                c.bind_off.push(off);
-            }
+            let off = BindOff {
+                index: i,
+                bone: bone.name.clone(),
+                rotation_diff: rotation,
+                translation_diff: translation,
+                translation_tolerance: tolerance,
+            };
+            listed(&mut c.bind_off, &mut c.bind_off_count, off);
         }
     }
     compare_tracks(&mut c, skel, placed, rotation_spread, reference);
@@ -340,9 +393,82 @@ pub fn compare(
     Ok(c)
 }
 
+/// Counts one more entry and keeps it when fewer than [`MAX_LISTED`] are listed.
+fn listed<T>(list: &mut Vec<T>, count: &mut usize, item: T) {
+    *count += 1;
+    if list.len() < MAX_LISTED {
+        list.push(item);
+    }
+}
+
+/// Where 3ds Max puts a helper Link-Constrained to a bone: the bone's world (the inverse of
+/// its InvBindPos) · the link offset (Max's row-vector `offset · target`).
+fn linked_world(bone_inv_bind: &DMat4, offset: &DMat4) -> DMat4 {
+    bone_inv_bind.inverse() * *offset
+}
+
+/// Part (d): each helper Link-Constrained to a placed bone — the bone's figure world (the
+/// inverse of its InvBindPos) · the link offset — against the helper's BindPose matrix,
+/// with (a)'s conversion and tolerances. Linked helpers whose offset was not read
+/// (`helper_links_refused`) are listed, not compared.
+pub fn compare_helper_links(
+    c: &mut BipedSkelComparison,
+    biped: &BipedSkeleton,
+    bind: &BTreeMap<String, DMat4>,
+    reference: &RefScene,
+) -> Result<(), String> {
+    let (to_max, _) = max_conversion(reference)?;
+    let (skel, placed, rotation_spread) = (biped.structure(), &biped.placed, &biped.rotation_spread);
+    let (links, refused) = (&biped.helper_links, &biped.helper_links_refused);
+    c.links_refused = refused.iter().take(MAX_LISTED).cloned().collect();
+    for link in links.iter().filter(|l| placed.get(l.bone).copied().unwrap_or(false)) {
+        let Some(m) = bind.get(&link.helper) else {
+            if c.links_absent.len() < MAX_LISTED {
+                c.links_absent.push(link.helper.clone());
+            }
+            continue;
+        };
+        let helper_world = linked_world(&nel_matrix(skel, link.bone), &link.offset);
+        let rotation_tolerance = ROTATION_TOLERANCE + rotation_spread.get(link.bone).copied().unwrap_or(0.0);
+        let (rotation, translation, tolerance) =
+            bind_difference(&helper_world.inverse(), &(to_max * *m), rotation_tolerance);
+        c.links_compared += 1;
+        if c.links.len() < MAX_LISTED {
+            c.links.push(format!("{} → {}", link.helper, skel.bones[link.bone].name));
+        }
+        c.max_link_rotation_diff = c.max_link_rotation_diff.max(rotation);
+        c.max_link_translation_diff = c.max_link_translation_diff.max(translation);
+        if rotation <= rotation_tolerance && translation <= tolerance {
+            c.links_within += 1;
+        } else {
+            let off = LinkOff {
+                index: link.bone,
+                bone: skel.bones[link.bone].name.clone(),
+                helper: link.helper.clone(),
+                rotation_diff: rotation,
+                translation_diff: translation,
+                translation_tolerance: tolerance,
+            };
+            listed(&mut c.link_off, &mut c.link_off_count, off);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::FRAC_PI_2;
+
+    #[test]
+    fn a_linked_helper_sits_at_its_offset_in_the_bones_frame() {
+        // A bone at (0, 0, 100) turned 90° about Z; a helper 10 along the bone's X.
+        let bone = DMat4::from_translation(DVec3::new(0.0, 0.0, 100.0)) * DMat4::from_rotation_z(FRAC_PI_2);
+        let offset = DMat4::from_translation(DVec3::new(10.0, 0.0, 0.0));
+        let helper = linked_world(&bone.inverse(), &offset);
+        assert!((helper.w_axis.truncate() - DVec3::new(0.0, 10.0, 100.0)).length() < 1e-12, "{helper:?}");
+        assert!((helper.x_axis.truncate() - DVec3::Y).length() < 1e-12);
+    }
 
     #[test]
     fn the_translation_tolerance_grows_with_the_lever_arm() {

@@ -4,13 +4,16 @@
 //! (`pmref::biped_skel`). One verdict, stream `skel`:
 //!
 //! * pass: every bone placed, every placed bone's InvBindPos within tolerance of the FBX
-//!   BindPose, fathers as the FBX hierarchy, every convention kept (bones the FBX does not
+//!   BindPose, and every helper Link-Constrained to a placed bone within tolerance there as
+//!   bone world · link offset (part (d), the LD35 rigs whose BindPose holds only `B_*`
+//!   helpers), fathers as the FBX hierarchy, every convention kept (bones the FBX does not
 //!   hold, such as the nubs, are listed in `bind_absent`);
 //! * `t3-skel-unplaced` fail: the placed part passes but some bones are not placed — the
 //!   message names them and the Biped class (triage: `unsupported`);
 //! * `t3-skel-biped` fail: something placed is off (located at the bone), unplaced bones or
 //!   not (its own kind: the `t3-skel` era rules read a same-named `.skel` comparison);
-//! * skip `not-applicable`: the FBX's BindPose holds none of the placed bones;
+//! * skip `not-applicable`: the FBX's BindPose holds none of the placed bones nor a helper
+//!   linked to one;
 //! * skip `not-implemented` (no FBX found) naming the unplaced bones, or a `no-reference`
 //!   skip for a complete skeleton.
 
@@ -18,7 +21,7 @@ use crate::exporter::ExportVerdict;
 use crate::options::Options;
 use pmcore::export::biped_rig::BipedSkeleton;
 use pmcore::verify::{Mismatch, Verdict};
-use pmref::biped_skel::{compare, BipedSkelComparison, MAX_LISTED};
+use pmref::biped_skel::{compare, compare_helper_links, BipedSkelComparison, MAX_LISTED};
 use pmref::pairs::{lookup, Lookup, ReferenceFile};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -54,7 +57,9 @@ fn compared(reference: &ReferenceFile, biped: &BipedSkeleton) -> Result<BipedSke
     let doc = pmref::fbx::binary::read(&bytes).map_err(|e| e.to_string())?;
     let scene = pmref::fbx::scene::scene_of(&doc).map_err(|e| e.to_string())?;
     let bind = pmref::fbx::bind::bind_pose(&doc).map_err(|e| e.to_string())?;
-    compare(biped.structure(), &biped.placed, &biped.rotation_spread, &bind, &scene)
+    let mut c = compare(biped.structure(), &biped.placed, &biped.rotation_spread, &bind, &scene)?;
+    compare_helper_links(&mut c, biped, &bind, &scene)?;
+    Ok(c)
 }
 
 /// The skel T3 verdict of a Biped rig; `stem` names the produced `.skel` in locators.
@@ -86,10 +91,10 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     let at_bone = |locator: String| format!("@export/{stem}.skel/{locator}");
     let v = if c.passed() {
         Verdict::pass()
-    } else if c.bind_compared == 0 && c.father_misses.is_empty() && c.convention_misses.is_empty() {
+    } else if c.bind_compared + c.links_compared == 0 && c.father_misses.is_empty() && c.convention_misses.is_empty() {
         Verdict::Skip {
             reason: format!(
-                "not-applicable: the reference holds no BindPose matrix of the {} placed bones (its BindPose holds {} other nodes; {}); {}",
+                "not-applicable: the reference holds no BindPose matrix of the {} placed bones or of a helper linked to them (its BindPose holds {} other nodes; {}); {}",
                 c.bones - c.unplaced,
                 c.bind_entries,
                 c.conversion,
@@ -99,9 +104,10 @@ pub fn t3(source: &str, stem: &str, biped: &BipedSkeleton, opts: &Options) -> Ex
     } else if c.placed_part_passed() {
         let first = biped.unplaced.first().map(|u| format!("bones[{}] {:?}", u.index, u.name)).unwrap_or_default();
         let message = format!(
-            "{}; the {} placed bones compared match the FBX BindPose, its hierarchy and the .skel conventions",
+            "{}; the {} placed bones and {} linked helpers compared match the FBX BindPose, its hierarchy and the .skel conventions",
             biped.unplaced_message(),
-            c.bind_compared
+            c.bind_compared,
+            c.links_compared
         );
         fail("t3-skel-unplaced", message, at_bone(first))
     } else {

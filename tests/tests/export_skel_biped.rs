@@ -5,7 +5,8 @@
 //! tolerance of the FBX BindPose 3ds Max wrote, with fathers as the FBX hierarchy and the
 //! real `.skel` conventions kept; a passing rig's `.skel` is written and reads back through
 //! the NeL reader, rewriting byte-identically. Perturbed references (a bind matrix turned by 1°, two
-//! father indices swapped) are caught at the bone. Skips, saying so, without `../shared`.
+//! father indices swapped, an LD35 `B_*` helper's bind matrix turned by 1°) are caught at the bone;
+//! the `Bip02` children are rooted at their COM and written. Skips, saying so, without `../shared`.
 
 use pmcore::export::biped_rig::BipedSkeleton;
 use pmcore::export::rig::{export, RigOutcome};
@@ -77,14 +78,25 @@ fn every_biped_rig_gets_a_skel_verdict_that_names_what_it_misses() {
             assert_eq!(back.bones.len() as u64, d["bones"].as_u64().unwrap(), "{name}");
             written += 1;
         }
-        if d["bind_compared"].as_u64().unwrap_or(0) > 0 {
+        if d["links_compared"].as_u64().unwrap_or(0) > 0 && verdict == "pass" {
+            assert_eq!(d["link_off_count"], 0, "{name}: {}", d["link_off"]);
+        }
+        if d["bind_compared"].as_u64().unwrap_or(0) + d["links_compared"].as_u64().unwrap_or(0) > 0 {
             compared_rigs += 1;
             assert_eq!(d["bind_off_count"], 0, "{name}: {}", d["bind_off"]);
             assert_eq!(d["tracks_off_count"], 0, "{name}: {}", d["tracks_off"]);
             assert_eq!(d["father_misses"], serde_json::json!([]), "{name}");
             assert_eq!(d["convention_misses"], serde_json::json!([]), "{name}");
         }
-        if verdict == "fail" {
+        if verdict == "fail" && d["link_off_count"].as_u64().unwrap_or(0) > 0 {
+            // Part (d) misses (red@spawn's toes, docs/exporters.md): a bone placed off the
+            // helper 3ds Max bound there — its own unexplained miss, located at the bone.
+            let t = r.triage.as_ref().expect("a fail is triaged");
+            assert_eq!(t.class.name(), "unexplained", "{name}: {t:?}");
+            let pmworker::events::Verdict::Fail(m) = &r.verdict else { unreachable!() };
+            assert!(m.kind == "t3-skel-biped" && m.chunk_path.contains("/bones["), "{name}: {m:?}");
+            pmtests::notice(&format!("{name}: Link Constraint helpers off their bones: {}", d["link_off"]));
+        } else if verdict == "fail" {
             let t = r.triage.as_ref().expect("a fail is triaged");
             assert_eq!(t.class.name(), "unsupported", "{name}: {t:?}");
             assert!(t.evidence.to_string().contains("0x00009155:0x00000000"), "{name}: {t:?}");
@@ -231,4 +243,73 @@ fn a_nub_turned_otherwise_or_off_its_fathers_axis_is_caught_at_its_bone() {
         let found: Vec<(&str, Option<usize>)> = misses.iter().map(|m| (m.rule.as_str(), m.bone)).collect();
         assert_eq!(found, [("biped-nub-turn", Some(i))], "{misses:?}");
     }
+}
+
+/// The Rocketbox children (`Male_Child_01`, `Female_Child_01`) are `Bip02` rigs: with no
+/// `Bip01` in the file, the skeleton is rooted at the single Biped system's COM (NeL's
+/// `CNelExport::exportSkeleton` exports whichever root it is given; docs/exporters.md). Each
+/// such rig passes its skel T3 against its FBX, is written, and its `.skel` reads back through
+/// the NeL reader and rewrites byte-identically.
+#[test]
+fn a_rig_without_bip01_is_rooted_at_its_com_written_and_read_back() {
+    let Some((corpus, rows)) = rigs() else { return };
+    let mut rooted_elsewhere = Vec::new();
+    for (name, max, _) in rows.iter().filter(|(n, _, _)| n.starts_with("rocketbox/")) {
+        let root = biped_of(max).structure().bones[0].name.clone();
+        if root == "Bip01" {
+            continue;
+        }
+        assert!(root.starts_with("Bip0") && root.len() == 5, "{name}: root {root:?}");
+        let out = tempfile::tempdir().unwrap();
+        let (r, export) = skel_result(max, &corpus, out.path());
+        assert_eq!(r.verdict.name(), "pass", "{name}: {:?} {:?}", r.verdict, r.detail);
+        assert!(export.status == "ok" && export.files.len() == 1, "{name}: {export:?}");
+        let bytes = std::fs::read(out.path().join(&export.files[0])).unwrap();
+        let back = pmcore::nel::skel::read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(back.bones[0].name, root, "{name}");
+        assert_eq!(pmcore::nel::skel::write(&back), bytes, "{name}: the written .skel does not round-trip");
+        rooted_elsewhere.push(name.clone());
+    }
+    pmtests::notice(&format!("rigs rooted at a COM not named Bip01: {rooted_elsewhere:?}"));
+    assert!(!rooted_elsewhere.is_empty(), "no Rocketbox rig without Bip01 (the children are Bip02 rigs)");
+}
+
+/// The LD35 rigs' FBX BindPose holds only their `B_*` helpers, each Link-Constrained to a
+/// Biped bone: part (d) holds the bone's figure world · the link offset to the helper's bind
+/// matrix. Every LD35 rig whose helpers all agree keeps them within tolerance; one helper's
+/// BindPose turned by 1° is caught at the bone it links to, and at no other.
+#[test]
+fn a_helper_bind_matrix_turned_by_one_degree_is_caught_at_its_linked_bone() {
+    let Some((_, rows)) = rigs() else { return };
+    let mut checked = Vec::new();
+    for (name, max, fbx) in rows.iter().filter(|(n, _, _)| n.contains("tae8838__")) {
+        let biped = biped_of(max);
+        let doc = pmref::fbx::binary::read(&std::fs::read(fbx).unwrap()).unwrap();
+        let scene = pmref::fbx::scene::scene_of(&doc).unwrap();
+        let mut bind = pmref::fbx::bind::bind_pose(&doc).unwrap();
+        let compare = |bind: &std::collections::BTreeMap<String, glam::DMat4>| {
+            let s = biped.structure();
+            let mut c = pmref::biped_skel::compare(s, &biped.placed, &biped.rotation_spread, bind, &scene).unwrap();
+            pmref::biped_skel::compare_helper_links(&mut c, &biped, bind, &scene).unwrap();
+            c
+        };
+        let before = compare(&bind);
+        assert!(before.links_compared > 0, "{name}: no helper linked to a placed bone in the BindPose");
+        if before.link_off_count > 0 {
+            continue; // red@spawn's toes: reported by the every-rig test
+        }
+        let link = biped.helper_links.iter().find(|l| l.helper.ends_with("Head")).expect("a head helper");
+        let m = bind[&link.helper];
+        bind.insert(link.helper.clone(), m * glam::DMat4::from_rotation_x(1f64.to_radians()));
+        let c = compare(&bind);
+        let at: Vec<(usize, &str)> = c.link_off.iter().map(|o| (o.index, o.helper.as_str())).collect();
+        assert_eq!(at, [(link.bone, link.helper.as_str())], "{name}: {c:?}");
+        assert_eq!(
+            c.first_miss().unwrap().0,
+            format!("bones[{}] {:?}", link.bone, biped.structure().bones[link.bone].name)
+        );
+        checked.push(name.clone());
+    }
+    pmtests::notice(&format!("helper BindPose perturbation caught on {checked:?}"));
+    assert!(!checked.is_empty(), "no LD35 rig with every helper within tolerance");
 }

@@ -1,4 +1,5 @@
-//! Scene → NeL skeleton for a Biped rig rooted at `Bip01`, following
+//! Scene → NeL skeleton for a Biped rig rooted at its COM (`Bip01`, or `Bip02` … when the file
+//! has no `Bip01`: `super::rig`), following
 //! `CExportNel::buildSkeleton` (nel_mesh_lib `export_skinning.cpp`, design §10):
 //!
 //! * Bones: every node of the `Bip01` subtree, depth-first pre-order, children in scene order
@@ -18,7 +19,9 @@
 //! A bone pmcore cannot place (tails and their nubs, ponytails, props: [`UnplacedBone`]) is
 //! never given a value: the skeleton is [`BipedSkeleton::complete`] only when every bone
 //! is placed, and the worker writes nothing otherwise. The structure (names, fathers,
-//! UnheritScale) and the placed bones stay available to T3.
+//! UnheritScale) and the placed bones stay available to T3, with the Link Constraint helpers
+//! that follow the bones ([`super::biped_helper_links`]: T3's reference on rigs whose FBX binds
+//! the helpers, not the bones).
 
 use super::rig_tree::{pre_order, set_lod_distance, RigSummary};
 use super::skel::{Bone, NelMatrix, Skeleton};
@@ -59,6 +62,11 @@ pub struct BipedSkeleton {
     pub unplaced: Vec<UnplacedBone>,
     /// Counts for the export summary.
     pub summary: RigSummary,
+    /// Helpers outside the skeleton Link-Constrained to its bones, with their offsets
+    /// ([`super::biped_helper_links`]): T3's part (d) reference for rigs whose FBX binds them.
+    pub helper_links: Vec<super::biped_helper_links::HelperLink>,
+    /// Such helpers whose offset was not read (keyed, or an unreadable controller), with why.
+    pub helper_links_refused: Vec<String>,
 }
 
 impl BipedSkeleton {
@@ -175,7 +183,9 @@ pub(crate) fn build(index: &SceneIndex<'_>, rig: &BipedRig, root: usize) -> Bipe
     let skeleton = Skeleton::build(bones);
     summary.lods = skeleton.lods.len();
     let placed = worlds.iter().map(Option::is_some).collect();
-    BipedSkeleton { skeleton, placed, rotation_spread, unplaced, summary }
+    let nodes: Vec<usize> = order.iter().map(|&(node, _)| node).collect();
+    let (helper_links, helper_links_refused) = super::biped_helper_links::helper_links(index, &nodes);
+    BipedSkeleton { skeleton, placed, rotation_spread, unplaced, summary, helper_links, helper_links_refused }
 }
 
 #[cfg(test)]
@@ -204,6 +214,8 @@ mod tests {
                 .map(|(i, n)| UnplacedBone { index: i + 1, name: n.to_string(), slot: None, reason: "xtra".into() })
                 .collect(),
             summary: RigSummary::default(),
+            helper_links: vec![],
+            helper_links_refused: vec![],
         };
         let m = s.unplaced_message();
         assert!(

@@ -6,6 +6,7 @@
 //! shapes from evaluated meshes and [`shape_t3`] compares them with the NeL exporter's;
 //! [`nel_anim`] builds a NeL `.anim` from the scene's animation.
 
+pub mod biped_helper_links;
 pub mod biped_rig;
 pub mod obj;
 pub mod rig;

@@ -14,8 +14,8 @@
 //! * InvBindPos = inverse of the world matrix.
 //!
 //! Files with a Biped system whose COM is `Bip01` go to [`super::biped_rig`] (figure-mode
-//! placement); files without a `Bip01` node report `not-applicable` — NeL's skel process
-//! exports the node named `Bip01`, so a `Bip02` rig is not one it exports.
+//! placement); a Biped file without a `Bip01` is rooted at its single Biped system's COM
+//! (`Bip02` …, [`biped_root`]); other files without a `Bip01` node report `not-applicable`.
 
 pub use super::rig_tree::RigSummary;
 use super::rig_tree::{pre_order, set_lod_distance};
@@ -87,23 +87,52 @@ pub fn export(file: &MaxFile) -> Result<RigOutcome, RigError> {
     let Some(index) = trees.index() else {
         return Ok(RigOutcome::NotApplicable("Scene has no root container".into()));
     };
-    let Some(root) = index.node_by_name(ROOT_NAME) else {
-        return Ok(RigOutcome::NotApplicable(format!("no node named {ROOT_NAME}")));
-    };
     if index.objects.iter().any(|o| o.class.as_ref().is_some_and(|c| is_biped_class(c.class_id))) {
         let rig = match crate::model::biped::BipedRig::read(&index) {
             Ok(rig) => rig,
             Err(e) => return Ok(RigOutcome::NotImplemented(format!("Biped (0x9155, 0x0) not decoded: {e}"))),
         };
-        if rig.com_node.as_ref().map(|(n, _)| *n) != Some(root.storage_index) {
-            return Ok(RigOutcome::NotImplemented(format!(
-                "{ROOT_NAME} is not the COM of the Biped (0x9155, 0x0): no figure placement for its root"
-            )));
-        }
-        return Ok(RigOutcome::Biped(Box::new(super::biped_rig::build(&index, &rig, root.storage_index))));
+        let root = match biped_root(&index, &rig) {
+            Ok(root) => root,
+            Err(outcome) => return Ok(*outcome),
+        };
+        return Ok(RigOutcome::Biped(Box::new(super::biped_rig::build(&index, &rig, root))));
     }
+    let Some(root) = index.node_by_name(ROOT_NAME) else {
+        return Ok(RigOutcome::NotApplicable(format!("no node named {ROOT_NAME}")));
+    };
     let (skeleton, summary) = build(&index, root)?;
     Ok(RigOutcome::Built { skeleton, summary })
+}
+
+/// The root of a Biped rig's skeleton (storage index). `Bip01` when the file has one: the
+/// Ryzom skel process's choice, and it must be the Biped's COM. Without a `Bip01`, the COM
+/// of the file's single Biped system, whatever its name (`Bip02`): NeL's own
+/// `CNelExport::exportSkeleton` builds the skeleton of whichever node it is given
+/// (`buildSkeletonShape(*pNode)`), the name is only the process script's pick, and a Biped's
+/// COM is the one node whose subtree is the whole rig. Two systems without a `Bip01` leave no
+/// single root: `not-applicable`.
+fn biped_root(index: &SceneIndex<'_>, rig: &crate::model::biped::BipedRig) -> Result<usize, Box<RigOutcome>> {
+    let com = rig.com_node.as_ref().map(|(n, _)| *n);
+    if let Some(root) = index.node_by_name(ROOT_NAME) {
+        return match com {
+            Some(c) if c == root.storage_index => Ok(c),
+            _ => Err(Box::new(RigOutcome::NotImplemented(format!(
+                "{ROOT_NAME} is not the COM of the Biped (0x9155, 0x0): no figure placement for its root"
+            )))),
+        };
+    }
+    let systems = index
+        .objects
+        .iter()
+        .filter(|o| o.class.as_ref().is_some_and(|c| c.class_id == super::biped_rig::BIPED_SYSTEM_CLASS))
+        .count();
+    match com {
+        Some(c) if systems == 1 => Ok(c),
+        _ => Err(Box::new(RigOutcome::NotApplicable(format!(
+            "no node named {ROOT_NAME} and no single Biped (0x9155, 0x0) COM ({systems} systems)"
+        )))),
+    }
 }
 
 /// True for the four biped ClassIds.
