@@ -14,7 +14,8 @@
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 use crate::exporter::{begin, write_output, ExportInput, ExportVerdict, Exporter};
-use pmcore::export::nel_anim::{self, AnimExport};
+use pmcore::export::nel_anim::AnimExport;
+use pmcore::export::nel_anim_biped;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::nel::anim::Animation;
 use pmcore::nel::NelFile;
@@ -53,7 +54,7 @@ pub fn bytes_of(animation: &Animation) -> Vec<u8> {
 
 fn run(input: &ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     let mut event = begin("anim", sink);
-    let export = match nel_anim::export(input.file) {
+    let export = match nel_anim_biped::export(input.file) {
         Ok(x) => x,
         Err(e) => {
             event.summary = json!({ "error": e.to_string(), "chunk_path": "Scene" });
@@ -167,10 +168,17 @@ fn values(input: &ExportInput<'_>, back: &Animation, export: &AnimExport, sink: 
     };
     let (unsupported, _) = unsupported(export);
     let bare = export.summary.selected.first().filter(|_| export.summary.selection.starts_with("Bip01"));
+    let guessed: Vec<(String, Vec<i32>)> = export
+        .summary
+        .inexact_in_betweens
+        .iter()
+        .flat_map(|x| x.exact_ticks.iter().map(|(node, ticks)| (node.clone(), ticks.clone())))
+        .collect();
     let nel = pmref::compare::nel_anim::NelAnimInput {
         animation: back,
         bare_node: bare.map(String::as_str),
         unsupported: &unsupported,
+        guessed: &guessed,
         selected: (export.summary.selection != "scene-root").then_some(export.summary.selected.as_slice()),
     };
     let mut out = Vec::new();

@@ -13,6 +13,11 @@
 //! constant (NeL writes no track for an unkeyed node) or the exporter reported its tracks as
 //! unsupported — then the verdict says so (`t3-nel-anim-unsupported` when everything
 //! compared agrees, a skip when nothing could be compared).
+//!
+//! A node whose samples the exporter guessed (a keyed Biped's in-betweens, written from a
+//! model not exact against Max) is compared only at the ticks the exporter lists as exact
+//! (its Biped key times); a pose at another tick — its own or its compared parent's guess —
+//! counts as `in-between-not-compared`, never as a pass.
 
 use super::axes::{conversions, Conversion};
 use super::matching::{match_nodes, Matching, MaxTree};
@@ -34,6 +39,8 @@ pub const NAME: &str = "nel-anim/values";
 /// Miss class of the poses (and untracked nodes) where the .max's own controllers miss the
 /// FBX as well.
 const OTHER_STATE: &str = "reference-not-the-max-state";
+/// Miss class of the poses at ticks where the exporter wrote a guessed in-between sample.
+const IN_BETWEEN: &str = "in-between-not-compared";
 
 /// A pose off by more than the tolerances.
 fn off((t, l): (f64, f64)) -> bool {
@@ -48,6 +55,9 @@ pub struct NelAnimInput<'a> {
     pub bare_node: Option<&'a str>,
     /// Nodes some of whose tracks the exporter reported as not written, with why.
     pub unsupported: &'a [(String, String)],
+    /// Nodes some of whose samples the exporter guessed (Biped in-betweens), each with the
+    /// ticks where its samples are exact: a pose at any other tick is not compared.
+    pub guessed: &'a [(String, Vec<i32>)],
     /// The nodes the exporter selected (their subtrees are exported); `None`: every node.
     pub selected: Option<&'a [String]>,
 }
@@ -181,6 +191,13 @@ impl Ctx<'_, '_, '_, '_> {
         }
     }
 
+    /// True when the exporter guessed Max node `n`'s sample at `tick` (not one of its
+    /// exact ticks).
+    fn guessed_at(&self, n: usize, tick: f64) -> bool {
+        let name = &self.tree.nodes[n].name;
+        self.input.guessed.iter().any(|(g, exact)| g == name && !exact.iter().any(|&t| f64::from(t) == tick.round()))
+    }
+
     /// True when the .max's own controllers miss the FBX's pose of node `r` at `time`.
     fn max_misses_reference(&self, r: usize, time: i64) -> bool {
         let Some(expected) = self.reference.matrix_at(r, time) else { return false };
@@ -216,6 +233,11 @@ impl Ctx<'_, '_, '_, '_> {
                 continue;
             };
             let tick = max_ticks(time);
+            if [Some(mx), parent].into_iter().flatten().any(|n| self.guessed_at(n, tick)) {
+                tally.poses_guessed += 1;
+                tally.miss(IN_BETWEEN, &node.name);
+                continue;
+            }
             let ours = match self.local(&self.world, mx, parent, tick) {
                 Ok(l) => l,
                 Err(why) => {
@@ -417,6 +439,8 @@ struct Tally {
     poses_off: usize,
     /// Poses not counted: the .max's controllers miss the FBX there too.
     poses_other_state: usize,
+    /// Poses not compared: the exporter guessed the sample there (Biped in-between).
+    poses_guessed: usize,
     times_not_keyed: usize,
     max_t: f64,
     max_l: f64,
@@ -439,6 +463,7 @@ impl Tally {
             map.insert("poses_compared".into(), json!(self.poses));
             map.insert("poses_off".into(), json!(self.poses_off));
             map.insert("poses_not_counted_reference_not_the_max_state".into(), json!(self.poses_other_state));
+            map.insert("poses_not_compared_guessed_in_between".into(), json!(self.poses_guessed));
             map.insert("times_not_keyed_on_every_curve".into(), json!(self.times_not_keyed));
             map.insert("max_translation_error".into(), json!(self.max_t));
             map.insert("max_linear_error".into(), json!(self.max_l));
@@ -456,7 +481,7 @@ impl Tally {
             );
             fail("t3-nel-anim-missing-track", message, format!("@reference/{reference_name}/{node}"), 0)
         } else if self.poses == 0 {
-            let prefix = if self.misses.contains_key("unsupported") {
+            let prefix = if self.misses.contains_key("unsupported") || self.misses.contains_key(IN_BETWEEN) {
                 "not-implemented: "
             } else if self
                 .misses
