@@ -154,4 +154,15 @@ mod tests {
         let rules: Vec<String> = check(&a).unwrap().into_iter().map(|m| m.rule).collect();
         assert_eq!(rules, ["value-names", "biped-positions"]);
     }
+
+    #[test]
+    fn a_non_biped_node_under_a_biped_bone_may_hold_a_position() {
+        // LD35 red@spawn: `Biped_WingR1` (a PRS node) hangs under Biped bones.
+        let a = Animation::new(vec![
+            ("pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+            ("Biped_WingR1.pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+            ("Bip01.Bip01 Spine.pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+        ]);
+        assert_eq!(check(&a), Some(vec![]));
+    }
 }

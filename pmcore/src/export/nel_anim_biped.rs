@@ -150,3 +150,50 @@ pub fn export(file: &MaxFile) -> Result<AnimExport, AnimError> {
         None => export_with(file, None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::{parse_stream, Chunk};
+    use crate::model::biped::{BipedSystem, ObjectAt, SlaveNode};
+
+    /// The fuzz seed of `eval::biped_keys`: keyed COM (ticks 0, 1600), pelvis (0, 800), right
+    /// leg (0, 960) and spine (0, 1600).
+    const SEED: &[u8] = include_bytes!("../../../fuzz/regressions/biped_keytracks/hand_made_keyed_legs");
+
+    /// Node 1 the COM under the scene root, node 2 the pelvis under it, node 3 a left hand.
+    fn sampler() -> KeyedBipedSampler {
+        let object = Chunk::container(0x0014, parse_stream("test", SEED).unwrap());
+        let system = BipedSystem::decode(&object, ObjectAt { root_id: 0x2017, storage_index: 1 }).unwrap();
+        let slave = |node, bone, link| SlaveNode { node, name: format!("#{node}"), bone, link };
+        let rig = BipedRig {
+            system,
+            com_node: Some((1, "Bip01".into())),
+            footsteps_node: None,
+            slaves: vec![slave(2, bone::PELVIS, 0), slave(3, bone::L_ARM, 3)],
+        };
+        KeyedBipedSampler { rig, parents: vec![None, None, Some(1), Some(2)] }
+    }
+
+    #[test]
+    fn key_times_are_exact_between_them_the_sample_is_marked_guessed() {
+        let s = sampler();
+        assert_eq!(s.key_range(), Ok(Some((0, 1600))));
+        let (at_key, exact) = s.sample(1, 1600).unwrap();
+        assert!(exact);
+        // COM at its last key: Max (x, −z↑, height) of the stored (10, 55, 5), Y-up.
+        assert!((at_key.translation - glam::Vec3::new(10.0, -5.0, 55.0)).length() < 1e-4, "{at_key:?}");
+        let (_, exact) = s.sample(1, 800).unwrap();
+        assert!(!exact, "the COM between its keys at 0 and 1600 is a guess");
+        // The pelvis at 800 is its own key, but its parent (the COM) is guessed there.
+        assert!(!s.sample(2, 800).unwrap().1);
+        assert!(s.sample(2, 0).unwrap().1);
+    }
+
+    #[test]
+    fn a_bone_keyed_bone_does_not_place_is_refused_with_its_reason() {
+        let e = sampler().sample(3, 0).unwrap_err();
+        assert!(e.contains("(0, 3)"), "{e}");
+        assert!(sampler().sample(7, 0).unwrap_err().contains("no Biped bone"));
+    }
+}

@@ -531,6 +531,21 @@ mod tests {
     }
 
     #[test]
+    fn guessed_in_betweens_alone_are_a_not_implemented_skip_and_beside_equal_poses_are_named() {
+        let mut t = Tally { poses_guessed: 30, ..Default::default() };
+        t.miss(IN_BETWEEN, "Bip01");
+        let c = t.into_comparison(json!({}), "x.fbx");
+        assert!(matches!(c.verdict, Verdict::Skip { ref reason } if reason.starts_with("not-implemented")));
+        assert_eq!(c.detail["poses_not_compared_guessed_in_between"], 30);
+        let mut t = Tally { poses: 2, poses_guessed: 30, ..Default::default() };
+        t.miss(IN_BETWEEN, "Bip01");
+        let c = t.into_comparison(json!({}), "x.fbx");
+        assert!(
+            matches!(c.verdict, Verdict::Pass { note: Some(ref n) } if n.contains("2 pose(s) equal") && n.contains(IN_BETWEEN))
+        );
+    }
+
+    #[test]
     fn equal_poses_with_unsupported_nodes_do_not_pass() {
         let mut t = Tally { poses: 4, ..Default::default() };
         t.miss("unsupported", "Arm: TCB Rotation keys");
