@@ -1,5 +1,6 @@
 //! The NeL `.anim` exporter (`--export anim`): the scene's animation as NeL's exporter writes
-//! it (`pmcore::export::nel_anim`), written as `<stem>.anim`, read back through the NeL
+//! it (`pmcore::export::nel_anim`; a keyed Biped sampled by `pmcore::export::nel_anim_biped`,
+//! its in-between samples marked as guesses), written as `<stem>.anim`, read back through the NeL
 //! reader, and compared (stream `nel-anim/…`):
 //!
 //! * `nel-anim/structure`: the bytes read back rewrite byte-identically
@@ -9,7 +10,7 @@
 //!   `not-applicable` when nothing is animated.
 //! * `nel-anim/values/<FBX>`: per FBX 3ds Max wrote from the same `.max` (the pairs lookup),
 //!   the tracks sampled at the FBX key times against its curves
-//!   (`pmref::compare::nel_anim`). No FBX: one `nel-anim/values` skip (`no-reference`).
+//!   (`pmref::compare::nel_anim`), a keyed Biped node only at its exact (key) ticks. No FBX: one `nel-anim/values` skip (`no-reference`).
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};

@@ -26,8 +26,12 @@
 //! * **Biped** nodes (COM 0x9156, BipSlave 0x9154): a rotation track for every node, a
 //!   position track for the COM and the first links of both arms, the spine and the tail;
 //!   sampled once per frame over the union of the limbs' key spans through
-//!   [`BipedSampler`], the one entry point a keytrack decoder plugs into. A Biped without
-//!   keys has an empty span: no Biped track, as NeL writes.
+//!   [`BipedSampler`], the one entry point a keytrack decoder plugs into
+//!   ([`super::nel_anim_biped`] is pmcore's, over `eval::biped_keys`). A Biped without
+//!   keys has an empty span: no Biped track, as NeL writes. A sample the sampler marks as
+//!   not exact (a model's in-between) is written and counted in
+//!   [`AnimSummary::inexact_in_betweens`] with each node's exact ticks, so that a comparison
+//!   can leave the guesses out.
 //! * Linear Position/Rotation/Scale, Bezier Position, TCB Position/Rotation/Scale: their key
 //!   tables as NeL's native keyframers ([`super::nel_anim_keys`]: TCB rotation as relative
 //!   angle-axis, Bezier Position tangents ×4800).
@@ -175,7 +179,8 @@ impl BipedSampler for CountedBipedKeys {
     }
 }
 
-/// Exports the animation of `file` with pmcore's own Biped sampler.
+/// Exports the animation of `file`; a keyed Biped's tracks are reported, not sampled
+/// ([`super::nel_anim_biped::export`] samples them).
 pub fn export(file: &MaxFile) -> Result<AnimExport, AnimError> {
     export_with(file, None)
 }
