@@ -16,8 +16,8 @@
 //!
 //! A node whose samples the exporter guessed (a keyed Biped's in-betweens, written from a
 //! model not exact against Max) is compared only at the ticks the exporter lists as exact
-//! (its Biped key times); a pose at another tick — its own or its compared parent's guess —
-//! counts as `in-between-not-compared`, never as a pass.
+//! (its Biped key times); a pose at another tick — a guess of its own or of a Max ancestor
+//! below its compared parent — counts as `in-between-not-compared`, never as a pass.
 
 use super::axes::{conversions, Conversion};
 use super::matching::{match_nodes, Matching, MaxTree};
@@ -198,6 +198,33 @@ impl Ctx<'_, '_, '_, '_> {
         self.input.guessed.iter().any(|(g, exact)| g == name && !exact.iter().any(|&t| f64::from(t) == tick.round()))
     }
 
+    /// True when a track the compared local of `mx` is built from holds a guess at `tick`:
+    /// `mx`'s and its Max ancestors' up to (not including) `parent` when `parent` is one of
+    /// them (its own world cancels), else both whole chains.
+    fn chain_guessed_at(&self, mx: usize, parent: Option<usize>, tick: f64) -> bool {
+        match self.walk_for_guess(Some(mx), parent, tick) {
+            Some(guessed) => guessed,
+            None => self.walk_for_guess(parent, None, tick) == Some(true),
+        }
+    }
+
+    /// Walks from Max node `from` up its ancestors: `Some(true)` at the first node guessed at
+    /// `tick`, `Some(false)` on reaching `stop`, `None` past the root (or a parents loop).
+    fn walk_for_guess(&self, from: Option<usize>, stop: Option<usize>, tick: f64) -> Option<bool> {
+        let (mut at, mut steps) = (from, 0);
+        while let Some(n) = at.filter(|_| steps <= self.tree.nodes.len()) {
+            if Some(n) == stop {
+                return Some(false);
+            }
+            if self.guessed_at(n, tick) {
+                return Some(true);
+            }
+            at = self.tree.nodes[n].parent;
+            steps += 1;
+        }
+        None
+    }
+
     /// True when the .max's own controllers miss the FBX's pose of node `r` at `time`.
     fn max_misses_reference(&self, r: usize, time: i64) -> bool {
         let Some(expected) = self.reference.matrix_at(r, time) else { return false };
@@ -233,7 +260,7 @@ impl Ctx<'_, '_, '_, '_> {
                 continue;
             };
             let tick = max_ticks(time);
-            if [Some(mx), parent].into_iter().flatten().any(|n| self.guessed_at(n, tick)) {
+            if self.chain_guessed_at(mx, parent, tick) {
                 tally.poses_guessed += 1;
                 tally.miss(IN_BETWEEN, &node.name);
                 continue;
