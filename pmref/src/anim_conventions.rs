@@ -115,12 +115,15 @@ pub fn check(a: &Animation) -> Option<Vec<AnimConventionMiss>> {
     Some(out)
 }
 
-/// The root's and the spine, clavicle and tail first links' position tracks.
+/// The root's and the spine, clavicle and tail first links' position tracks; a node not
+/// named `Bip01…` is no Biped bone (the file holds names only): its PRS tracks ride the
+/// keyframer path, positions included (LD35 `red@spawn`'s `Biped_WingR1` under Biped bones).
 fn biped_position(name: &str) -> bool {
     let Some((node, _)) = name.rsplit_once('.') else { return true };
-    node.starts_with("Bip01")
-        && (node == "Bip01"
-            || [" Spine", " L Clavicle", " R Clavicle", " Tail", " Clavicle"].iter().any(|s| node.ends_with(s)))
+    let node = node.rsplit_once('.').map_or(node, |(_, last)| last);
+    !node.starts_with("Bip01")
+        || node == "Bip01"
+        || [" Spine", " L Clavicle", " R Clavicle", " Tail", " Clavicle"].iter().any(|s| node.ends_with(s))
 }
 
 #[cfg(test)]
@@ -150,5 +153,16 @@ mod tests {
         assert!(a.rename_track("Box.pos", "Box.position"));
         let rules: Vec<String> = check(&a).unwrap().into_iter().map(|m| m.rule).collect();
         assert_eq!(rules, ["value-names", "biped-positions"]);
+    }
+
+    #[test]
+    fn a_non_biped_node_under_a_biped_bone_may_hold_a_position() {
+        // LD35 red@spawn: `Biped_WingR1` (a PRS node) hangs under Biped bones.
+        let a = Animation::new(vec![
+            ("pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+            ("Biped_WingR1.pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+            ("Bip01.Bip01 Spine.pos".into(), track(KeyKind::LinearVector, &[0.0, 1.0], &[0.0; 3])),
+        ]);
+        assert_eq!(check(&a), Some(vec![]));
     }
 }

@@ -1,5 +1,6 @@
 //! The NeL `.anim` exporter (`--export anim`): the scene's animation as NeL's exporter writes
-//! it (`pmcore::export::nel_anim`), written as `<stem>.anim`, read back through the NeL
+//! it (`pmcore::export::nel_anim`; a keyed Biped sampled by `pmcore::export::nel_anim_biped`,
+//! its in-between samples marked as guesses), written as `<stem>.anim`, read back through the NeL
 //! reader, and compared (stream `nel-anim/…`):
 //!
 //! * `nel-anim/structure`: the bytes read back rewrite byte-identically
@@ -9,12 +10,13 @@
 //!   `not-applicable` when nothing is animated.
 //! * `nel-anim/values/<FBX>`: per FBX 3ds Max wrote from the same `.max` (the pairs lookup),
 //!   the tracks sampled at the FBX key times against its curves
-//!   (`pmref::compare::nel_anim`). No FBX: one `nel-anim/values` skip (`no-reference`).
+//!   (`pmref::compare::nel_anim`), a keyed Biped node only at its exact (key) ticks. No FBX: one `nel-anim/values` skip (`no-reference`).
 
 use crate::emit::Sink;
 use crate::events::{Breadcrumb, Event, ExportKind, ExportStatus};
 use crate::exporter::{begin, write_output, ExportInput, ExportVerdict, Exporter};
-use pmcore::export::nel_anim::{self, AnimExport};
+use pmcore::export::nel_anim::AnimExport;
+use pmcore::export::nel_anim_biped;
 use pmcore::model::scene_index::SceneTrees;
 use pmcore::nel::anim::Animation;
 use pmcore::nel::NelFile;
@@ -53,7 +55,7 @@ pub fn bytes_of(animation: &Animation) -> Vec<u8> {
 
 fn run(input: &ExportInput<'_>, sink: &mut dyn Sink) -> Vec<ExportVerdict> {
     let mut event = begin("anim", sink);
-    let export = match nel_anim::export(input.file) {
+    let export = match nel_anim_biped::export(input.file) {
         Ok(x) => x,
         Err(e) => {
             event.summary = json!({ "error": e.to_string(), "chunk_path": "Scene" });
@@ -167,10 +169,17 @@ fn values(input: &ExportInput<'_>, back: &Animation, export: &AnimExport, sink: 
     };
     let (unsupported, _) = unsupported(export);
     let bare = export.summary.selected.first().filter(|_| export.summary.selection.starts_with("Bip01"));
+    let guessed: Vec<(String, Vec<i32>)> = export
+        .summary
+        .inexact_in_betweens
+        .iter()
+        .flat_map(|x| x.exact_ticks.iter().map(|(node, ticks)| (node.clone(), ticks.clone())))
+        .collect();
     let nel = pmref::compare::nel_anim::NelAnimInput {
         animation: back,
         bare_node: bare.map(String::as_str),
         unsupported: &unsupported,
+        guessed: &guessed,
         selected: (export.summary.selection != "scene-root").then_some(export.summary.selected.as_slice()),
     };
     let mut out = Vec::new();

@@ -14,6 +14,7 @@ pub(crate) mod rig_tree;
 /// The `.skel` serializer lives with the other NeL formats (one reader/writer pair).
 pub use crate::nel::skel;
 pub mod nel_anim;
+pub mod nel_anim_biped;
 pub(crate) mod nel_anim_keys;
 pub(crate) mod nel_material;
 pub mod nel_shape;

@@ -26,8 +26,12 @@
 //! * **Biped** nodes (COM 0x9156, BipSlave 0x9154): a rotation track for every node, a
 //!   position track for the COM and the first links of both arms, the spine and the tail;
 //!   sampled once per frame over the union of the limbs' key spans through
-//!   [`BipedSampler`], the one entry point a keytrack decoder plugs into. A Biped without
-//!   keys has an empty span: no Biped track, as NeL writes.
+//!   [`BipedSampler`], the one entry point a keytrack decoder plugs into
+//!   ([`super::nel_anim_biped`] is pmcore's, over `eval::biped_keys`). A Biped without
+//!   keys has an empty span: no Biped track, as NeL writes. A sample the sampler marks as
+//!   not exact (a model's in-between) is written and counted in
+//!   [`AnimSummary::inexact_in_betweens`] with each node's exact ticks, so that a comparison
+//!   can leave the guesses out.
 //! * Linear Position/Rotation/Scale, Bezier Position, TCB Position/Rotation/Scale: their key
 //!   tables as NeL's native keyframers ([`super::nel_anim_keys`]: TCB rotation as relative
 //!   angle-axis, Bezier Position tangents ×4800).
@@ -99,6 +103,22 @@ pub struct AnimSummary {
     pub name_collisions: usize,
     /// Ticks per frame of the oversampling.
     pub ticks_per_frame: i32,
+    /// Biped samples written from a model not exact against Max (between keys), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inexact_in_betweens: Option<InexactInBetweens>,
+}
+
+/// Biped samples the sampler guessed: written (NeL oversamples every frame) but not exact.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct InexactInBetweens {
+    /// What the guessed samples come from.
+    pub model: String,
+    /// Biped samples written (all tracks).
+    pub samples: usize,
+    /// Of them, guessed.
+    pub guessed: usize,
+    /// Per Biped node with guessed samples: the ticks where its samples are exact.
+    pub exact_ticks: BTreeMap<String, Vec<i32>>,
 }
 
 /// An export: the animation and its counts.
@@ -131,6 +151,15 @@ pub trait BipedSampler {
     /// The local transform (relative to its parent node) of Biped node `node` (storage
     /// index) at `tick`.
     fn local_at(&self, node: usize, tick: i32) -> Result<LocalTransform, String>;
+    /// [`Self::local_at`] and whether the value is exact (`false`: a model's guess, which
+    /// the summary lists and the values comparison does not compare).
+    fn sample(&self, node: usize, tick: i32) -> Result<(LocalTransform, bool), String> {
+        self.local_at(node, tick).map(|local| (local, true))
+    }
+    /// What guessed samples are made from, when there can be some.
+    fn in_between_model(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// pmcore's own Biped sampler: the keytracks are counted, not decoded — a Biped without keys
@@ -150,7 +179,8 @@ impl BipedSampler for CountedBipedKeys {
     }
 }
 
-/// Exports the animation of `file` with pmcore's own Biped sampler.
+/// Exports the animation of `file`; a keyed Biped's tracks are reported, not sampled
+/// ([`super::nel_anim_biped::export`] samples them).
 pub fn export(file: &MaxFile) -> Result<AnimExport, AnimError> {
     export_with(file, None)
 }
@@ -479,12 +509,17 @@ impl<'i, 'a> Builder<'i, 'a> {
             match self.biped.key_range() {
                 Ok(None) => {}
                 Ok(Some(span)) => {
+                    let exact = std::cell::RefCell::new(Vec::new());
                     let sampled = self.oversampled(span, channel, |tick| {
-                        let local = self.biped.local_at(node, tick)?;
+                        let (local, is_exact) = self.biped.sample(node, tick)?;
+                        exact.borrow_mut().push((tick, is_exact));
                         Ok(channel_of(&local, channel))
                     });
                     match sampled {
-                        Ok(track) => self.add(name, track),
+                        Ok(track) => {
+                            self.note_guesses(node, &exact.into_inner());
+                            self.add(name, track)
+                        }
                         Err(why) => self.unsupported(name, node, self.controller(node), why),
                     }
                 }
@@ -493,6 +528,24 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
         for child in self.kids(node) {
             self.biped_tracks(child, base, false);
+        }
+    }
+
+    /// Counts a written Biped track's samples and, when some are guesses, lists the node's
+    /// exact ticks.
+    fn note_guesses(&mut self, node: usize, samples: &[(i32, bool)]) {
+        let guessed = samples.iter().filter(|(_, exact)| !exact).count();
+        let Some(model) = self.biped.in_between_model() else { return };
+        let name = self.name_of(node);
+        let report = self
+            .summary
+            .inexact_in_betweens
+            .get_or_insert_with(|| InexactInBetweens { model: model.into(), ..Default::default() });
+        report.samples += samples.len();
+        report.guessed += guessed;
+        if guessed > 0 {
+            let ticks = samples.iter().filter(|(_, exact)| *exact).map(|(t, _)| *t).collect();
+            report.exact_ticks.insert(name, ticks);
         }
     }
 

@@ -13,6 +13,11 @@
 //! constant (NeL writes no track for an unkeyed node) or the exporter reported its tracks as
 //! unsupported — then the verdict says so (`t3-nel-anim-unsupported` when everything
 //! compared agrees, a skip when nothing could be compared).
+//!
+//! A node whose samples the exporter guessed (a keyed Biped's in-betweens, written from a
+//! model not exact against Max) is compared only at the ticks the exporter lists as exact
+//! (its Biped key times); a pose at another tick — a guess of its own or of a Max ancestor
+//! below its compared parent — counts as `in-between-not-compared`, never as a pass.
 
 use super::axes::{conversions, Conversion};
 use super::matching::{match_nodes, Matching, MaxTree};
@@ -34,6 +39,8 @@ pub const NAME: &str = "nel-anim/values";
 /// Miss class of the poses (and untracked nodes) where the .max's own controllers miss the
 /// FBX as well.
 const OTHER_STATE: &str = "reference-not-the-max-state";
+/// Miss class of the poses at ticks where the exporter wrote a guessed in-between sample.
+const IN_BETWEEN: &str = "in-between-not-compared";
 
 /// A pose off by more than the tolerances.
 fn off((t, l): (f64, f64)) -> bool {
@@ -48,6 +55,9 @@ pub struct NelAnimInput<'a> {
     pub bare_node: Option<&'a str>,
     /// Nodes some of whose tracks the exporter reported as not written, with why.
     pub unsupported: &'a [(String, String)],
+    /// Nodes some of whose samples the exporter guessed (Biped in-betweens), each with the
+    /// ticks where its samples are exact: a pose at any other tick is not compared.
+    pub guessed: &'a [(String, Vec<i32>)],
     /// The nodes the exporter selected (their subtrees are exported); `None`: every node.
     pub selected: Option<&'a [String]>,
 }
@@ -181,6 +191,40 @@ impl Ctx<'_, '_, '_, '_> {
         }
     }
 
+    /// True when the exporter guessed Max node `n`'s sample at `tick` (not one of its
+    /// exact ticks).
+    fn guessed_at(&self, n: usize, tick: f64) -> bool {
+        let name = &self.tree.nodes[n].name;
+        self.input.guessed.iter().any(|(g, exact)| g == name && !exact.iter().any(|&t| f64::from(t) == tick.round()))
+    }
+
+    /// True when a track the compared local of `mx` is built from holds a guess at `tick`:
+    /// `mx`'s and its Max ancestors' up to (not including) `parent` when `parent` is one of
+    /// them (its own world cancels), else both whole chains.
+    fn chain_guessed_at(&self, mx: usize, parent: Option<usize>, tick: f64) -> bool {
+        match self.walk_for_guess(Some(mx), parent, tick) {
+            Some(guessed) => guessed,
+            None => self.walk_for_guess(parent, None, tick) == Some(true),
+        }
+    }
+
+    /// Walks from Max node `from` up its ancestors: `Some(true)` at the first node guessed at
+    /// `tick`, `Some(false)` on reaching `stop`, `None` past the root (or a parents loop).
+    fn walk_for_guess(&self, from: Option<usize>, stop: Option<usize>, tick: f64) -> Option<bool> {
+        let (mut at, mut steps) = (from, 0);
+        while let Some(n) = at.filter(|_| steps <= self.tree.nodes.len()) {
+            if Some(n) == stop {
+                return Some(false);
+            }
+            if self.guessed_at(n, tick) {
+                return Some(true);
+            }
+            at = self.tree.nodes[n].parent;
+            steps += 1;
+        }
+        None
+    }
+
     /// True when the .max's own controllers miss the FBX's pose of node `r` at `time`.
     fn max_misses_reference(&self, r: usize, time: i64) -> bool {
         let Some(expected) = self.reference.matrix_at(r, time) else { return false };
@@ -216,6 +260,11 @@ impl Ctx<'_, '_, '_, '_> {
                 continue;
             };
             let tick = max_ticks(time);
+            if self.chain_guessed_at(mx, parent, tick) {
+                tally.poses_guessed += 1;
+                tally.miss(IN_BETWEEN, &node.name);
+                continue;
+            }
             let ours = match self.local(&self.world, mx, parent, tick) {
                 Ok(l) => l,
                 Err(why) => {
@@ -417,6 +466,8 @@ struct Tally {
     poses_off: usize,
     /// Poses not counted: the .max's controllers miss the FBX there too.
     poses_other_state: usize,
+    /// Poses not compared: the exporter guessed the sample there (Biped in-between).
+    poses_guessed: usize,
     times_not_keyed: usize,
     max_t: f64,
     max_l: f64,
@@ -439,6 +490,7 @@ impl Tally {
             map.insert("poses_compared".into(), json!(self.poses));
             map.insert("poses_off".into(), json!(self.poses_off));
             map.insert("poses_not_counted_reference_not_the_max_state".into(), json!(self.poses_other_state));
+            map.insert("poses_not_compared_guessed_in_between".into(), json!(self.poses_guessed));
             map.insert("times_not_keyed_on_every_curve".into(), json!(self.times_not_keyed));
             map.insert("max_translation_error".into(), json!(self.max_t));
             map.insert("max_linear_error".into(), json!(self.max_l));
@@ -456,7 +508,7 @@ impl Tally {
             );
             fail("t3-nel-anim-missing-track", message, format!("@reference/{reference_name}/{node}"), 0)
         } else if self.poses == 0 {
-            let prefix = if self.misses.contains_key("unsupported") {
+            let prefix = if self.misses.contains_key("unsupported") || self.misses.contains_key(IN_BETWEEN) {
                 "not-implemented: "
             } else if self
                 .misses
@@ -503,6 +555,21 @@ mod tests {
         let t = Tally { missing: vec!["Box01".into()], poses: 3, ..Default::default() };
         let c = t.into_comparison(json!({}), "x.fbx");
         assert!(matches!(c.verdict, Verdict::Fail(ref m) if m.kind == "t3-nel-anim-missing-track"));
+    }
+
+    #[test]
+    fn guessed_in_betweens_alone_are_a_not_implemented_skip_and_beside_equal_poses_are_named() {
+        let mut t = Tally { poses_guessed: 30, ..Default::default() };
+        t.miss(IN_BETWEEN, "Bip01");
+        let c = t.into_comparison(json!({}), "x.fbx");
+        assert!(matches!(c.verdict, Verdict::Skip { ref reason } if reason.starts_with("not-implemented")));
+        assert_eq!(c.detail["poses_not_compared_guessed_in_between"], 30);
+        let mut t = Tally { poses: 2, poses_guessed: 30, ..Default::default() };
+        t.miss(IN_BETWEEN, "Bip01");
+        let c = t.into_comparison(json!({}), "x.fbx");
+        assert!(
+            matches!(c.verdict, Verdict::Pass { note: Some(ref n) } if n.contains("2 pose(s) equal") && n.contains(IN_BETWEEN))
+        );
     }
 
     #[test]
