@@ -53,7 +53,7 @@ fn string(data: &[u8], at: usize) -> Option<(String, usize)> {
 /// ASCII bytes then NULs only. Real UTF-16 names never match: a path or type holds at
 /// least one ASCII character (`.`, `:`, `\`), whose high byte is a NUL before the end.
 /// The pattern is an 8-bit path held as wide characters (Max 2013 converting an older scene);
-/// the name meant is the 8-bit one (`GRYCON3.JPG` is a map shipped with Max).
+/// the name meant is the 8-bit one (`REFMAP.GIF`, `GRYCON3.JPG`).
 fn packed_ascii(slot: &[u8], units: usize) -> Option<String> {
     let len = slot.iter().position(|&b| b == 0)?;
     let fits = len >= 2
