@@ -97,8 +97,9 @@ const NO_ASSET_TABLE: &str = "unsupported: no asset table (Max 2009 and older)";
 /// Max's summary of `shultays__light.max` names 69 nodes and 9 materials but its Scene
 /// stream stores one node; `arm.max` lists `knight.jpg`, whose GUID no Scene object
 /// stores; `nekidaem__08…` stores two bitmap paths without folder or extension that Max
-/// leaves out; `erbolvov1989__1.max` (Max 2010) writes its asset paths as 8-bit text and
-/// Max lists none of them.
+/// leaves out; `erbolvov1989__1.max` (Max 2013 saved as 2010) stores its two asset paths as
+/// ASCII in UTF-16 slots (read as ASCII since issue #42) and Max lists none of them, for a
+/// reason not found.
 const EXPLAINED_FAILS: &[(&str, &str)] = &[
     ("shultays__light.max", "objects"),
     ("shultays__light.max", "scene-totals"),
@@ -246,4 +247,37 @@ fn worker_emits_one_t3_result_per_section_with_both_values() {
     let render = &results[5];
     assert_eq!(render["verdict"], "skip", "{render}");
     assert_eq!(render["reason"], "absent-in-file", "Max 3 writes no Render Data");
+}
+
+/// Issue #42 point 4 on `wild/erbolvov1989__1.max` (saved by Max 2013, release 15.00, as
+/// Max 2010, root `0x2012`). Hand-read from the bytes: `FileAssetMetaData2` holds two
+/// Bitmap records whose paths are ASCII in UTF-16 slots (`05 00 00 00 REFMAP.GIF 00 00`,
+/// `06 00 00 00 GRYCON3.JPG 00 00 00`), and the last Scene object (SceneImpl) stores 13
+/// reference slots, the 13th `-1`, as every Max 2013 file of wild does.
+#[test]
+fn max_2013_saved_as_2010_reads_its_asset_names_and_scene_impl() {
+    let Some(corpus) = shared() else { return };
+    let path = corpus.join("wild/erbolvov1989__1.max");
+    let args = [
+        OsStr::new("--tiers"),
+        OsStr::new("t1,t2,t3"),
+        OsStr::new("--export"),
+        OsStr::new("summary"),
+        path.as_os_str(),
+    ];
+    let run = pmtests::fixtures::run(&pmtests::binary("pmworker"), &args, &[]);
+    let events: Vec<serde_json::Value> =
+        run.stdout.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).collect();
+    let result = |tier: &str, stream: &str| {
+        events
+            .iter()
+            .find(|e| e["event"] == "result" && e["tier"] == tier && e["stream"] == stream)
+            .unwrap_or_else(|| panic!("no {tier} result for {stream}: {}", run.stdout))
+    };
+    assert_eq!(result("t2", "Scene")["verdict"], "pass", "{}", result("t2", "Scene"));
+    let deps = result("t3", "summary/dependencies");
+    assert_eq!(deps["detail"]["ours"], serde_json::json!(["REFMAP.GIF", "GRYCON3.JPG"]), "{deps}");
+    // Max's own list is empty (explained-fail list above): still a fail, never a pass.
+    assert_eq!(deps["detail"]["max"], serde_json::json!([]), "{deps}");
+    assert_eq!(deps["verdict"], "fail", "{deps}");
 }

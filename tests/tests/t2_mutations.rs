@@ -33,7 +33,7 @@ fn decode(name: &str, data: &[u8], dirs: &Directories) -> Option<TypedStream> {
     let mut ctx = Ctx::new(name, true);
     let len = data.len() as u64;
     let model = match StreamType::of(name) {
-        StreamType::Scene => StreamModel::Scene(SceneModel::decode(&tree, len, dirs, &mut ctx, |_, _| {})),
+        StreamType::Scene => StreamModel::Scene(SceneModel::decode(&tree, len, dirs, None, &mut ctx, |_, _| {})),
         kind => StreamModel::Run(RunModel::decode(kind, &tree, len, &mut ctx)),
     };
     Some(TypedStream { index: 0, name: name.into(), len, model, claims: ctx.claims })

@@ -40,9 +40,27 @@ pub(crate) struct AssetTable {
 fn string(data: &[u8], at: usize) -> Option<(String, usize)> {
     let units = u32::from_le_bytes(data.get(at..at.checked_add(4)?)?.try_into().ok()?) as usize;
     let start = at + 4;
-    let bytes = data.get(start..start.checked_add(units.checked_mul(2)?)?)?;
-    let end = start + units * 2 + 2;
-    (end <= data.len()).then(|| (super::utf16(bytes), end))
+    let end = start.checked_add(units.checked_mul(2)?)?.checked_add(2)?;
+    let slot = data.get(start..end)?;
+    let text = packed_ascii(slot, units).unwrap_or_else(|| super::utf16(&slot[..units * 2]));
+    Some((text, end))
+}
+
+/// An 8-bit name stored in a UTF-16 slot, as Max 2013 writes it when it saves as Max 2010
+/// (`wild/erbolvov1989__1.max`, `FileAssetMetaData2`: `05 00 00 00` then
+/// `REFMAP.GIF 00 00`, and `06 00 00 00` then `GRYCON3.JPG 00 00 00`): the unit count is
+/// the ASCII length halved, rounded up, and the slot (units and the NUL unit) holds the
+/// ASCII bytes then NULs only. Real UTF-16 names never match: a path or type holds at
+/// least one ASCII character (`.`, `:`, `\`), whose high byte is a NUL before the end.
+/// The pattern is an 8-bit path held as wide characters (Max 2013 converting an older scene);
+/// the name meant is the 8-bit one (`REFMAP.GIF`, `GRYCON3.JPG`).
+fn packed_ascii(slot: &[u8], units: usize) -> Option<String> {
+    let len = slot.iter().position(|&b| b == 0)?;
+    let fits = len >= 2
+        && units == len.div_ceil(2)
+        && slot[..len].iter().all(|b| (0x20..=0x7E).contains(b))
+        && slot[len..].iter().all(|&b| b == 0);
+    fits.then(|| slot[..len].iter().map(|&b| char::from(b)).collect())
 }
 
 /// Reads a table with `paths` paths per record.
@@ -106,5 +124,28 @@ mod tests {
         v3.extend([1, 2, 3]);
         assert_eq!(read(&v3, 2).stopped_at, Some(v3.len() - 3));
         assert_eq!(read(&[0xFF; 40], 1).assets, vec![]);
+    }
+
+    /// The two records of `wild/erbolvov1989__1.max` (`FileAssetMetaData2`, GUIDs shortened).
+    #[test]
+    fn reads_ascii_names_packed_in_utf16_slots() {
+        let mut v2 = vec![1; 16];
+        s("Bitmap", &mut v2);
+        v2.extend([5, 0, 0, 0]);
+        v2.extend(b"REFMAP.GIF\0\0");
+        v2.extend([2; 16]);
+        s("Bitmap", &mut v2);
+        v2.extend([6, 0, 0, 0]);
+        v2.extend(b"GRYCON3.JPG\0\0\0");
+        let t = read(&v2, 1);
+        assert_eq!(t.stopped_at, None);
+        let names: Vec<&str> = t.assets.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(names, ["REFMAP.GIF", "GRYCON3.JPG"]);
+        assert_eq!(t.assets[1].kind, "Bitmap");
+        // A real UTF-16 name of the same length stays UTF-16.
+        let mut real = vec![3; 16];
+        s("Bitmap", &mut real);
+        s("A.GIF", &mut real);
+        assert_eq!(read(&real, 1).assets[0].path, "A.GIF");
     }
 }

@@ -71,6 +71,7 @@ impl TypedFile {
         let dll = parsed.content_of(file, "DllDirectory").unwrap_or_default();
         let class = CLASS_DIRECTORY_STREAMS.iter().find_map(|n| parsed.content_of(file, n)).unwrap_or_default();
         let dirs = Directories::read(&dll, &class);
+        let saved_by = saving_release_major(file);
         let mut out = TypedFile::default();
         for (index, s) in file.streams.iter().enumerate() {
             if s.kind != StreamKind::Chunks {
@@ -84,7 +85,7 @@ impl TypedFile {
             let model = match StreamType::of(&s.name) {
                 StreamType::Scene => {
                     let name = s.name.as_str();
-                    StreamModel::Scene(SceneModel::decode(&tree, len, &dirs, &mut ctx, |path, class| {
+                    StreamModel::Scene(SceneModel::decode(&tree, len, &dirs, saved_by, &mut ctx, |path, class| {
                         on_step(name, Some(path), Some(class))
                     }))
                 }
@@ -183,4 +184,11 @@ impl TypedStream {
             self.claims.bytes() as f64 / self.len as f64
         }
     }
+}
+
+/// The saving release's major number from Max's document summary (`15.00` → 15), when the
+/// summary is readable: the SceneImpl layout follows the Max that wrote the file.
+fn saving_release_major(file: &MaxFile) -> Option<u32> {
+    let release = crate::facts::doc_summary(file)?.general?.release?;
+    release.split(['.', ',']).next()?.trim().parse().ok()
 }

@@ -199,12 +199,42 @@ pub(crate) fn scene_impl_slots(version: u16) -> Option<usize> {
     }
 }
 
+/// SceneImpl slot count written by a saving release (major number), where measured: Max
+/// keeps its own SceneImpl layout when it saves as an older version. Max 2013 (release 15)
+/// writes 13 slots, the 13th empty (`-1`) in most files: natively (every `0x2017` file of
+/// wild, e.g. `maruzu__licuadora.max`, `tae8838__stage.max`) and when it saves as Max 2010
+/// (`wild/erbolvov1989__1.max`: root `0x2012`, saved by 15.00 as 12.00, 13 slots). Max 2012
+/// saving as 2010 writes the 2010 count (`public/nekidaem__08-…alysson_claret.max`, 14.00
+/// as 12.00: 12 slots), so release 14 is not listed.
+pub(crate) fn scene_impl_slots_saved_by(release_major: u32) -> Option<usize> {
+    match release_major {
+        15 => Some(13),
+        _ => None,
+    }
+}
+
+/// What the SceneImpl slot check needs: the root version and the saving release.
+#[derive(Clone, Copy, Debug)]
+struct SlotRule {
+    version: u16,
+    saved_by: Option<u32>,
+}
+
+impl SlotRule {
+    /// The saving release's count where measured, else the version's.
+    fn expected(self) -> Option<usize> {
+        self.saved_by.and_then(scene_impl_slots_saved_by).or_else(|| scene_impl_slots(self.version))
+    }
+}
+
 impl SceneModel {
     /// Decodes the Scene tree; `on_object(path, class)` runs before each object decode.
+    /// `saved_by` is the saving release's major number (document summary), when known.
     pub fn decode(
         tree: &[Chunk<'_>],
         stream_len: u64,
         dirs: &Directories,
+        saved_by: Option<u32>,
         ctx: &mut Ctx<'_>,
         mut on_object: impl FnMut(&str, &str),
     ) -> SceneModel {
@@ -225,7 +255,7 @@ impl SceneModel {
             model.root = Some((root.id, root.width));
             ctx.claims.header(root_span, root.width);
             ctx.steps.push((0, root.id));
-            model.decode_objects(root, root_span, dirs, ctx, &mut on_object);
+            model.decode_objects(root, root_span, dirs, saved_by, ctx, &mut on_object);
             ctx.steps.pop();
         }
         model.tail.extend(spans.map(|(_, _, s)| s));
@@ -240,10 +270,12 @@ impl SceneModel {
         root: &Chunk<'_>,
         root_span: Span,
         dirs: &Directories,
+        saved_by: Option<u32>,
         ctx: &mut Ctx<'_>,
         on_object: &mut impl FnMut(&str, &str),
     ) {
         let version = root.id;
+        let rule = SlotRule { version, saved_by };
         // Class slot per chunk id: directory ids index a vector (no hashing on the hot
         // path); the derived-object ids and ids outside the directory go through a map.
         let mut class_of_dir: Vec<u32> = vec![u32::MAX; dirs.classes.len()];
@@ -293,7 +325,7 @@ impl SceneModel {
             let info = &self.classes[class];
             let parts = &mut self.parts;
             let before = ctx.claims.bytes();
-            let mut object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, version, parts, ctx));
+            let mut object = ctx.at(i, c.id, |ctx| decode_object(c, span, class, info, rule, parts, ctx));
             object.bytes = span.len();
             object.typed_bytes = ctx.claims.bytes() - before;
             self.objects.push(object);
@@ -579,7 +611,7 @@ fn decode_object(
     span: Span,
     class: usize,
     info: &ClassInfo,
-    version: u16,
+    rule: SlotRule,
     arena: &mut Vec<Part>,
     ctx: &mut Ctx<'_>,
 ) -> Object {
@@ -592,7 +624,7 @@ fn decode_object(
     let Some(payload) = c.payload() else {
         let mark = ctx.claims.mark();
         let start = arena.len();
-        match decode_parts(c, span, info.resolution, version, arena, ctx) {
+        match decode_parts(c, span, info.resolution, rule, arena, ctx) {
             Ok(()) => {
                 ctx.claims.header(span, c.width);
                 object.body = ObjectBody::Parts { start: start as u32, end: arena.len() as u32 };
@@ -618,7 +650,7 @@ fn decode_parts(
     c: &Chunk<'_>,
     span: Span,
     resolution: Resolution,
-    version: u16,
+    rule: SlotRule,
     arena: &mut Vec<Part>,
     ctx: &mut Ctx<'_>,
 ) -> Result<(), Surprise> {
@@ -636,10 +668,12 @@ fn decode_parts(
             Part::References(r) => Some(r.slot_count()),
             _ => None,
         });
-        if let (Some(expected), Some(found)) = (scene_impl_slots(version), slots) {
+        if let (Some(expected), Some(found)) = (rule.expected(), slots) {
             if expected != found {
+                let version = rule.version;
+                let by = rule.saved_by.map(|r| format!(" saved by release {r}")).unwrap_or_default();
                 return Err(ctx.surprise(format!(
-                    "SceneImpl has {found} reference slots; files of version 0x{version:04x} store {expected}"
+                    "SceneImpl has {found} reference slots; files of version 0x{version:04x}{by} store {expected}"
                 )));
             }
         }

@@ -178,9 +178,13 @@ fn sealed(mut claims: super::part::Claims) -> super::part::Claims {
 }
 
 fn decode_scene(bytes: Vec<u8>) -> Decoded {
+    decode_scene_saved_by(bytes, None)
+}
+
+fn decode_scene_saved_by(bytes: Vec<u8>, saved_by: Option<u32>) -> Decoded {
     let tree = parse_stream("Scene", &bytes).unwrap();
     let mut ctx = Ctx::new("Scene", true);
-    let model = SceneModel::decode(&tree, bytes.len() as u64, &dirs(), &mut ctx, |_, _| {});
+    let model = SceneModel::decode(&tree, bytes.len() as u64, &dirs(), saved_by, &mut ctx, |_, _| {});
     let stream = TypedStream {
         index: 0,
         name: "Scene".into(),
@@ -357,6 +361,23 @@ fn scene_impl_slot_count_follows_the_version_and_unknown_versions_accept_any() {
     }
     let d = decode_scene(cont(0x2012, &[scene_impl(12), cont(0x0001, &[])]));
     assert_eq!(d.scene().notes, vec!["the last Scene object is not the SceneImpl".to_string()]);
+}
+
+/// Max 2013 keeps its 13-slot SceneImpl when it saves as Max 2010
+/// (`wild/erbolvov1989__1.max`); without the saving release, 0x2012 still expects 12.
+#[test]
+fn scene_impl_slot_count_follows_the_saving_release_where_measured() {
+    let d = decode_scene_saved_by(cont(0x2012, &[scene_impl(13)]), Some(15));
+    d.assert_exact();
+    assert_eq!(d.scene().degraded().count(), 0);
+    let d = decode_scene_saved_by(cont(0x2012, &[scene_impl(12)]), Some(14));
+    assert_eq!(d.scene().degraded().count(), 0);
+    let d = decode_scene_saved_by(cont(0x2012, &[scene_impl(12)]), Some(15));
+    let reasons: Vec<String> = d.scene().degraded().map(|(_, s)| s.reason.clone()).collect();
+    assert_eq!(reasons, vec!["SceneImpl has 12 reference slots; files of version 0x2012 saved by release 15 store 13"]);
+    d.assert_exact();
+    let d = decode_scene(cont(0x2012, &[scene_impl(13)]));
+    assert_eq!(d.scene().degraded().count(), 1);
 }
 
 #[test]
