@@ -273,15 +273,9 @@ fn build(
         time_base.push_str(&format!("; key-form tracks not read: {}", keyed.join("; ")));
     }
     Ok(RefScene {
-        format: Format::Ase(version),
-        axes: None,
-        start_time: None,
-        nodes: ref_nodes,
-        curves: Vec::new(),
-        skins: Vec::new(),
-        exporter_added: Vec::new(),
         position_resolution: Some(ASE_PRINT_STEP),
         sampled: Some(SampledAnimation { tracks, origin: TimeOrigin::MaxZero, time_base }),
+        ..RefScene::of_nodes(Format::Ase(version), ref_nodes)
     })
 }
 

@@ -62,15 +62,9 @@ pub fn read_scene(json: &[u8], load: BufferLoader<'_>) -> Result<RefScene, GltfE
         time_base.push_str(&n);
     }
     Ok(RefScene {
-        format: Format::Gltf,
-        axes: None,
-        start_time: None,
-        nodes,
-        curves: Vec::new(),
         skins,
-        exporter_added: Vec::new(),
-        position_resolution: None,
         sampled: Some(SampledAnimation { tracks, origin: crate::scene::TimeOrigin::ClipStart, time_base }),
+        ..RefScene::of_nodes(Format::Gltf, nodes)
     })
 }
 

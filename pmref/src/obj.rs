@@ -45,17 +45,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ObjError> {
             fbx_transform: None,
         });
     }
-    Ok(RefScene {
-        format: Format::Obj,
-        axes: None,
-        start_time: None,
-        nodes,
-        curves: Vec::new(),
-        skins: Vec::new(),
-        exporter_added: Vec::new(),
-        position_resolution: Some(resolution(bytes)),
-        sampled: None,
-    })
+    Ok(RefScene { position_resolution: Some(resolution(bytes)), ..RefScene::of_nodes(Format::Obj, nodes) })
 }
 
 /// Half a unit of the finest decimal any `v` line prints (the precision the text keeps).

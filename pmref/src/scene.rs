@@ -313,6 +313,23 @@ pub struct SampledAnimation {
 }
 
 impl RefScene {
+    /// A scene of `nodes` alone: what every reader without FBX's extras starts from (no declared
+    /// axes or start time, no key curves, skins or exporter-added models, no print step, no
+    /// sampled tracks); each reader then sets the fields its format does carry.
+    pub fn of_nodes(format: Format, nodes: Vec<RefNode>) -> Self {
+        RefScene {
+            format,
+            axes: None,
+            start_time: None,
+            nodes,
+            curves: Vec::new(),
+            skins: Vec::new(),
+            exporter_added: Vec::new(),
+            position_resolution: None,
+            sampled: None,
+        }
+    }
+
     /// Does node `i` carry animation (a curve of two or more keys with different values)?
     pub fn is_animated(&self, i: usize) -> bool {
         self.curves

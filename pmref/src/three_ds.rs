@@ -222,15 +222,8 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, ThreeDsError> {
         ".3ds keyframer: key times in frames of the Max scene's rate (the file declares none); {rolls} camera roll key(s) read, not compared"
     );
     Ok(RefScene {
-        format: Format::ThreeDs,
-        axes: None,
-        start_time: None,
-        nodes,
-        curves: Vec::new(),
-        skins: Vec::new(),
-        exporter_added: Vec::new(),
-        position_resolution: None,
         sampled: Some(SampledAnimation { tracks, origin: TimeOrigin::MaxFrames, time_base }),
+        ..RefScene::of_nodes(Format::ThreeDs, nodes)
     })
 }
 

@@ -320,17 +320,7 @@ pub fn read_scene(bytes: &[u8]) -> Result<RefScene, XError> {
             _ => {}
         }
     }
-    Ok(RefScene {
-        format: Format::X,
-        axes: None,
-        start_time: None,
-        nodes,
-        curves: Vec::new(),
-        skins: Vec::new(),
-        exporter_added: Vec::new(),
-        position_resolution: None,
-        sampled: None,
-    })
+    Ok(RefScene::of_nodes(Format::X, nodes))
 }
 
 #[cfg(test)]

@@ -18,17 +18,7 @@ fn node(name: &str) -> RefNode {
 }
 
 fn scene(names: &[&str]) -> RefScene {
-    RefScene {
-        format: Format::Fbx(7400),
-        axes: None,
-        start_time: None,
-        nodes: names.iter().map(|n| node(n)).collect(),
-        curves: Vec::new(),
-        skins: Vec::new(),
-        exporter_added: Vec::new(),
-        position_resolution: None,
-        sampled: None,
-    }
+    RefScene::of_nodes(Format::Fbx(7400), names.iter().map(|n| node(n)).collect())
 }
 
 fn fail(kind: &str, message: &str) -> Verdict {
