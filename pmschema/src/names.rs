@@ -195,6 +195,9 @@ named_enum! {
         Unsupported = "unsupported",
         /// The node is driven by an IK solve that is not implemented.
         Ik = "ik",
+        /// The written file follows a rule of the exporter pmfarm reproduces (NeL's), and agrees
+        /// with the reference once that rule is undone.
+        ExporterRule = "exporter-rule",
         /// The reference could not be read.
         ReferenceUnreadable = "reference-unreadable",
         /// A skip: the reference does not carry what this comparison checks.

@@ -65,6 +65,7 @@ mod tests {
             ERA_MISMATCH,
             UNSUPPORTED,
             IK,
+            EXPORTER_RULE,
             REFERENCE_UNREADABLE,
             NOT_APPLICABLE,
             REFERENCE_ABSENT,
@@ -77,6 +78,6 @@ mod tests {
         for d in pmref::triage::REGISTRY {
             assert!(d.class().parse::<TriageClass>().is_ok(), "{}", d.class());
         }
-        assert_eq!(TriageClass::ALL.len(), 8);
+        assert_eq!(TriageClass::ALL.len(), 9);
     }
 }

@@ -41,6 +41,11 @@ pub const NAME: &str = "nel-anim/values";
 const OTHER_STATE: &str = "reference-not-the-max-state";
 /// Miss class of the poses at ticks where the exporter wrote a guessed in-between sample.
 const IN_BETWEEN: &str = "in-between-not-compared";
+/// Detail field: how many of the poses off agree once the Bezier Scale tangents are read
+/// ×4800 (equal to `poses_off` when that NeL exporter rule explains every difference).
+pub const POSES_OFF_AGREEING_SCALED: &str = "poses_off_agreeing_with_scale_tangents_x4800";
+/// The fail kind of a difference that NeL's per-tick Bezier Scale tangents explain.
+pub const SCALE_TANGENTS_KIND: &str = "t3-nel-anim-scale-tangents";
 
 /// A pose off by more than the tolerances.
 fn off((t, l): (f64, f64)) -> bool {
@@ -285,11 +290,21 @@ impl Ctx<'_, '_, '_, '_> {
             tally.max_l = tally.max_l.max(l);
             if off((t, l)) {
                 tally.poses_off += 1;
+                if self.agrees_with_scaled_tangents(mx, parent, tick, &expected) {
+                    tally.poses_off_agreeing_scaled += 1;
+                }
                 if tally.first.is_none() {
                     self.first_difference(r, (mx, parent), time, (&ours, &expected), (t, l), tally);
                 }
             }
         }
+    }
+
+    /// Does the pose agree once the `.anim`'s Bezier Scale tangents are read ×4800 — the one
+    /// NeL exporter rule (tangents per tick, runtime per second) the FBX does not share?
+    fn agrees_with_scaled_tangents(&self, mx: usize, parent: Option<usize>, tick: f64, expected: &DMat4) -> bool {
+        let rescaled = NelWorld { scaled_tangents: true, ..self.world };
+        self.local(&rescaled, mx, parent, tick).is_ok_and(|m| !off(matrix_error(&m, expected)))
     }
 
     /// The first difference, located at a curve keyed at `time`; named
@@ -307,10 +322,8 @@ impl Ctx<'_, '_, '_, '_> {
         let node = &self.reference.nodes[r];
         let tick = max_ticks(time);
         let seconds = time as f64 / FBX_TICKS_PER_SECOND as f64;
-        let rescaled = NelWorld { scaled_tangents: true, ..self.world };
-        let tangents = self.local(&rescaled, mx, parent, tick).is_ok_and(|m| !off(matrix_error(&m, expected)));
-        let (kind, cause) = if tangents {
-            ("t3-nel-anim-scale-tangents", "; with its Bezier Scale tangents ×4800 it agrees (NeL's exporter writes them per tick, its runtime reads them per second)")
+        let (kind, cause) = if self.agrees_with_scaled_tangents(mx, parent, tick, expected) {
+            (SCALE_TANGENTS_KIND, "; with its Bezier Scale tangents ×4800 it agrees (NeL's exporter writes them per tick, its runtime reads them per second)")
         } else {
             ("t3-nel-anim-values", "")
         };
@@ -464,6 +477,8 @@ impl NelWorld<'_, '_, '_, '_> {
 struct Tally {
     poses: usize,
     poses_off: usize,
+    /// Poses off that agree once the Bezier Scale tangents are ×4800.
+    poses_off_agreeing_scaled: usize,
     /// Poses not counted: the .max's controllers miss the FBX there too.
     poses_other_state: usize,
     /// Poses not compared: the exporter guessed the sample there (Biped in-between).
@@ -489,6 +504,7 @@ impl Tally {
         if let Value::Object(map) = &mut detail {
             map.insert("poses_compared".into(), json!(self.poses));
             map.insert("poses_off".into(), json!(self.poses_off));
+            map.insert(POSES_OFF_AGREEING_SCALED.into(), json!(self.poses_off_agreeing_scaled));
             map.insert("poses_not_counted_reference_not_the_max_state".into(), json!(self.poses_other_state));
             map.insert("poses_not_compared_guessed_in_between".into(), json!(self.poses_guessed));
             map.insert("times_not_keyed_on_every_curve".into(), json!(self.times_not_keyed));

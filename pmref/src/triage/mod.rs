@@ -12,6 +12,7 @@
 mod absent;
 mod beyond_keys;
 mod era;
+mod exporter_rule;
 mod ik;
 pub mod max_text;
 mod not_applicable;
@@ -36,6 +37,9 @@ pub mod class {
     pub const UNSUPPORTED: &str = "unsupported";
     /// Driven by an IK solve that is not implemented.
     pub const IK: &str = "ik";
+    /// The written file follows a rule of the exporter pmfarm reproduces, and agrees with
+    /// the reference once that rule is undone.
+    pub const EXPORTER_RULE: &str = "exporter-rule";
     /// The reference could not be read.
     pub const REFERENCE_UNREADABLE: &str = "reference-unreadable";
     /// A skip: the reference does not carry what the comparison checks.
@@ -152,6 +156,7 @@ pub const REGISTRY: &[&dyn Detector] = &[
     &unreadable::ReferenceUnreadable,
     &not_applicable::NotApplicable,
     &era::EraMismatch,
+    &exporter_rule::ExporterRule,
     &ik::Ik,
     &unsupported::Unsupported,
     &tolerance::Tolerance,

@@ -148,6 +148,26 @@ fn a_near_miss_is_tolerance_and_a_moved_vertex_is_not() {
 }
 
 #[test]
+fn an_exporter_rule_explains_a_fail_only_when_every_pose_off_agrees_with_it_undone() {
+    use crate::compare::nel_anim::{POSES_OFF_AGREEING_SCALED, SCALE_TANGENTS_KIND};
+    let t = text();
+    let v = fail(SCALE_TANGENTS_KIND, "node \"B_Root\" at 0.0333 s: differs");
+    let with = |off: u64, agreeing: u64| {
+        let detail = json!({ "poses_off": off, POSES_OFF_AGREEING_SCALED: agreeing });
+        run("nel-anim/values/Blue.FBX", &v, Some(&detail), None, &t).unwrap()
+    };
+    let all = with(4, 4);
+    assert_eq!(all.class, class::EXPORTER_RULE);
+    assert_eq!(all.evidence["poses_agreeing_with_the_rule_undone"], 4);
+    // One pose off that the rule does not explain: the fail is not the rule's.
+    assert_eq!(with(4, 3).class, class::UNEXPLAINED);
+    // The same counts under another kind decide nothing.
+    let other = fail("t3-nel-anim-values", "differs");
+    let detail = json!({ "poses_off": 2, POSES_OFF_AGREEING_SCALED: 2 });
+    assert_eq!(run("nel-anim/values/Blue.FBX", &other, Some(&detail), None, &t).unwrap().class, class::UNEXPLAINED);
+}
+
+#[test]
 fn the_skel_era_rule_needs_the_scale_or_a_fresh_figure() {
     let t = text();
     let v = fail("t3-skel", "offsets differ");
