@@ -56,6 +56,8 @@ pub(crate) mod superclass {
     pub(crate) const CTRL_ROTATION: u32 = 0x900c;
     /// Scale controller.
     pub(crate) const CTRL_SCALE: u32 = 0x900d;
+    /// Point3 (and colour) controller.
+    pub(crate) const CTRL_POINT3: u32 = 0x9005;
 }
 
 // Scene structure.
@@ -105,6 +107,10 @@ pub(crate) const BEZIER_FLOAT: [u32; 2] = [0x2007, 0];
 pub(crate) const BEZIER_POSITION: [u32; 2] = [0x2008, 0];
 /// Bezier Scale controller.
 pub(crate) const BEZIER_SCALE: [u32; 2] = [0x2010, 0];
+/// Bezier Point3 controller (superclass 0x9005; key table 0x2526, as Bezier Position).
+pub(crate) const BEZIER_POINT3: [u32; 2] = [0x200a, 0];
+/// Bezier Color controller (superclass 0x9005).
+pub(crate) const BEZIER_COLOR: [u32; 2] = [0x2011, 0];
 
 // IK (issue 41: the `ik` triage class). Measured in the class directories of
 // `wild/tae8838__green*.max` (superclass 0x9008).

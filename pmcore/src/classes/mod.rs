@@ -38,6 +38,9 @@ pub enum TypedClass {
     EditablePoly,
     /// Editable Mesh / TriObject (0xe44f10b3:0, superclass 0x10): geometry arrays.
     EditableMesh,
+    /// A keyframe controller (Linear, Bezier, TCB): key table, default value, time range
+    /// (`model::key_tables`).
+    Keyframer,
 }
 
 /// What a class is in a scene.
@@ -170,9 +173,11 @@ pub(crate) const CATALOGUE: &[Class] = &[
     row(ids::POSITION_XYZ, sc::CTRL_POSITION, "Position XYZ", Role::Controller),
     row(ids::SCALE_XYZ, sc::CTRL_SCALE, "Scale XYZ", Role::Controller),
     row(ids::EULER_XYZ, sc::CTRL_ROTATION, "Euler XYZ", Role::Controller),
-    row(ids::BEZIER_FLOAT, sc::CTRL_FLOAT, "Bezier Float", Role::Controller),
-    row(ids::BEZIER_POSITION, sc::CTRL_POSITION, "Bezier Position", Role::Controller),
-    row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller),
+    typed_row(ids::BEZIER_FLOAT, sc::CTRL_FLOAT, "Bezier Float", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::BEZIER_POSITION, sc::CTRL_POSITION, "Bezier Position", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::BEZIER_POINT3, sc::CTRL_POINT3, "Bezier Point3", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::BEZIER_COLOR, sc::CTRL_POINT3, "Bezier Color", Role::Controller, TypedClass::Keyframer),
     row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
     row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
     // IK controllers: planar two-bone HI chains are solved by `eval::ik_solve`; any other

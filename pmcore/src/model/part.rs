@@ -13,6 +13,7 @@ pub(crate) use super::decode_state::{child_spans, Claims, Surprise};
 pub use super::decode_state::{Ctx, Span};
 
 use super::appdata::AppData;
+use super::key_tables::KeyTable;
 use super::mesh_chunks::MeshArray;
 use super::paramblock::{BlockLeaf, Param};
 use super::references::References;
@@ -52,6 +53,8 @@ pub(crate) enum Payload {
     Block(BlockLeaf),
     /// A geometry array of an Editable Mesh / Editable Poly.
     Mesh(MeshArray),
+    /// A keyframe controller's key table.
+    Keys(KeyTable),
 }
 
 impl Payload {
@@ -61,6 +64,7 @@ impl Payload {
             Payload::Param(p) => p.encode(out),
             Payload::Block(b) => b.encode(out),
             Payload::Mesh(m) => m.encode(out),
+            Payload::Keys(k) => k.encode(out),
         }
     }
 }

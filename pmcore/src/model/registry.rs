@@ -99,7 +99,8 @@ mod tests {
     #[test]
     fn exact_then_superclass_then_generic() {
         assert_eq!(resolve([1, 0], 1), Resolution::Exact(TypedClass::NodeImpl));
-        assert_eq!(resolve([0x2007, 0], 0x9003), Resolution::Superclass);
+        assert_eq!(resolve([0x2007, 0], 0x9003), Resolution::Exact(TypedClass::Keyframer));
+        assert_eq!(resolve([0x5b6e_7ba7, 0x692e_4477], 0x9003), Resolution::Superclass);
         for unknown in [0x1150, 0x1180, 0x1190] {
             assert_eq!(resolve([7, 7], unknown), Resolution::Generic);
         }

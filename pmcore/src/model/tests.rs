@@ -55,7 +55,7 @@ fn appdata_entry(key: [u32; 4], value: &[u8]) -> Vec<u8> {
     cont(0x0110, &[leaf(0x0120, &k), leaf(0x0130, value)])
 }
 
-/// Class directory: 0 NodeImpl, 1 Bezier Float (0x9003), 2 Depth of Field (0x1190,
+/// Class directory: 0 NodeImpl, 1 Layer Output (0x9003, a class typed only by its superclass), 2 Depth of Field (0x1190,
 /// unregistered), 3 SceneImpl, 4 TrackViewNode, 5 PRS, 6 ParamBlock2, 7 ParamBlock,
 /// 8 Editable Poly, 9 Editable Mesh.
 fn dirs() -> Directories {
@@ -65,7 +65,7 @@ fn dirs() -> Directories {
         dlls: vec![DllEntry { description: "d".into(), file: "f.dlo".into() }],
         classes: vec![
             entry([1, 0], 1, "Node"),
-            entry([0x2007, 0], 0x9003, "Bezier Float"),
+            entry([0x5b6e_7ba7, 0x692e_4477], 0x9003, "Layer Output"),
             entry([0x3a41_6a2d, 0x1f2e_2a6c], 0x1190, "Depth of Field"),
             entry([0x2222, 0], 0x100, "Scene"),
             entry([0x8d73_b8aa, 0x90f2_ee71], 0x200, "Track View Node"),
