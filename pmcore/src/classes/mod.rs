@@ -39,7 +39,7 @@ pub enum TypedClass {
     /// Editable Mesh / TriObject (0xe44f10b3:0, superclass 0x10): geometry arrays.
     EditableMesh,
     /// A keyframe controller (Linear, Bezier, TCB): key table, default value, time range
-    /// (`model::key_tables`).
+    /// (`model::keyframer_parts`).
     Keyframer,
 }
 

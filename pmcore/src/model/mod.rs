@@ -18,7 +18,7 @@ pub(crate) mod decode_state;
 pub mod directory;
 pub mod file;
 pub mod geometry;
-pub(crate) mod key_tables;
+pub(crate) mod keyframer_parts;
 pub mod keys;
 pub mod link_constraint;
 pub mod mesh_chunks;
