@@ -25,6 +25,7 @@ pub(crate) mod geosphere;
 pub(crate) mod plane;
 pub(crate) mod pyramid;
 pub(crate) mod sphere;
+pub(crate) mod teapot;
 pub(crate) mod torus;
 pub(crate) mod tube;
 
