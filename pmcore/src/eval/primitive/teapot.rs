@@ -41,8 +41,13 @@ use crate::eval::outcome::{param_stop, Stop};
 use crate::model::scene_index::SceneObject;
 use glam::Vec3;
 
-/// The Teapot's evaluator.
-pub(crate) const TEAPOT: Primitive = Primitive { module: module_path!(), build, order: MaxOrder::No, as_poly: None };
+/// The Teapot's evaluator. Its tri mesh is in Max's order: the four one-part teapots of
+/// `systemsoftware__teapot.max` (segments 10) against the FBX Max exported from them — the
+/// same 1601 / 420 / 801 / 420 vertices in the same order (within 1e-4 at radius 100), and
+/// the exporter's polygons are this file's triangle pairs in order, joined across the
+/// hidden diagonal, the degenerate pole triangles dropped. Its poly conversion is not built.
+pub(crate) const TEAPOT: Primitive =
+    Primitive { module: module_path!(), build, order: MaxOrder::TriOnly, as_poly: None };
 
 /// Teapot parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,7 +103,10 @@ impl TeapotParams {
         let s = u64::from(segs(self.segments));
         let Parts { body, handle, spout, lid } = self.parts;
         let part = |on: bool, n: u64| if on { n } else { 0 };
-        part(body, 16 * s * s + 1) + part(handle, 4 * s * s + 2 * s) + part(spout, 4 * s * s + 2 * s) + part(lid, 8 * s * s + 1)
+        part(body, 16 * s * s + 1)
+            + part(handle, 4 * s * s + 2 * s)
+            + part(spout, 4 * s * s + 2 * s)
+            + part(lid, 8 * s * s + 1)
     }
 
     /// Triangles: 2s² per patch of the parts built (16, 4, 4, 8 patches).
@@ -111,14 +119,18 @@ impl TeapotParams {
 }
 
 /// Newell's 306 control points (the public Utah teapot data, z up, spout towards +X,
-/// rim at radius 1.4–1.5, body 2.0, lid top at 3.15, base at 0).
+/// rim at radius 1.4–1.5, body 2.0, lid top at 3.15, base at 0), with Max's one
+/// difference: point 16 has x = −0.874 where the public data has −0.784. Measured on the
+/// FBX that 3ds Max exported beside `systemsoftware__teapot.max` (SystemSoftware/
+/// Unity-Rotation-Playground `Assets/teapot.FBX`): the rim patch 1's vertices are off by
+/// −0.09 · B₁(t) · B₀(u) in x — that point's weight — and by nothing else.
 #[rustfmt::skip]
 const CONTROL: [[f32; 3]; 306] = [
     [1.4, 0.0, 2.4], [1.4, -0.784, 2.4], [0.784, -1.4, 2.4], [0.0, -1.4, 2.4],
     [1.3375, 0.0, 2.53125], [1.3375, -0.749, 2.53125], [0.749, -1.3375, 2.53125], [0.0, -1.3375, 2.53125],
     [1.4375, 0.0, 2.53125], [1.4375, -0.805, 2.53125], [0.805, -1.4375, 2.53125], [0.0, -1.4375, 2.53125],
     [1.5, 0.0, 2.4], [1.5, -0.84, 2.4], [0.84, -1.5, 2.4], [0.0, -1.5, 2.4],
-    [-0.784, -1.4, 2.4], [-1.4, -0.784, 2.4], [-1.4, 0.0, 2.4], [-0.749, -1.3375, 2.53125],
+    [-0.874, -1.4, 2.4], [-1.4, -0.784, 2.4], [-1.4, 0.0, 2.4], [-0.749, -1.3375, 2.53125],
     [-1.3375, -0.749, 2.53125], [-1.3375, 0.0, 2.53125], [-0.805, -1.4375, 2.53125], [-1.4375, -0.805, 2.53125],
     [-1.4375, 0.0, 2.53125], [-0.84, -1.5, 2.4], [-1.5, -0.84, 2.4], [-1.5, 0.0, 2.4],
     [-1.4, 0.784, 2.4], [-0.784, 1.4, 2.4], [0.0, 1.4, 2.4], [-1.3375, 0.749, 2.53125],
@@ -261,8 +273,12 @@ const fn ring(first: usize, count: usize, above: Option<usize>, pole: Pole) -> R
 }
 
 /// The rings of each part, in Max's build order (body, handle, spout, lid).
-const BODY: [Ring; 4] =
-    [ring(0, 4, None, Pole::None), ring(4, 4, Some(0), Pole::None), ring(8, 4, Some(4), Pole::None), ring(12, 4, Some(8), Pole::End)];
+const BODY: [Ring; 4] = [
+    ring(0, 4, None, Pole::None),
+    ring(4, 4, Some(0), Pole::None),
+    ring(8, 4, Some(4), Pole::None),
+    ring(12, 4, Some(8), Pole::End),
+];
 const HANDLE: [Ring; 2] = [ring(16, 2, None, Pole::None), ring(18, 2, Some(16), Pole::None)];
 const SPOUT: [Ring; 2] = [ring(20, 2, None, Pole::None), ring(22, 2, Some(20), Pole::None)];
 const LID: [Ring; 2] = [ring(24, 4, None, Pole::Start), ring(28, 4, Some(24), Pole::None)];
@@ -387,4 +403,143 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     };
     within(ctx, base, q.vertices())?;
     teapot_mesh(&q).map_err(|e| prim_stop(base, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn teapot(segments: i32, parts: Parts) -> TeapotParams {
+        TeapotParams { radius: 2.0, segments, smooth: 1, parts }
+    }
+
+    const BODY_ONLY: Parts = Parts { body: true, handle: false, spout: false, lid: false };
+
+    #[test]
+    fn one_segment_teapot_by_hand() {
+        // Segments 1, radius 2 (scale 1): each patch is its 4 corner control points.
+        // Body: rim ring 8 (patch 0 makes 4, patches 1 and 2 two each, patch 3 none),
+        // upper and lower body rings 4 each (column 0 and row 0 shared: one new point per
+        // patch), bottom 1 (patch 12's column 1, the base centre; the others reuse it):
+        // 17. Handle: patch 16 makes 4, 18 two, 17 and 19 none: 6. Spout likewise 6. Lid:
+        // the top pole and 4 knob points, then 4 lid points: 9. 38 vertices; 32 patches ×
+        // 2 triangles = 64 faces — Max's 16s² + 1, 4s² + 2s, 4s² + 2s, 8s² + 1.
+        let all = teapot(1, Parts::ALL);
+        let m = teapot_mesh(&all).unwrap();
+        assert_eq!((m.positions.len(), m.polygons.len()), (38, 64));
+        assert_eq!((all.vertices(), all.faces()), (38, 64));
+        let body = [
+            [1.4, 0.0, 2.4],
+            [1.5, 0.0, 2.4],
+            [0.0, -1.4, 2.4],
+            [0.0, -1.5, 2.4],
+            [-1.4, 0.0, 2.4],
+            [-1.5, 0.0, 2.4],
+            [0.0, 1.4, 2.4],
+            [0.0, 1.5, 2.4],
+            [2.0, 0.0, 0.9],
+            [0.0, -2.0, 0.9],
+            [-2.0, 0.0, 0.9],
+            [0.0, 2.0, 0.9],
+            [1.5, 0.0, 0.15],
+            [0.0, -1.5, 0.15],
+            [-1.5, 0.0, 0.15],
+            [0.0, 1.5, 0.15],
+            [0.0; 3],
+        ];
+        assert_eq!(m.positions[..17], body.map(Vec3::from_array));
+        // Handle: patch 16's corners (−1.6, 0, 2.025), (−2.7, 0, 1.8), (−1.5, 0, 2.25),
+        // (−3, 0, 1.8), then patch 18's (−2, 0, 0.9) — on the body's vertex 10, not welded
+        // to it — and (−1.9, 0, 0.6).
+        let handle = [
+            [-1.6, 0.0, 2.025],
+            [-2.7, 0.0, 1.8],
+            [-1.5, 0.0, 2.25],
+            [-3.0, 0.0, 1.8],
+            [-2.0, 0.0, 0.9],
+            [-1.9, 0.0, 0.6],
+        ];
+        assert_eq!(m.positions[17..23], handle.map(Vec3::from_array));
+        assert_eq!(m.positions[21], m.positions[10]);
+        // Lid: the pole (0, 0, 3.15) first.
+        assert_eq!(m.positions[29], Vec3::new(0.0, 0.0, 3.15));
+        let corners = |i: usize| m.polygons[i].corners.clone();
+        // Patch 0's cell: a = 0, b = 2, c = 3, d = 1 → (0 2 3) (3 1 0), edge c–a hidden.
+        assert_eq!((corners(0), corners(1)), (vec![0, 2, 3], vec![3, 1, 0]));
+        assert!(m.polygons.iter().all(|p| p.hidden_edges == 0b100 && p.smoothing == 1));
+        // Patch 3 closes the rim: its cell runs from patch 2's last row (6, 7) to patch 0's
+        // first (0, 1): (6 0 1) (1 7 6).
+        assert_eq!((corners(6), corners(7)), (vec![6, 0, 1], vec![1, 7, 6]));
+        // Bottom patch 12: a = 12, b = 13, c = d = 16 (the pole): the second is degenerate.
+        assert_eq!((corners(24), corners(25)), (vec![12, 13, 16], vec![16, 16, 12]));
+    }
+
+    #[test]
+    fn body_vertices_equal_max_fbx_export() {
+        // `systemsoftware__teapot.max` Teapot001: radius 100, segments 10, body only; its FBX
+        // export (SystemSoftware/Unity-Rotation-Playground Assets/teapot.FBX) has vertex 0 at
+        // (70, 0, 120), vertex 121 (patch 1, row 1, column 0 — where Max's control point
+        // 16 differs from the public data) at (−12.5791, −69.0984, 120.0), vertex 1249 (the
+        // base centre: rim 440, bodies 400 + 400, then patch 12's row 0 makes columns 1–10)
+        // at the origin and the last, 1600, at (19.1637, 3.1854, 0.1087).
+        let p = TeapotParams { radius: 100.0, segments: 10, smooth: 1, parts: BODY_ONLY };
+        let m = teapot_mesh(&p).unwrap();
+        assert_eq!(m.positions.len(), 1601);
+        for (i, want) in [
+            (0, [70.0, 0.0, 120.0]),
+            (121, [-12.5791, -69.0984, 120.0]),
+            (1249, [0.0; 3]),
+            (1600, [19.1637, 3.1854, 0.1087]),
+        ] {
+            assert!(m.positions[i].abs_diff_eq(Vec3::from_array(want), 1e-3), "{i}: {}", m.positions[i]);
+        }
+    }
+
+    #[test]
+    fn segments_clamp_as_max_clamps_them() {
+        // 0 and negative build 1 segment, anything above 64 builds 64 (bounded memory:
+        // 32 · 65² grid points at most); a non-finite radius is refused.
+        assert_eq!(teapot(0, Parts::ALL).vertices(), 38);
+        assert_eq!(teapot(i32::MIN, Parts::ALL).vertices(), 38);
+        let huge = teapot(i32::MAX, Parts::ALL);
+        assert_eq!((huge.vertices(), huge.faces()), (32 * 64 * 64 + 2 + 4 * 64, 64 * 64 * 64));
+        let nan = TeapotParams { radius: f32::NAN, ..teapot(4, Parts::ALL) };
+        assert_eq!(teapot_mesh(&nan), Err(PrimitiveError::Unsupported("non-finite teapot radius")));
+        assert_eq!(Parts::from_selector(2), Some(Parts { body: false, handle: false, spout: false, lid: true }));
+        assert_eq!(Parts::from_selector(-1), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn counts_follow_max_formulas_and_parts_weld_their_seams(
+            s in 1i32..9, body: bool, handle: bool, spout: bool, lid: bool,
+        ) {
+            // Max's own count formulas (BuildMesh): body (s−1)²·16 + 16s + 16(s−1) + 1,
+            // handle and spout (s+1)s·2 + 2s², lid (s−1)²·8 + 8s + 8(s−1) + 1; faces 2s² per
+            // patch (16, 4, 4, 8).
+            let p = teapot(s, Parts { body, handle, spout, lid });
+            let m = teapot_mesh(&p).unwrap();
+            let on = |b: bool, n: i32| if b { n as u64 } else { 0 };
+            let v = on(body, (s - 1) * (s - 1) * 16 + 16 * s + 16 * (s - 1) + 1)
+                + on(handle, (s + 1) * s * 2 + 2 * s * s)
+                + on(spout, (s + 1) * s * 2 + 2 * s * s)
+                + on(lid, (s - 1) * (s - 1) * 8 + 8 * s + 8 * (s - 1) + 1);
+            let f = 2 * (s * s) as u64 * (on(body, 16) + on(handle, 4) + on(spout, 4) + on(lid, 8));
+            proptest::prop_assert_eq!((m.positions.len() as u64, m.polygons.len() as u64), (v, f));
+            proptest::prop_assert_eq!((p.vertices(), p.faces()), (v, f));
+            proptest::prop_assert!(m.polygons.iter().flat_map(|q| &q.corners).all(|&c| (c as usize) < m.positions.len()));
+            // Every vertex is used, and within one part no two vertices coincide: the
+            // seams and poles are welded, nothing doubled.
+            let mut used = vec![false; m.positions.len()];
+            m.polygons.iter().flat_map(|q| &q.corners).for_each(|&c| used[c as usize] = true);
+            proptest::prop_assert!(used.iter().all(|&u| u));
+            if [body, handle, spout, lid].iter().filter(|&&b| b).count() == 1 {
+                let mut keys: Vec<[u32; 3]> = m.positions.iter().map(|p| p.to_array().map(|c| (c * 1e4).round() as i32 as u32)).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                proptest::prop_assert_eq!(keys.len(), m.positions.len());
+            }
+        }
+    }
 }
