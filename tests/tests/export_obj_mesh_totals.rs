@@ -109,6 +109,28 @@ fn edit_mesh_deltas_pyramids_and_the_sphere_give_max_mesh_totals() {
     }
 }
 
+/// Teapot primitives (issue 42, geometry breadth) against Max's `Mesh Totals`: a whole
+/// segments-4 teapot beside a box (`pycz__test.max`, 538 / 1036) and beside a V-Ray scene's
+/// other objects (`nekidaem__01-teapot_no_cams_vray.max`), a segments-8 one
+/// (`alexbabushkin__teapot.max`), and four segments-10 teapots of one part each
+/// (`systemsoftware__teapot.max`, 3242 / 6400).
+#[test]
+fn teapots_give_max_mesh_totals() {
+    let (Some(public), Some(wild)) = (pmtests::public_corpus(), pmtests::shared_corpus("wild")) else { return };
+    let out = tempfile::tempdir().unwrap();
+    for path in [
+        wild.join("pycz__test.max"),
+        public.join("nekidaem__01-teapot_no_cams_vray.max"),
+        public.join("alexbabushkin__teapot.max"),
+        wild.join("systemsoftware__teapot.max"),
+    ] {
+        let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+        let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+        assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+        assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+    }
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

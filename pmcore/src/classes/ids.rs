@@ -163,6 +163,8 @@ pub(crate) const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
 pub(crate) const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
 /// Teapot (the SDK's one class using both id words).
 pub(crate) const TEAPOT: [u32; 2] = [0xacad_13d3, 0xacad_26d9];
+/// ChamferBox (extended primitives).
+pub(crate) const CHAMFER_BOX: [u32; 2] = [0x1ad7_3f40, 0x48ea_0f97];
 /// Bone object.
 pub(crate) const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// ProBoolean (keeps its result mesh).

@@ -20,6 +20,7 @@ use std::f32::consts::TAU;
 pub(crate) mod bone;
 pub(crate) mod boolean;
 pub(crate) mod r#box;
+pub(crate) mod chamferbox;
 pub(crate) mod cylinder;
 pub(crate) mod geosphere;
 pub(crate) mod plane;
