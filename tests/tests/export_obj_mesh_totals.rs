@@ -131,6 +131,19 @@ fn teapots_give_max_mesh_totals() {
     }
 }
 
+/// ChamferBox primitives (issue 42) against Max's `Mesh Totals`: the sofa's seat, one
+/// ChamferBox on two nodes, 24 / 44 each (`rabidchinchilla__kenji's_sofa.max`, 8412 / 10352).
+#[test]
+fn chamfer_boxes_give_max_mesh_totals() {
+    let Some(public) = pmtests::public_corpus() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let path = public.join("rabidchinchilla__kenji's_sofa.max");
+    let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+    let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+    assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+    assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -189,7 +189,9 @@ pub(crate) fn chamfer_box_mesh(p: &ChamferBoxParams) -> Result<EvalMesh, Primiti
         (first..positions.len() as u32).collect()
     };
     let grid: Vec<Vec2> = (0..=l)
-        .flat_map(|y| (0..=w).map(move |x| Vec2::new(-cx + 2.0 * cx * x as f32 / w as f32, -cy + 2.0 * cy * y as f32 / l as f32)))
+        .flat_map(|y| {
+            (0..=w).map(move |x| Vec2::new(-cx + 2.0 * cx * x as f32 / w as f32, -cy + 2.0 * cy * y as f32 / l as f32))
+        })
         .collect();
     let top_face = push(&grid, top);
     // Rings from the top's first fillet layer down to the bottom's: (height, offset).
@@ -243,4 +245,90 @@ fn build(ctx: &EvalContext<'_, '_>, base: &SceneObject<'_>) -> Result<EvalMesh, 
     };
     within(ctx, base, q.vertices())?;
     chamfer_box_mesh(&q).map_err(|e| prim_stop(base, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit() -> ChamferBoxParams {
+        ChamferBoxParams {
+            length: 4.0,
+            width: 6.0,
+            height: 2.0,
+            fillet: 0.5,
+            length_segs: 1,
+            width_segs: 1,
+            height_segs: 1,
+            fillet_segs: 1,
+            smooth: true,
+        }
+    }
+
+    #[test]
+    fn one_segment_chamfer_box_by_hand() {
+        // Width 6, length 4, height 2, fillet 0.5, every count 1: the top face is the inner
+        // rectangle (±2.5, ±1.5) at z = 2; one fillet layer per half, at its full offset
+        // 0.5, 0.5 below the top and above the bottom: a ring of 4 corners × 2 arc points.
+        // 4 + 8 + 8 + 4 = 24 vertices. Triangles: top 2, its fans and strips 4·1 + 4·2 =
+        // 12, one band of 8 quads = 16, the bottom 12 + 2: 44 — as each of the two
+        // ChamferBoxes of `rabidchinchilla__kenji's_sofa.max` counts in its Mesh Totals.
+        let p = unit();
+        let m = chamfer_box_mesh(&p).unwrap();
+        let k = m.counts();
+        assert_eq!((k.vertices, k.triangles), (24, 44));
+        assert_eq!((p.vertices(), p.faces()), (24, 44));
+        assert_eq!(m.positions[0], Vec3::new(-2.5, -1.5, 2.0));
+        assert_eq!(m.positions[3], Vec3::new(2.5, 1.5, 2.0));
+        // The first ring starts on the front-left corner's arc, from the left side's normal
+        // (−X) to the front's (−Y), at z = 2 − 0.5.
+        assert!(m.positions[4].abs_diff_eq(Vec3::new(-3.0, -1.5, 1.5), 1e-6));
+        assert!(m.positions[5].abs_diff_eq(Vec3::new(-2.5, -2.0, 1.5), 1e-6));
+        assert!(m.positions[12].abs_diff_eq(Vec3::new(-3.0, -1.5, 0.5), 1e-6));
+        assert_eq!(m.positions[23], Vec3::new(2.5, 1.5, 0.0));
+        // The front-left corner fan (corner, arc start, arc end) and the front strip.
+        assert_eq!(m.polygons[1].corners, vec![0, 4, 5]);
+        assert_eq!(m.polygons[2].corners, vec![0, 5, 6, 1]);
+        assert!(m.polygons.iter().all(|f| f.smoothing == 1));
+        // Closed: V − E + F = 2; the top face looks up.
+        assert_eq!(k.vertices + k.polygons, k.edges + 2);
+        let f = &m.polygons[0].corners;
+        let n = (m.positions[f[1] as usize] - m.positions[f[0] as usize])
+            .cross(m.positions[f[2] as usize] - m.positions[f[0] as usize]);
+        assert!(n.z > 0.0);
+    }
+
+    #[test]
+    fn a_fillet_too_large_is_clamped_as_max_clamps_it() {
+        // Width 1 with fillet 0.5 (`ryu-ko__кухня.max`'s third ChamferBox): 1 − 2·0.5 < 0.01,
+        // so r = (1 − 0.01) / 2 = 0.495 and the inner rectangle is 0.005 wide on each side.
+        let p = ChamferBoxParams { width: 1.0, length: 36.0, height: 29.0, fillet_segs: 3, ..unit() };
+        let m = chamfer_box_mesh(&p).unwrap();
+        assert!((m.positions[0].x + 0.005).abs() < 1e-6, "{}", m.positions[0]);
+        let nan = ChamferBoxParams { fillet: f32::NAN, ..unit() };
+        assert!(chamfer_box_mesh(&nan).is_err());
+        // Counts clamp to 1–200 as Max's LimitValue: 0 builds what 1 builds.
+        let zero = ChamferBoxParams { length_segs: 0, width_segs: -3, height_segs: 0, fillet_segs: 0, ..unit() };
+        assert_eq!((zero.vertices(), zero.faces()), (24, 44));
+        let below = ChamferBoxParams { height: -2.0, ..unit() };
+        assert!(chamfer_box_mesh(&below).unwrap().positions.iter().all(|v| v.z <= 0.0));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        #[test]
+        fn chamfer_boxes_are_closed_and_have_max_counts(l in 1i32..5, w in 1i32..5, h in 1i32..5, c in 1i32..5) {
+            // Max's own formulas (BuildMesh): VertexPerFace·2 + VertexPerSlice·(h − 1) and
+            // 2(topchamferfaces + 2lw) + (2(c − 1) + h)·FacesPerSlice.
+            let p = ChamferBoxParams { length_segs: l, width_segs: w, height_segs: h, fillet_segs: c, ..unit() };
+            let m = chamfer_box_mesh(&p).unwrap();
+            let k = m.counts();
+            let slice = 2 * (w - 1 + l - 1) + 4 * (c + 1);
+            let per_face = (w - 1) * (l - 1) + 2 * (c + 1) * (w - 1 + l - 1 + 2 * c) + 4;
+            let faces = 2 * (4 * (c + l + w) + 2 * l * w) + (2 * (c - 1) + h) * 4 * (2 * c + l + w);
+            proptest::prop_assert_eq!((k.vertices, k.triangles), ((2 * per_face + slice * (h - 1)) as u64, faces as u64));
+            proptest::prop_assert_eq!((p.vertices(), p.faces()), (k.vertices, k.triangles));
+            proptest::prop_assert_eq!(k.vertices + k.polygons, k.edges + 2);
+        }
+    }
 }
