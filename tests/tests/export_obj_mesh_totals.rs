@@ -144,6 +144,19 @@ fn chamfer_boxes_give_max_mesh_totals() {
     assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
 }
 
+/// Hose primitives (issue 42) against Max's `Mesh Totals`: 32 free round hoses of 45
+/// segments and 8 sides, 370 / 736 each, beside two boxes (`aliensowo__1111.max`, 12032 / 23840).
+#[test]
+fn hoses_give_max_mesh_totals() {
+    let Some(wild) = pmtests::shared_corpus("wild") else { return };
+    let out = tempfile::tempdir().unwrap();
+    let path = wild.join("aliensowo__1111.max");
+    let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+    let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+    assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+    assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
