@@ -20,10 +20,14 @@
 //! 2·ring per band between rings (2(c − 1) + h bands) — Max's own formulas. If the
 //! smallest dimension less 2r is under 0.01, r = (smallest − 0.01) / 2, as Max clamps it.
 //!
-//! Max's vertex and face order (a state machine over the corners) is not reproduced: the
-//! mesh is built top face, rings downwards, bottom face, each ring counter-clockwise seen
-//! from +Z from the front-left corner, so records that index it are not trusted
-//! ([`MaxOrder::No`]).
+//! Order: the top face row by row from +Y, the rings downwards (top fillet layers, middle
+//! rings, bottom layers), each counter-clockwise seen from +Z from the back-left corner's
+//! +Y end, then the bottom face in reverse — the sample's layout, and on the one-segment
+//! ChamferBox of `kenji's_sofa.max` the vertex order and the polygon order of the FBX Max
+//! exported beside it (RabidChinchilla/3D-Modelling-3DS-Max-Unity-Room-and-Escape-Room-,
+//! `3ds Max/Kenji's Sofa.FBX`). Max's own triangles (its corner state machine's diagonals
+//! and order) and the order with more segments are not checked, so records that index the
+//! mesh are not trusted ([`MaxOrder::No`]).
 
 use super::{params_of, prim_stop, within, MaxOrder, Primitive, PrimitiveError};
 use crate::eval::context::EvalContext;
@@ -90,14 +94,16 @@ impl ChamferBoxParams {
     }
 }
 
-/// The inner rectangle's corners, counter-clockwise from the front-left, with the outward
-/// normal of the side that starts at each, and the side's segment count.
+/// The inner rectangle's corners, counter-clockwise seen from +Z from the back-left (−X,
+/// +Y), with the outward normal of the side that starts at each, and the side's segment
+/// count: Max's ring order (the FBX beside `kenji's_sofa.max`: each ring starts on the
+/// back-left corner's arc at its +Y end and runs down the left side).
 fn sides(cx: f32, cy: f32, w: u32, l: u32) -> [(Vec2, Vec2, u32); 4] {
     [
+        (Vec2::new(-cx, cy), Vec2::NEG_X, l),
         (Vec2::new(-cx, -cy), Vec2::NEG_Y, w),
         (Vec2::new(cx, -cy), Vec2::X, l),
         (Vec2::new(cx, cy), Vec2::Y, w),
-        (Vec2::new(-cx, cy), Vec2::NEG_X, l),
     ]
 }
 
@@ -119,13 +125,14 @@ fn ring_points(corners: &[(Vec2, Vec2, u32); 4], c: u32, rho: f32) -> Vec<Vec2> 
     out
 }
 
-/// The boundary of a face grid in ring order: per side, its corner then the inner lines.
+/// The boundary of a face grid (row 0 at +Y, column 0 at −X) in ring order: per side, its
+/// corner then the inner lines.
 fn face_boundary(grid: &[u32], w: u32, l: u32) -> Vec<u32> {
     let at = |x: u32, y: u32| grid[(y * (w + 1) + x) as usize];
-    let mut out: Vec<u32> = (0..w).map(|x| at(x, 0)).collect();
-    out.extend((0..l).map(|y| at(w, y)));
-    out.extend((0..w).map(|x| at(w - x, l)));
-    out.extend((0..l).map(|y| at(0, l - y)));
+    let mut out: Vec<u32> = (0..l).map(|y| at(0, y)).collect();
+    out.extend((0..w).map(|x| at(x, l)));
+    out.extend((0..l).map(|y| at(w, l - y)));
+    out.extend((0..w).map(|x| at(w - x, 0)));
     out
 }
 
@@ -188,9 +195,11 @@ pub(crate) fn chamfer_box_mesh(p: &ChamferBoxParams) -> Result<EvalMesh, Primiti
         positions.extend(pts.iter().map(|q| q.extend(z)));
         (first..positions.len() as u32).collect()
     };
+    // Face grids row by row from +Y, −X to +X in a row (Max's top face); the bottom face
+    // holds the same points in reverse (Max fills it from the last vertex down).
     let grid: Vec<Vec2> = (0..=l)
         .flat_map(|y| {
-            (0..=w).map(move |x| Vec2::new(-cx + 2.0 * cx * x as f32 / w as f32, -cy + 2.0 * cy * y as f32 / l as f32))
+            (0..=w).map(move |x| Vec2::new(-cx + 2.0 * cx * x as f32 / w as f32, cy - 2.0 * cy * y as f32 / l as f32))
         })
         .collect();
     let top_face = push(&grid, top);
@@ -200,13 +209,14 @@ pub(crate) fn chamfer_box_mesh(p: &ChamferBoxParams) -> Result<EvalMesh, Primiti
     levels.extend((1..h).map(|i| (top - r - straight * i as f32, r)));
     levels.extend((1..=c).rev().map(|k| fillet_layer(r, k, c)).map(|(d, rho)| (d - top, rho)));
     let rings: Vec<Vec<u32>> = levels.iter().map(|&(z, rho)| push(&ring_points(&corners, c, rho), z)).collect();
-    let bottom_face = push(&grid, -top);
+    let reversed: Vec<Vec2> = grid.iter().rev().copied().collect();
+    let bottom_face: Vec<u32> = push(&reversed, -top).into_iter().rev().collect();
     let sm = u32::from(p.smooth);
     let mut polygons = Vec::with_capacity(p.faces() as usize);
     for y in 0..l {
         for x in 0..w {
             let at = |x: u32, y: u32| top_face[(y * (w + 1) + x) as usize];
-            polygons.push(quad([at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)], sm));
+            polygons.push(quad([at(x, y), at(x, y + 1), at(x + 1, y + 1), at(x + 1, y)], sm));
         }
     }
     polygons.extend(join_face(&face_boundary(&top_face, w, l), &rings[0], &corners, c, true, sm));
@@ -219,7 +229,7 @@ pub(crate) fn chamfer_box_mesh(p: &ChamferBoxParams) -> Result<EvalMesh, Primiti
     for y in 0..l {
         for x in 0..w {
             let at = |x: u32, y: u32| bottom_face[(y * (w + 1) + x) as usize];
-            polygons.push(quad([at(x, y + 1), at(x + 1, y + 1), at(x + 1, y), at(x, y)], sm));
+            polygons.push(quad([at(x + 1, y), at(x + 1, y + 1), at(x, y + 1), at(x, y)], sm));
         }
     }
     // Max builds about z = 0 and moves the box up by half its height (down when negative).
@@ -278,17 +288,21 @@ mod tests {
         let k = m.counts();
         assert_eq!((k.vertices, k.triangles), (24, 44));
         assert_eq!((p.vertices(), p.faces()), (24, 44));
-        assert_eq!(m.positions[0], Vec3::new(-2.5, -1.5, 2.0));
-        assert_eq!(m.positions[3], Vec3::new(2.5, 1.5, 2.0));
-        // The first ring starts on the front-left corner's arc, from the left side's normal
-        // (−X) to the front's (−Y), at z = 2 − 0.5.
-        assert!(m.positions[4].abs_diff_eq(Vec3::new(-3.0, -1.5, 1.5), 1e-6));
-        assert!(m.positions[5].abs_diff_eq(Vec3::new(-2.5, -2.0, 1.5), 1e-6));
-        assert!(m.positions[12].abs_diff_eq(Vec3::new(-3.0, -1.5, 0.5), 1e-6));
-        assert_eq!(m.positions[23], Vec3::new(2.5, 1.5, 0.0));
-        // The front-left corner fan (corner, arc start, arc end) and the front strip.
+        assert_eq!(m.positions[0], Vec3::new(-2.5, 1.5, 2.0));
+        assert_eq!(m.positions[3], Vec3::new(2.5, -1.5, 2.0));
+        // The first ring starts on the back-left corner's arc, from the back side's normal
+        // (+Y) to the left side's (−X), at z = 2 − 0.5, and runs down the left side.
+        assert!(m.positions[4].abs_diff_eq(Vec3::new(-2.5, 2.0, 1.5), 1e-6));
+        assert!(m.positions[5].abs_diff_eq(Vec3::new(-3.0, 1.5, 1.5), 1e-6));
+        assert!(m.positions[6].abs_diff_eq(Vec3::new(-3.0, -1.5, 1.5), 1e-6));
+        assert!(m.positions[12].abs_diff_eq(Vec3::new(-2.5, 2.0, 0.5), 1e-6));
+        // The bottom face holds the top's points in reverse: the last is the back-left one.
+        assert_eq!(m.positions[23], Vec3::new(-2.5, 1.5, 0.0));
+        assert_eq!(m.positions[20], Vec3::new(2.5, -1.5, 0.0));
+        // Top quad, the back-left corner fan (corner, arc start, arc end), the left strip.
+        assert_eq!(m.polygons[0].corners, vec![0, 2, 3, 1]);
         assert_eq!(m.polygons[1].corners, vec![0, 4, 5]);
-        assert_eq!(m.polygons[2].corners, vec![0, 5, 6, 1]);
+        assert_eq!(m.polygons[2].corners, vec![0, 5, 6, 2]);
         assert!(m.polygons.iter().all(|f| f.smoothing == 1));
         // Closed: V − E + F = 2; the top face looks up.
         assert_eq!(k.vertices + k.polygons, k.edges + 2);
@@ -296,6 +310,36 @@ mod tests {
         let n = (m.positions[f[1] as usize] - m.positions[f[0] as usize])
             .cross(m.positions[f[2] as usize] - m.positions[f[0] as usize]);
         assert!(n.z > 0.0);
+    }
+
+    #[test]
+    fn one_segment_chamfer_box_equals_max_fbx_export() {
+        // `rabidchinchilla__kenji's_sofa.max` ChamferBox001: length 98.376, width 235.659,
+        // height 8.337, fillet 2.223, every count 1. The FBX Max exported beside it
+        // (`3ds Max/Kenji's Sofa.FBX`) lists its 24 vertices in this order (these six of
+        // them shown) and its 26 polygons as ours: top quad (0 2 3 1), fans and strips
+        // (0 4 5) (0 5 6 2) …, bands (4 12 13 5) …, bottom fans (12 23 13) …, bottom
+        // quad (22 20 21 23) — the bottom ones as the same cycles from another corner.
+        let p = ChamferBoxParams { length: 98.376, width: 235.659, height: 8.337, fillet: 2.223, ..unit() };
+        let m = chamfer_box_mesh(&p).unwrap();
+        let fbx = [
+            (0, [-115.6065, 46.965, 8.337]),
+            (5, [-117.8295, 46.965, 6.114]),
+            (8, [115.6065, -49.188, 6.114]),
+            (13, [-117.8295, 46.965, 2.223]),
+            (19, [115.6065, 49.188, 2.223]),
+            (20, [115.6065, -46.965, 0.0]),
+        ];
+        for (i, want) in fbx {
+            assert!(m.positions[i].abs_diff_eq(Vec3::from_array(want), 1e-3), "{i}: {}", m.positions[i]);
+        }
+        let cycle = |f: &[u32]| {
+            let k = (0..f.len()).min_by_key(|&k| f[k]).unwrap();
+            [&f[k..], &f[..k]].concat()
+        };
+        let want: [&[u32]; 5] = [&[0, 2, 3, 1], &[0, 4, 5], &[0, 5, 6, 2], &[12, 23, 13], &[22, 20, 21, 23]];
+        let got: Vec<Vec<u32>> = [0, 1, 2, 17, 25].iter().map(|&i| cycle(&m.polygons[i].corners)).collect();
+        assert_eq!(got, want.map(cycle).to_vec());
     }
 
     #[test]
