@@ -109,6 +109,54 @@ fn edit_mesh_deltas_pyramids_and_the_sphere_give_max_mesh_totals() {
     }
 }
 
+/// Teapot primitives (issue 42, geometry breadth) against Max's `Mesh Totals`: a whole
+/// segments-4 teapot beside a box (`pycz__test.max`, 538 / 1036) and beside a V-Ray scene's
+/// other objects (`nekidaem__01-teapot_no_cams_vray.max`), a segments-8 one
+/// (`alexbabushkin__teapot.max`), and four segments-10 teapots of one part each
+/// (`systemsoftware__teapot.max`, 3242 / 6400).
+#[test]
+fn teapots_give_max_mesh_totals() {
+    let (Some(public), Some(wild)) = (pmtests::public_corpus(), pmtests::shared_corpus("wild")) else { return };
+    let out = tempfile::tempdir().unwrap();
+    for path in [
+        wild.join("pycz__test.max"),
+        public.join("nekidaem__01-teapot_no_cams_vray.max"),
+        public.join("alexbabushkin__teapot.max"),
+        wild.join("systemsoftware__teapot.max"),
+    ] {
+        let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+        let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+        assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+        assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+    }
+}
+
+/// ChamferBox primitives (issue 42) against Max's `Mesh Totals`: the sofa's seat, one
+/// ChamferBox on two nodes, 24 / 44 each (`rabidchinchilla__kenji's_sofa.max`, 8412 / 10352).
+#[test]
+fn chamfer_boxes_give_max_mesh_totals() {
+    let Some(public) = pmtests::public_corpus() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let path = public.join("rabidchinchilla__kenji's_sofa.max");
+    let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+    let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+    assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+    assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+}
+
+/// Hose primitives (issue 42) against Max's `Mesh Totals`: 32 free round hoses of 45
+/// segments and 8 sides, 370 / 736 each, beside two boxes (`aliensowo__1111.max`, 12032 / 23840).
+#[test]
+fn hoses_give_max_mesh_totals() {
+    let Some(wild) = pmtests::shared_corpus("wild") else { return };
+    let out = tempfile::tempdir().unwrap();
+    let path = wild.join("aliensowo__1111.max");
+    let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{}: Mesh Totals", path.display()));
+    let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{}: an ok OBJ export", path.display()));
+    assert_eq!(totals_of(&summary), expected, "{}: {summary}", path.display());
+    assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

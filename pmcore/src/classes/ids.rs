@@ -167,6 +167,12 @@ pub(crate) const GEOSPHERE: [u32; 2] = [0, 0x0000_7f9e];
 pub(crate) const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
 /// Pyramid.
 pub(crate) const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
+/// Teapot (the SDK's one class using both id words).
+pub(crate) const TEAPOT: [u32; 2] = [0xacad_13d3, 0xacad_26d9];
+/// ChamferBox (extended primitives).
+pub(crate) const CHAMFER_BOX: [u32; 2] = [0x1ad7_3f40, 0x48ea_0f97];
+/// Hose (extended primitives).
+pub(crate) const HOSE: [u32; 2] = [0x69f9_6a5d, 0x235c_430a];
 /// Bone object.
 pub(crate) const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
 /// ProBoolean (keeps its result mesh).

@@ -205,6 +205,9 @@ pub(crate) const CATALOGUE: &[Class] = &[
     object_row(ids::SPHERE, "Sphere", &p::sphere::SPHERE),
     object_row(ids::PYRAMID, "Pyramid", &p::pyramid::PYRAMID),
     object_row(ids::GEOSPHERE, "GeoSphere", &p::geosphere::GEOSPHERE),
+    object_row(ids::TEAPOT, "Teapot", &p::teapot::TEAPOT),
+    object_row(ids::CHAMFER_BOX, "ChamferBox", &p::chamferbox::CHAMFER_BOX),
+    object_row(ids::HOSE, "Hose", &p::hose::HOSE),
     object_row(ids::BONE, "Bone", &p::bone::BONE),
     object_row(ids::PROBOOLEAN, "ProBoolean", &p::boolean::PROBOOLEAN),
     // Target object (of a target camera or light): geometry superclass, no mesh; Max does

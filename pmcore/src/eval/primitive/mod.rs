@@ -20,11 +20,14 @@ use std::f32::consts::TAU;
 pub(crate) mod bone;
 pub(crate) mod boolean;
 pub(crate) mod r#box;
+pub(crate) mod chamferbox;
 pub(crate) mod cylinder;
 pub(crate) mod geosphere;
+pub(crate) mod hose;
 pub(crate) mod plane;
 pub(crate) mod pyramid;
 pub(crate) mod sphere;
+pub(crate) mod teapot;
 pub(crate) mod torus;
 pub(crate) mod tube;
 
