@@ -15,9 +15,11 @@ use super::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 pub(crate) mod bend;
+pub(crate) mod bevel;
 pub mod cloth;
 pub mod edit_mesh;
 pub(crate) mod edit_poly;
+pub(crate) mod extrude;
 pub mod lathe;
 pub(crate) mod mesh_select;
 pub(crate) mod meshsmooth;
