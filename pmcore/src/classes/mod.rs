@@ -247,7 +247,7 @@ pub(crate) const CATALOGUE: &[Class] = &[
     modifier_row(ids::NORMAL, "Normal", Some(&m::normal::NORMAL), Effect::PASSES_THROUGH),
     modifier_row(ids::RELAX, "Relax", Some(&m::pass_through::PASS_THROUGH), Effect::DEFORMS),
     modifier_row(ids::STRETCH, "Stretch", Some(&m::pass_through::PASS_THROUGH), Effect::DEFORMS),
-    modifier_row(ids::MAP_SCALER, "MapScaler", Some(&m::pass_through::PASS_THROUGH), Effect::PASSES_THROUGH),
+    modifier_row(ids::MAP_SCALER, "MapScaler", Some(&m::map_scaler::MAP_SCALER), Effect::PASSES_THROUGH),
     modifier_row(
         ids::SELECT_BY_CHANNEL,
         "Select By Channel",

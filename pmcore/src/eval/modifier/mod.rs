@@ -21,6 +21,7 @@ pub mod edit_mesh;
 pub(crate) mod edit_poly;
 pub(crate) mod extrude;
 pub mod lathe;
+pub(crate) mod map_scaler;
 pub(crate) mod mesh_select;
 pub(crate) mod meshsmooth;
 pub(crate) mod mirror;
