@@ -93,9 +93,10 @@ fn pick_ear(pts: &[Vec2], ring: &[usize]) -> Option<usize> {
             if (b - a).perp_dot(c - b) <= 0.0 {
                 continue;
             }
-            let blocked = ring.iter().enumerate().any(|(j, &v)| {
-                j != k && j != (k + n - 1) % n && j != (k + 1) % n && in_triangle(pts[v], a, b, c)
-            });
+            let blocked = ring
+                .iter()
+                .enumerate()
+                .any(|(j, &v)| j != k && j != (k + n - 1) % n && j != (k + 1) % n && in_triangle(pts[v], a, b, c));
             if blocked {
                 continue;
             }

@@ -132,10 +132,8 @@ mod tests {
     use crate::eval::spline::PolyPoint;
 
     pub(crate) fn line(points: &[[f32; 2]], closed: bool) -> PolyLine {
-        let points = points
-            .iter()
-            .map(|&[x, y]| PolyPoint { p: Vec3::new(x, y, 0.0), smooth: false, material: 0 })
-            .collect();
+        let points =
+            points.iter().map(|&[x, y]| PolyPoint { p: Vec3::new(x, y, 0.0), smooth: false, material: 0 }).collect();
         PolyLine { points, closed }
     }
 
