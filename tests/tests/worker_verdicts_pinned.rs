@@ -5,7 +5,10 @@
 //! are `baselines/worker-verdicts.jsonl`, written by the worker of main at dbd2511
 //! (before issue #43's first cut) with `PMFARM_SAVE_VERDICTS=1 PMWORKER=<that binary>`.
 //! One row changed since, on purpose: `wild/erbolvov1989__1.max` T2 Scene `degraded` →
-//! `pass` (issue #42: the SceneImpl's slot count follows the saving release, 13 in Max 2013).
+//! `pass` (issue #42: the SceneImpl's slot count follows the saving release, 13 in Max 2013);
+//! and `wild/seanconway512__myfieldhq_containers_and_terrain.max` T3 mesh-totals `skip` →
+//! `pass` (issue #42: its Extrudes are evaluated and its MapScaler outputs a tri object, and
+//! the evaluated totals equal the Mesh Totals Max stored, 11,785 / 11,806).
 //! A change that is meant to alter a verdict re-saves the file in the same commit and says
 //! why; a speed cut never does.
 //!
