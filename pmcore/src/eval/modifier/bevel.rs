@@ -256,5 +256,26 @@ mod tests {
             proptest::prop_assert_eq!(m.positions.len(), (lv.len() + 1) * n);
             proptest::prop_assert_eq!(m.faces() as usize, 2 * n * lv.len() + 2 * (n - 2));
         }
+
+        /// Arbitrary lines on a small grid (repeated, collinear, reversing and crossing
+        /// points) and outlines: a mesh or a typed error, never a panic.
+        #[test]
+        fn arbitrary_lines_bevel_or_refuse_without_panicking(
+            raw in proptest::collection::vec((proptest::collection::vec((-3i8..3, -3i8..3), 0..9), proptest::bool::ANY), 0..4),
+            lv in proptest::collection::vec((-3.0f32..3.0, -2.0f32..2.0), 1..4),
+            start in -1.0f32..1.0,
+        ) {
+            let lines: Vec<PolyLine> = raw
+                .iter()
+                .map(|(pts, closed)| {
+                    let pts: Vec<[f32; 2]> = pts.iter().map(|&(x, y)| [f32::from(x), f32::from(y)]).collect();
+                    line(&pts, *closed)
+                })
+                .collect();
+            if let Ok(m) = bevel(&lines, &params(start, &lv)) {
+                let n = m.positions.len() as u32;
+                proptest::prop_assert!(m.polygons.iter().all(|p| p.corners.iter().all(|&v| v < n)));
+            }
+        }
     }
 }

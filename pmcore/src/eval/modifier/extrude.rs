@@ -209,5 +209,26 @@ mod tests {
             let cap_faces = if caps { 2 * (n - 2) } else { 0 };
             proptest::prop_assert_eq!(m.faces() as usize, 2 * n * s + cap_faces);
         }
+
+        /// Arbitrary lines on a small grid (repeated, collinear and crossing points, open or
+        /// closed): a mesh or a typed error, never a panic; a mesh's indices are in range.
+        #[test]
+        fn arbitrary_lines_build_or_refuse_without_panicking(
+            raw in proptest::collection::vec((proptest::collection::vec((-3i8..3, -3i8..3), 0..9), proptest::bool::ANY), 0..4),
+            amount in -3.0f32..3.0,
+            segments in 0u32..4,
+        ) {
+            let lines: Vec<PolyLine> = raw
+                .iter()
+                .map(|(pts, closed)| {
+                    let pts: Vec<[f32; 2]> = pts.iter().map(|&(x, y)| [f32::from(x), f32::from(y)]).collect();
+                    line(&pts, *closed)
+                })
+                .collect();
+            if let Ok(m) = extrude(&lines, &params(amount, segments, true)) {
+                let n = m.positions.len() as u32;
+                proptest::prop_assert!(m.polygons.iter().all(|p| p.corners.iter().chain(p.triangles.iter().flatten()).all(|&v| v < n)));
+            }
+        }
     }
 }
