@@ -6,12 +6,16 @@
 //! (before issue #43's first cut) with `PMFARM_SAVE_VERDICTS=1 PMWORKER=<that binary>`.
 //! One row changed since, on purpose: `wild/erbolvov1989__1.max` T2 Scene `degraded` →
 //! `pass` (issue #42: the SceneImpl's slot count follows the saving release, 13 in Max 2013).
-//! Six T3 rows since, on purpose: `t3:summary/mesh-totals` `skip` → `pass` on
-//! `public/alexbabushkin__teapot.max`, `public/nekidaem__01-teapot_no_cams_vray.max`,
-//! `wild/pycz__test.max`, `wild/systemsoftware__teapot.max` (Teapot evaluated),
-//! `public/rabidchinchilla__kenji's_sofa.max` (ChamferBox) and `wild/aliensowo__1111.max`
-//! (Hose): their evaluated totals now equal the Mesh Totals Max saved in each file (issue
-//! #42, geometry breadth); T1 / T2 verdicts and event counts unchanged.
+//! T3 rows changed since, on purpose — `t3:summary/mesh-totals` `skip` → `pass` where the
+//! evaluated totals now equal the Mesh Totals Max saved in the file (issue #42, geometry
+//! breadth; T1 / T2 verdicts and event counts unchanged):
+//! - Teapot: `public/alexbabushkin__teapot.max`, `public/nekidaem__01-teapot_no_cams_vray.max`,
+//!   `wild/pycz__test.max`, `wild/systemsoftware__teapot.max`; ChamferBox:
+//!   `public/rabidchinchilla__kenji's_sofa.max`; Hose: `wild/aliensowo__1111.max`;
+//! - Extrude (and MapScaler's tri output): `wild/seanconway512__myfieldhq_containers_and_terrain.max`
+//!   (11,785 / 11,806);
+//! - Hedra: the ten `nel/max` snow scenes with 16 Hedras each;
+//! - Edit Poly cap and delete edge: `wild/danshaub__weaponrack.max` (304 / 428).
 //! A change that is meant to alter a verdict re-saves the file in the same commit and says
 //! why; a speed cut never does.
 //!

@@ -181,6 +181,12 @@ pub(crate) const PROBOOLEAN: [u32; 2] = [0x31ce_a620, 0x2257_f993];
 pub(crate) const TARGET_OBJECT: [u32; 2] = [0x0000_1020, 0];
 /// Line (spline shape object).
 pub(crate) const LINE: [u32; 2] = [0x0000_1040, 0];
+/// Editable Spline (SplineShape object: the Line's shape data without the wrapper).
+pub(crate) const SPLINE_SHAPE: [u32; 2] = [0x0000_000a, 0];
+/// Rectangle (procedural shape: length, width, corner radius).
+pub(crate) const RECTANGLE: [u32; 2] = [0x0000_1065, 0];
+/// Circle (procedural shape: radius).
+pub(crate) const CIRCLE: [u32; 2] = [0x0000_1999, 0];
 
 // Modifiers.
 /// Bend.

@@ -215,12 +215,18 @@ pub(crate) const CATALOGUE: &[Class] = &[
     row(ids::TARGET_OBJECT, sc::GEOM_OBJECT, "Target", Role::Object),
     row(ids::LINE, sc::SHAPE, "Line", Role::Shape),
     // Modifiers whose output is geometry whatever their input.
-    modifier_row(ids::EXTRUDE, "Extrude", None, Effect::MAKES_GEOMETRY),
+    Class {
+        evaluator: Evaluator::OverShape(&m::extrude::EXTRUDE),
+        ..modifier_row(ids::EXTRUDE, "Extrude", None, Effect::MAKES_GEOMETRY)
+    },
     Class {
         evaluator: Evaluator::OverShape(&m::lathe::LATHE),
         ..modifier_row(ids::LATHE, "Lathe", None, Effect::MAKES_GEOMETRY)
     },
-    modifier_row(ids::BEVEL, "Bevel", None, Effect::MAKES_GEOMETRY),
+    Class {
+        evaluator: Evaluator::OverShape(&m::bevel::BEVEL),
+        ..modifier_row(ids::BEVEL, "Bevel", None, Effect::MAKES_GEOMETRY)
+    },
     modifier_row(ids::BEVEL_PROFILE, "Bevel Profile", None, Effect::MAKES_GEOMETRY),
     modifier_row(ids::SHELL, "Shell", Some(&m::shell::SHELL), Effect::MAKES_GEOMETRY),
     modifier_row(ids::EDIT_POLY, "Edit Poly", Some(&m::edit_poly::EDIT_POLY), Effect::MAKES_GEOMETRY),
@@ -249,7 +255,7 @@ pub(crate) const CATALOGUE: &[Class] = &[
     modifier_row(ids::NORMAL, "Normal", Some(&m::normal::NORMAL), Effect::PASSES_THROUGH),
     modifier_row(ids::RELAX, "Relax", Some(&m::pass_through::PASS_THROUGH), Effect::DEFORMS),
     modifier_row(ids::STRETCH, "Stretch", Some(&m::pass_through::PASS_THROUGH), Effect::DEFORMS),
-    modifier_row(ids::MAP_SCALER, "MapScaler", Some(&m::pass_through::PASS_THROUGH), Effect::PASSES_THROUGH),
+    modifier_row(ids::MAP_SCALER, "MapScaler", Some(&m::map_scaler::MAP_SCALER), Effect::PASSES_THROUGH),
     modifier_row(
         ids::SELECT_BY_CHANNEL,
         "Select By Channel",

@@ -9,8 +9,8 @@
 //! * [`primitive`] — one file per object family (Box, Plane, Cylinder/Cone, Tube, Torus,
 //!   Sphere, GeoSphere, Pyramid, Bone, ProBoolean's cached result);
 //! * [`modifier`] — one file per modifier (Bend, Taper, Mirror, Ripple, TurboSmooth,
-//!   MeshSmooth, Symmetry, Shell, Cloth, Edit Poly, Edit Mesh, UVW Map, Normal, Lathe, Mesh
-//!   Select, Select By Channel, and the pass-through ones);
+//!   MeshSmooth, Symmetry, Shell, Cloth, Edit Poly, Edit Mesh, UVW Map, Normal, Lathe, Extrude,
+//!   Bevel, MapScaler, Mesh Select, Select By Channel, and the pass-through ones);
 //! * [`context`] — what an evaluator is handed: the scene, the time and the memory budget,
 //!   and for a modifier its mod context and input;
 //! * [`outcome`] — the evaluated object, what stopped it, a node's outcome;
@@ -20,7 +20,8 @@
 //!   and mod-context frames), [`deform`] (the simple-modifier deformers' setup),
 //!   [`selection`] (the sub-object selection a stack passes up), [`stored`] (stored meshes),
 //!   [`subdivide`] (Catmull-Clark), [`poly_edges`] (Max's edge numbering), [`spline`]
-//!   (spline shapes).
+//!   (spline shapes), `shape` (the shape under Extrude / Bevel as polylines), `levels`
+//!   (stacked polyline copies with sides and caps), `cap` (morph caps).
 //!
 //! Anything not evaluable stops the node with the Class ID that stopped it; no node is
 //! dropped without a counted reason.
@@ -29,12 +30,14 @@ pub(crate) mod base;
 pub mod biped;
 pub mod biped_keys;
 pub mod biped_tcb;
+pub(crate) mod cap;
 pub(crate) mod context;
 pub(crate) mod deform;
 pub(crate) mod derived;
 pub(crate) mod gizmo;
 pub mod ik;
 pub mod ik_solve;
+pub(crate) mod levels;
 pub mod mesh;
 pub(crate) mod modifier;
 pub(crate) mod outcome;
@@ -42,6 +45,7 @@ pub mod params;
 pub(crate) mod poly_edges;
 pub(crate) mod primitive;
 pub(crate) mod selection;
+pub(crate) mod shape;
 pub mod spline;
 pub mod stack;
 pub(crate) mod stored;

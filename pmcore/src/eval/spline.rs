@@ -195,9 +195,17 @@ fn spline(c: &crate::chunk::Chunk<'_>) -> Result<Spline, SplineError> {
 }
 
 impl BezierShape {
-    /// The shape stored in a Line / Editable Spline object chunk.
+    /// The shape stored in a Line / Editable Spline object chunk. A Line (0x1040) wraps
+    /// the shape data in a [`SHAPE_DATA`] container; an Editable Spline (SplineShape, Class
+    /// ID 0xa) holds the same children directly, with a 4-byte [`SHAPE_DATA`] leaf beside
+    /// them (`wild/seanconway512__myfieldhq_containers_and_terrain.max`, its roofs).
     pub fn of_object(object: &crate::chunk::Chunk<'_>) -> Result<BezierShape, SplineError> {
-        let data = object.child(SHAPE_DATA).ok_or(SplineError::Missing(SHAPE_DATA))?;
+        let wrapped = object.child(SHAPE_DATA).filter(|d| d.payload().is_none());
+        let data = match wrapped {
+            Some(d) => d,
+            None if object.child(BEZIER_SHAPE).is_some() => object,
+            None => return Err(SplineError::Missing(SHAPE_DATA)),
+        };
         let shape = data.child(BEZIER_SHAPE).ok_or(SplineError::Missing(BEZIER_SHAPE))?;
         let splines =
             shape.children().iter().filter(|c| c.id == BEZIER_SHAPE).map(spline).collect::<Result<Vec<_>, _>>()?;

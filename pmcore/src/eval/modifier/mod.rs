@@ -15,10 +15,13 @@ use super::selection::Carry;
 use crate::model::scene_index::{SceneIndex, SceneObject};
 
 pub(crate) mod bend;
+pub(crate) mod bevel;
 pub mod cloth;
 pub mod edit_mesh;
 pub(crate) mod edit_poly;
+pub(crate) mod extrude;
 pub mod lathe;
+pub(crate) mod map_scaler;
 pub(crate) mod mesh_select;
 pub(crate) mod meshsmooth;
 pub(crate) mod mirror;
