@@ -163,6 +163,8 @@ pub(crate) const PLANE: [u32; 2] = [0x081f_1dfc, 0x7756_6f65];
 pub(crate) const PYRAMID: [u32; 2] = [0x76bf_318a, 0x4bf3_7b10];
 /// Bone object.
 pub(crate) const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
+/// Hedra.
+pub(crate) const HEDRA: [u32; 2] = [0xf21c_5e23, 0];
 /// ProBoolean (keeps its result mesh).
 pub(crate) const PROBOOLEAN: [u32; 2] = [0x31ce_a620, 0x2257_f993];
 /// Target object (of a target camera or light): geometry superclass, no mesh.

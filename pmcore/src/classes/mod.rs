@@ -201,6 +201,7 @@ pub(crate) const CATALOGUE: &[Class] = &[
     object_row(ids::PYRAMID, "Pyramid", &p::pyramid::PYRAMID),
     object_row(ids::GEOSPHERE, "GeoSphere", &p::geosphere::GEOSPHERE),
     object_row(ids::BONE, "Bone", &p::bone::BONE),
+    object_row(ids::HEDRA, "Hedra", &p::hedra::HEDRA),
     object_row(ids::PROBOOLEAN, "ProBoolean", &p::boolean::PROBOOLEAN),
     // Target object (of a target camera or light): geometry superclass, no mesh; Max does
     // not count it.

@@ -22,6 +22,7 @@ pub(crate) mod boolean;
 pub(crate) mod r#box;
 pub(crate) mod cylinder;
 pub(crate) mod geosphere;
+pub(crate) mod hedra;
 pub(crate) mod plane;
 pub(crate) mod pyramid;
 pub(crate) mod sphere;
