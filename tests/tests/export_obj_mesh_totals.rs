@@ -157,6 +157,24 @@ fn hoses_give_max_mesh_totals() {
     assert_eq!(summary["stopped"], serde_json::json!([]), "{}", path.display());
 }
 
+/// Hedra primitives (Class ID 0xf21c5e23:0): the NeL snow scenes each hold 16 Tetra Hedras at
+/// P = Q = 0 (octahedra, 6 / 8 each) beside an Editable Mesh under MeshSmooth
+/// (`snow_target_100`), a GeoSphere under MeshSmooth (`snow_island`) and a large Editable
+/// Mesh (`snow_ramp`); with the Hedras evaluated the totals are Max's own (before: 96 / 128
+/// short, the Hedras stopped).
+#[test]
+fn hedra_scenes_give_max_mesh_totals() {
+    let Some(nel) = pmtests::shared_corpus("nel") else { return };
+    let out = tempfile::tempdir().unwrap();
+    for name in ["skeetmtp__snow_target_100.max", "skeetmtp__snow_island.max", "skeetmtp__snow_ramp.max"] {
+        let path = nel.join("max").join(name);
+        let expected = mesh_totals(&path).unwrap_or_else(|| panic!("{name}: Mesh Totals"));
+        let summary = obj_summary(&path, out.path()).unwrap_or_else(|| panic!("{name}: an ok OBJ export"));
+        assert_eq!(totals_of(&summary), expected, "{name}: {summary}");
+        assert_eq!(summary["stopped"], serde_json::json!([]), "{name}");
+    }
+}
+
 /// Every `.max` under `dir`, recursively, sorted.
 fn max_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -175,6 +175,8 @@ pub(crate) const CHAMFER_BOX: [u32; 2] = [0x1ad7_3f40, 0x48ea_0f97];
 pub(crate) const HOSE: [u32; 2] = [0x69f9_6a5d, 0x235c_430a];
 /// Bone object.
 pub(crate) const BONE: [u32; 2] = [0x28bf_6e8d, 0x2ecc_a840];
+/// Hedra.
+pub(crate) const HEDRA: [u32; 2] = [0xf21c_5e23, 0];
 /// ProBoolean (keeps its result mesh).
 pub(crate) const PROBOOLEAN: [u32; 2] = [0x31ce_a620, 0x2257_f993];
 /// Target object (of a target camera or light): geometry superclass, no mesh.

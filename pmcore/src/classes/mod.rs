@@ -209,6 +209,7 @@ pub(crate) const CATALOGUE: &[Class] = &[
     object_row(ids::CHAMFER_BOX, "ChamferBox", &p::chamferbox::CHAMFER_BOX),
     object_row(ids::HOSE, "Hose", &p::hose::HOSE),
     object_row(ids::BONE, "Bone", &p::bone::BONE),
+    object_row(ids::HEDRA, "Hedra", &p::hedra::HEDRA),
     object_row(ids::PROBOOLEAN, "ProBoolean", &p::boolean::PROBOOLEAN),
     // Target object (of a target camera or light): geometry superclass, no mesh; Max does
     // not count it.

@@ -23,6 +23,7 @@ pub(crate) mod r#box;
 pub(crate) mod chamferbox;
 pub(crate) mod cylinder;
 pub(crate) mod geosphere;
+pub(crate) mod hedra;
 pub(crate) mod hose;
 pub(crate) mod plane;
 pub(crate) mod pyramid;
