@@ -39,7 +39,7 @@ pub(super) struct Caps {
 /// Operations whose replay depends on a face's first corner or on which face is which
 /// (delete and detach renumber faces; tessellate, connect and insert split faces by their
 /// corner order): after a cap they stop.
-const CORNER_BOUND: &[u32] = &[11, 13, 28, 44, 66];
+const CORNER_BOUND: &[u32] = &[11, 13, 28, 44, 54, 66];
 
 impl Caps {
     /// Fills the borders `op` (a cap) selects.
