@@ -1,12 +1,14 @@
 //! Cap (Edit Poly operation 9, `ep_op_cap`): one new polygon over each open border that
 //! holds a selected edge.
 //!
-//! What Max does (SDK sample `EPoly`'s `EpfnCapHoles`, the same call the Edit Poly
-//! modifier's cap makes): `MNMesh::GetBorder` collects the border loops at edge level,
-//! marking a loop as a target when one of its edges carries the operation's selection flag,
-//! and `MNMesh::FillInBorders` adds one face per targeted loop. Vertices are neither added
-//! nor moved, and no edge is added: every border edge of a filled loop gets the new face as
-//! its second face, so Max's edge numbering ([`poly_edges`]) holds on.
+//! What Max does: the Editable Poly's cap (SDK sample `EPoly`, `EpfnCapHoles`) has
+//! `MNMesh::GetBorder` collect the border loops at edge level, marking a loop as a target
+//! when one of its edges carries the selection flag, and `MNMesh::FillInBorders` add one face
+//! per targeted loop. The Edit Poly modifier's cap is taken to do the same over its stored
+//! edge selection (its own `Do` is not in the SDK samples at hand); replayed so, the caps of
+//! `danshaub__weaponrack.max` give Max's own `Mesh Totals`. Vertices are neither added nor
+//! moved, and no edge is added: every border edge of a filled loop gets the new face as its
+//! second face, so Max's edge numbering ([`crate::eval::poly_edges`]) holds on.
 //!
 //! The new face walks its loop against the border's own direction (an edge `v1 → v2`
 //! walked by its only face `f1` is walked `v2 → v1` by the cap: the one orientation a valid
@@ -15,8 +17,7 @@
 //! order of their loops' lowest-numbered selected edge and each starts at the `v2` of that
 //! edge. Neither changes Max's counts (the `Mesh Totals` compared), only the diagonal a
 //! later triangulation takes and which face index a later record names — an operation
-//! after a cap that selects faces stops when it names a cap face (see
-//! [`super::face_indices_after_caps`]). The material id and smoothing groups of the new
+//! after a cap that selects faces stops when it names a cap face (see [`Caps::check`]). The material id and smoothing groups of the new
 //! face are not established either; it carries id 0 and no smoothing group.
 //!
 //! A border vertex where two loops touch (two border edges leave it) makes the walk

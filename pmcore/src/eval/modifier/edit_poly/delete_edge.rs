@@ -7,7 +7,7 @@
 //! whose first face died is inverted and keeps its other face as its first; a vertex left
 //! without faces dies when `epm_delete_isolated_verts` is set; Edit Poly then collapses the
 //! dead parts. That is the face deletion [`super::delete_marked_faces`] replays (delete face,
-//! op 11), here with the faces found from Max's edge numbering ([`poly_edges`]).
+//! op 11), here with the faces found from Max's edge numbering ([`crate::eval::poly_edges`]).
 
 use super::{delete_marked_faces, Operation};
 use crate::eval::mesh::EvalMesh;
