@@ -4,8 +4,10 @@
 //! number of events of each kind as the code before the speed cuts did. The expectations
 //! are `baselines/worker-verdicts.jsonl`, written by the worker of main at dbd2511
 //! (before issue #43's first cut) with `PMFARM_SAVE_VERDICTS=1 PMWORKER=<that binary>`.
-//! One row changed since, on purpose: `wild/erbolvov1989__1.max` T2 Scene `degraded` →
-//! `pass` (issue #42: the SceneImpl's slot count follows the saving release, 13 in Max 2013).
+//! Rows changed since, on purpose: `wild/erbolvov1989__1.max` T2 Scene `degraded` →
+//! `pass` (issue #42: the SceneImpl's slot count follows the saving release, 13 in Max 2013);
+//! `wild/danshaub__weaponrack.max` T3 `summary/mesh-totals` `skip` → `pass` (issue #42: the
+//! Edit Poly cap is replayed, and the totals equal Max's own 304 / 428).
 //! A change that is meant to alter a verdict re-saves the file in the same commit and says
 //! why; a speed cut never does.
 //!
