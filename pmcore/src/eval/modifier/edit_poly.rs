@@ -70,6 +70,9 @@ use crate::model::scene_index::SceneIndex;
 use glam::Vec3;
 use std::collections::HashMap;
 
+mod cap;
+mod delete_edge;
+
 /// Edit Poly operation ids that keep vertex and polygon counts, with their SDK names.
 pub(crate) const COUNT_NEUTRAL_OPERATIONS: &[(u32, &str)] = &[
     (0, "null"),
@@ -144,7 +147,9 @@ pub(crate) fn topology_operations(ops: &[u32]) -> Vec<u32> {
 
 /// Operation ids [`replay`] applies beyond the count-neutral ones.
 pub(crate) const REPLAYED_OPERATIONS: &[(u32, &str)] = &[
+    (9, "cap"),
     (11, "delete face"),
+    (54, "delete edge"),
     (13, "detach face"),
     (28, "tessellate"),
     (44, "connect vertices"),
@@ -276,7 +281,7 @@ impl Operation<'_> {
 /// offsets not all zero): replaying it needs the input in Max's own order.
 pub(crate) fn uses_indices(op: &Operation<'_>) -> bool {
     match op.id {
-        11 | 13 | 22 | 28 | 32 | 38 | 41 | 44 | 59 | 66 => true,
+        9 | 11 | 13 | 22 | 28 | 32 | 38 | 41 | 44 | 54 | 59 | 66 => true,
         53 => op.data.is_some_and(|d| transform_offsets(d).map_or(true, |o| o.iter().any(|v| *v != Vec3::ZERO))),
         _ => false,
     }
@@ -333,7 +338,12 @@ pub(crate) fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turn
     // Directed edges whose direction is known (target welds keep an edge's `v1`), also
     // after operations that renumber only some edges.
     let mut directed: Option<Vec<(u32, u32)>> = None;
+    let mut caps = cap::Caps::default();
     for op in ops {
+        if empty_selection_no_op(op) {
+            continue;
+        }
+        caps.check(op, mesh.polygons.len())?;
         if ![32, 38, 41, 53].contains(&op.id) {
             lifted_border = None;
         }
@@ -352,7 +362,9 @@ pub(crate) fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turn
             continue;
         }
         match op.id {
+            9 => caps.fill(&mut mesh, edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?, op)?,
             11 => delete_faces_op(&mut mesh, edges.as_mut(), op)?,
+            54 => delete_edge::delete_edges_op(&mut mesh, edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?, op)?,
             66 => {
                 let e = edges.as_mut().ok_or_else(|| no_edges(edges_lost_at))?;
                 let data = op.data.and_then(|d| d.child(0x1600)).and_then(|c| c.payload());
@@ -399,6 +411,22 @@ pub(crate) fn replay_after_flips(mut mesh: EvalMesh, ops: &[Operation<'_>], turn
     Ok(mesh)
 }
 
+/// Operations that act on the sub-objects their selection flags and on nothing else:
+/// chamfer vertex (33), chamfer edge (34), extrude vertex (39), extrude edge (40), connect
+/// edge (43). Max's `PolyOperation::SetUserFlags` sets the operation's flag on exactly the
+/// elements its stored selection holds (and clears it on the rest) unless the stored
+/// selection has size 0; with a stored selection of non-zero size and no bit set, nothing is
+/// flagged and the `MNMesh` call (`ChamferEdges`, `ExtrudeEdges`, `ConnectEdges` …) finds
+/// nothing to work on. `alina0708__room.max` holds four such chamfers (12 edges, none set).
+const FLAG_ONLY_OPERATIONS: &[u32] = &[33, 34, 39, 40, 43];
+
+/// Whether `op` is one of [`FLAG_ONLY_OPERATIONS`] with a stored, non-empty selection in
+/// which no element is set: it changes nothing, counts and edge numbering included.
+pub(crate) fn empty_selection_no_op(op: &Operation<'_>) -> bool {
+    FLAG_ONLY_OPERATIONS.contains(&op.id)
+        && op.selection.as_ref().is_some_and(|s| !s.is_empty() && s.iter().all(|&b| !b))
+}
+
 /// Whether `op` changes nothing to replay (a count-neutral operation other than the vertex
 /// offsets, a hinge by 0°); `Err` for settings that are not replayed.
 fn skipped(op: &Operation<'_>) -> Result<bool, String> {
@@ -426,9 +454,21 @@ fn delete_faces_op(
     op: &Operation<'_>,
 ) -> Result<(), String> {
     let faces = op.selected(mesh.polygons.len())?;
+    delete_marked_faces(mesh, edges, &faces, op)
+}
+
+/// Deletes the `faces` marked (delete face, delete edge), dropping the vertices left
+/// without a face when `op`'s isolated-vertices setting asks for it, with the edge
+/// numbering kept in step when it is known.
+fn delete_marked_faces(
+    mesh: &mut EvalMesh,
+    edges: Option<&mut Vec<poly_edges::Edge>>,
+    faces: &[bool],
+    op: &Operation<'_>,
+) -> Result<(), String> {
     let delete_isolated =
         op.parameter_u32(DELETE_ISOLATED_VERTICES).ok_or("delete face without its isolated-vertices setting")? != 0;
-    let vertex_map = delete_faces(mesh, &faces, delete_isolated);
+    let vertex_map = delete_faces(mesh, faces, delete_isolated);
     collapse_dead_faces(mesh);
     if let Some(e) = edges {
         let mut next = 0;
@@ -526,9 +566,11 @@ fn face_operation(op: &Operation<'_>) -> Result<(Lift, bool), String> {
     Ok((lift(a, b), by_polygon))
 }
 
-/// Operations after which [`poly_edges`] still knows Max's edge order.
+/// Operations after which [`poly_edges`] still knows Max's edge order: cap (9) gives the
+/// existing border edges their second face and adds none; outline (51) moves vertices only;
+/// delete edge (54) deletes faces, as delete face does.
 const EDGE_KEEPING: &[u32] =
-    &[0, 1, 2, 3, 4, 5, 6, 7, 8, 11, 19, 24, 36, 37, 44, 45, 46, 47, 48, 52, 53, 66, 70, 71, 72, 73];
+    &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 19, 24, 36, 37, 44, 45, 46, 47, 48, 51, 52, 53, 54, 66, 70, 71, 72, 73];
 
 fn no_edges(after: u32) -> String {
     format!("edge order after operation {after} is not known")
@@ -1039,7 +1081,8 @@ fn not_replayed(ids: &[u32], current: i32) -> Vec<u32> {
 fn apply(mc: &ModContext<'_, '_>, input: Evaluated) -> Result<Evaluated, Stop> {
     let m = mc.object();
     let ops = operations(mc.modifier.mod_app).map_err(|e| stop(m, e))?;
-    let ids: Vec<u32> = ops.iter().map(|o| o.id).collect();
+    // Operations that do nothing (flag-only operations over an empty selection) drop out.
+    let ids: Vec<u32> = ops.iter().filter(|o| !empty_selection_no_op(o)).map(|o| o.id).collect();
     let current =
         Params::of(mc.index(), m, 0).map_err(|e| param_stop(m, e))?.int_or(0, 0).map_err(|e| param_stop(m, e))?;
     let changing = not_replayed(&ids, current);
@@ -1300,6 +1343,25 @@ mod tests {
     }
 
     const ON: &[u8] = &[1, 0, 0, 0];
+
+    #[test]
+    fn a_chamfer_or_connect_over_an_empty_edge_selection_changes_nothing() {
+        // By hand: the stored selection covers the box's 12 edges, none set, so no edge is
+        // flagged and the box stays 8 vertices, 6 quads; one edge set is a real chamfer,
+        // which is not replayed.
+        for id in [34, 43] {
+            let none = op_with(id, &[], 12, Vec::new());
+            assert!(empty_selection_no_op(&none));
+            let m = replay(poly_box(), &[none]).unwrap();
+            assert_eq!((m.positions.len(), m.polygons.len()), (8, 6));
+            assert_eq!(m.positions, poly_box().positions);
+            let one = op_with(id, &[3], 12, Vec::new());
+            assert!(!empty_selection_no_op(&one));
+            assert!(replay(poly_box(), &[one]).is_err());
+        }
+        // A selection of size 0 leaves Max's flags as they were: not a no-op.
+        assert!(!empty_selection_no_op(&op_with(34, &[], 0, Vec::new())));
+    }
     const OFF: &[u8] = &[0, 0, 0, 0];
 
     #[test]
