@@ -32,6 +32,7 @@ use super::controllers::{
     SCALE_XYZ,
 };
 use super::scene_index::{SceneIndex, SceneObject};
+use super::{keys_linear, keys_tcb};
 use glam::{Quat, Vec3};
 
 /// Bezier Float key table chunk.
@@ -112,19 +113,19 @@ impl ScaleKey {
     }
 }
 
-fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
+pub(crate) fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
     p.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]])
 }
 
 /// Payload of chunk `id` on a controller, directly or inside the 0x7127 wrapper.
-fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
+pub(crate) fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
     o.chunk
         .child(id)
         .and_then(|c| c.payload())
         .or_else(|| o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload()))
 }
 
-fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
+pub(crate) fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
     ControllerError::BadValue {
         object: o.storage_index,
         chunk,
@@ -198,7 +199,7 @@ pub(crate) fn key_count(o: &SceneObject<'_>) -> Option<(u16, usize)> {
 }
 
 /// Cubic Bezier coordinate at parameter `u`.
-fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
+pub(crate) fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
     let v = 1.0 - u;
     v * v * v * p0 + 3.0 * v * v * u * p1 + 3.0 * v * u * u * p2 + u * u * u * p3
 }
@@ -270,9 +271,41 @@ fn in_free_handle_segment(keys: &[FloatKey], tick: f64) -> bool {
         .any(|w| tick > w[0].time as f64 && tick < w[1].time as f64 && (w[0].flags | w[1].flags) & FREE_HANDLE != 0)
 }
 
+/// The key tables sampled here and in `keys_tcb` / `keys_linear`.
+const SAMPLED: [u16; 9] = [
+    BEZIER_FLOAT_KEYS,
+    BEZIER_SCALE_KEYS,
+    keys_linear::BEZIER_POSITION_KEYS,
+    keys_linear::LINEAR_POSITION_KEYS,
+    keys_linear::LINEAR_ROTATION_KEYS,
+    keys_linear::LINEAR_SCALE_KEYS,
+    keys_tcb::TCB_POSITION_KEYS,
+    keys_tcb::TCB_ROTATION_KEYS,
+    keys_tcb::TCB_SCALE_KEYS,
+];
+
+/// Linear Float key table chunk: its layout is not established (see `keys_linear`), so a
+/// float controller holding one is refused, never read as its default.
+const LINEAR_FLOAT_KEYS: u16 = 0x2511;
+
+/// The key times of a controller's table, whichever kind this module samples (`None`: no
+/// table, or one not sampled here; an undecodable table gives no times).
+fn key_times(o: &SceneObject<'_>) -> Option<Vec<i32>> {
+    let (id, _) = key_count(o)?;
+    let times = match id {
+        BEZIER_FLOAT_KEYS => float_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        BEZIER_SCALE_KEYS => scale_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        keys_linear::BEZIER_POSITION_KEYS => keys_linear::bezier_position_keys(o).ok()??[0].iter().map(|k| k.time).collect(),
+        keys_tcb::TCB_POSITION_KEYS | keys_tcb::TCB_SCALE_KEYS => keys_tcb::tcb_vec_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        keys_tcb::TCB_ROTATION_KEYS => keys_tcb::tcb_rot_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        _ => keys_linear::linear_keys(o).ok()??.iter().map(|k| k.time).collect(),
+    };
+    Some(times)
+}
+
 /// A keyframe controller whose key table this module does not sample.
 fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
-    key_count(o).filter(|(id, n)| *n > 0 && *id != BEZIER_FLOAT_KEYS && *id != BEZIER_SCALE_KEYS).map(|(id, n)| {
+    key_count(o).filter(|(id, n)| *n > 0 && !SAMPLED.contains(id)).map(|(id, n)| {
         ControllerError::Unsupported {
             object: o.storage_index,
             class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
@@ -287,6 +320,9 @@ pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -
     if let Some(e) = untyped(o, "float") {
         return Err(e);
     }
+    if table(o, LINEAR_FLOAT_KEYS).is_some_and(|p| !p.is_empty()) {
+        return Err(refused(o, "key table 0x2511 (layout not established, not sampled)", "float"));
+    }
     match float_keys(o)? {
         Some(keys) if in_free_handle_segment(&keys, tick) => Err(ControllerError::Unsupported {
             object: o.storage_index,
@@ -298,11 +334,68 @@ pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -
     }
 }
 
+fn refused(o: &SceneObject<'_>, what: &str, role: &'static str) -> ControllerError {
+    ControllerError::Unsupported { object: o.storage_index, class: format!("{} {what}", class_name(o)), role }
+}
+
+/// A Bezier Position, TCB Position or Linear Position's keyed value at `tick` (`None`: no
+/// such table, or an empty one).
+fn keyed_position(o: &SceneObject<'_>, tick: f64) -> Result<Option<Vec3>, ControllerError> {
+    if let Some(tracks) = keys_linear::bezier_position_keys(o)?.filter(|t| !t[0].is_empty()) {
+        if tracks.iter().any(|t| in_free_handle_segment(t, tick)) {
+            return Err(refused(o, "between free-handle keys (handle lengths: shape not modelled)", "position"));
+        }
+        let c = |i: usize| sample_float_keys(&tracks[i], tick).unwrap_or(0.0) as f32;
+        return Ok(Some(Vec3::new(c(0), c(1), c(2))));
+    }
+    if let Some(keys) = keys_tcb::tcb_vec_keys(o)?.filter(|k| !k.is_empty()) {
+        return Ok(keys_tcb::sample_tcb_vec(&keys, tick).map(|v| v.as_vec3()));
+    }
+    Ok(keys_linear::linear_keys(o)?.and_then(|k| keys_linear::sample_linear_vec(&k, tick)))
+}
+
+/// A TCB Rotation or Linear Rotation's keyed value at `tick` (right-handed).
+fn keyed_rotation(o: &SceneObject<'_>, tick: f64) -> Result<Option<Quat>, ControllerError> {
+    if let Some(keys) = keys_tcb::tcb_rot_keys(o)?.filter(|k| !k.is_empty()) {
+        return keys_tcb::sample_tcb_rot(&keys, tick).map_err(|i| {
+            refused(o, &format!("key {i} turns more than half a turn (multi-turn spin not modelled)"), "rotation")
+        });
+    }
+    Ok(keys_linear::linear_keys(o)?.and_then(|k| keys_linear::sample_linear_rot(&k, tick)))
+}
+
+/// A TCB Scale or Linear Scale's keyed value and scale axis at `tick`; keys whose scale
+/// axes differ around `tick` are refused (a rotating scale axis is not modelled).
+fn keyed_scale(o: &SceneObject<'_>, tick: f64) -> Result<Option<(Vec3, Quat)>, ControllerError> {
+    let axes: Vec<(i32, Quat)>;
+    let value = if let Some(keys) = keys_tcb::tcb_vec_keys(o)?.filter(|k| !k.is_empty()) {
+        axes = keys.iter().map(|k| (k.time, k.axis)).collect();
+        keys_tcb::sample_tcb_vec(&keys, tick).map(|v| v.as_vec3())
+    } else if let Some(keys) = keys_linear::linear_keys(o)?.filter(|k| !k.is_empty()) {
+        axes = keys.iter().map(|k| (k.time, k.rotation)).collect();
+        keys_linear::sample_linear_vec(&keys, tick)
+    } else {
+        return Ok(None);
+    };
+    let near = axes.windows(2).find(|w| tick > w[0].0 as f64 && tick < w[1].0 as f64);
+    if near.is_some_and(|w| w[0].1 != w[1].1) {
+        return Err(refused(o, "between keys of different scale axes (shape not modelled)", "scale"));
+    }
+    let axis = match axes.iter().rev().find(|(t, _)| *t as f64 <= tick) {
+        Some((_, a)) => *a,
+        None => axes[0].1,
+    };
+    Ok(value.map(|v| (v, axis)))
+}
+
 pub(crate) fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Vec3, ControllerError> {
     let o = object(index, slot, "position")?;
     if has_class(o, POSITION_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok(Vec3::new(axis(0)?, axis(1)?, axis(2)?));
+    }
+    if let Some(v) = keyed_position(o, tick)? {
+        return Ok(v);
     }
     if let Some(e) = untyped(o, "position") {
         return Err(e);
@@ -324,6 +417,9 @@ pub(crate) fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64
         let angle = |s| float_at(index, o.reference(s), tick);
         return Ok(Quat::from_euler(glam::EulerRot::ZYX, angle(2)?, angle(1)?, angle(0)?));
     }
+    if let Some(q) = keyed_rotation(o, tick)? {
+        return Ok(q);
+    }
     if let Some(e) = untyped(o, "rotation") {
         return Err(e);
     }
@@ -339,6 +435,9 @@ pub(crate) fn scale_at(
     if has_class(o, SCALE_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok((Vec3::new(axis(0)?, axis(1)?, axis(2)?), Quat::IDENTITY));
+    }
+    if let Some(v) = keyed_scale(o, tick)? {
+        return Ok(v);
     }
     if let Some(e) = untyped(o, "scale") {
         return Err(e);
@@ -567,12 +666,7 @@ pub fn key_span(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Option<(i32, 
     let mut visit = |o: &SceneObject<'_>| {
         let times: Vec<i32> = match key_count(o) {
             Some((_, 0)) | None => return,
-            Some((BEZIER_FLOAT_KEYS, _)) => {
-                float_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
-            }
-            Some((BEZIER_SCALE_KEYS, _)) => {
-                scale_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
-            }
+            Some((id, _)) if SAMPLED.contains(&id) => key_times(o).unwrap_or_default(),
             Some(_) => {
                 undecoded = true;
                 return;

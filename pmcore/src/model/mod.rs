@@ -19,6 +19,8 @@ pub mod directory;
 pub mod file;
 pub mod geometry;
 pub mod keys;
+pub mod keys_linear;
+pub mod keys_tcb;
 pub mod link_constraint;
 pub mod mesh_chunks;
 pub mod normalize;
