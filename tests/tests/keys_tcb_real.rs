@@ -54,7 +54,8 @@ fn tcb_position_tangents_equal_the_ones_max_cached_and_a_changed_tension_is_caug
     let index = trees.index().unwrap();
     let keys = keys_tcb::tcb_vec_keys(index.get(9092).unwrap()).unwrap().unwrap();
     assert_eq!(keys.len(), 19);
-    let neutral = |t: &keys_tcb::Tcb| [t.tension, t.continuity, t.bias, t.ease_in, t.ease_out].iter().all(|v| v.abs() < 1e-6);
+    let neutral =
+        |t: &keys_tcb::Tcb| [t.tension, t.continuity, t.bias, t.ease_in, t.ease_out].iter().all(|v| v.abs() < 1e-6);
     assert!(keys.iter().all(|k| neutral(&k.tcb)), "{keys:?}");
     let inch = 1.0 / 2.54;
     let worst = worst_cache_error(&keys, inch);
@@ -152,4 +153,25 @@ fn a_bezier_position_camera_is_placed_at_its_keys_and_between_them() {
         / 2.0;
     let got = local(80.0);
     assert!((got - mid).length() < 1e-2, "{got} vs {mid}");
+}
+
+/// `wild/ryu-ko__9_2.max`, node `Корпус`: a Position List of two entries (a Position XYZ
+/// and a Path Constraint) whose weight ParamBlock2 decodes to one weight per entry; the
+/// node's transform now stops at the Path Constraint, named, not at the list.
+#[test]
+fn a_position_list_decodes_its_entries_and_weights() {
+    let Some(bytes) = wild_bytes("ryu-ko__9_2.max") else { return };
+    let pmcore::Input::Ole(ole) = pmcore::classify(&bytes) else { panic!("not OLE") };
+    let file = pmcore::MaxFile::new(ole);
+    let trees = SceneTrees::of(&file).unwrap();
+    let index = trees.index().unwrap();
+    let node = index.node_by_name("Корпус").expect("node");
+    let list = index.get(index.get(node.reference(0).unwrap()).unwrap().reference(0).unwrap()).unwrap();
+    let entries = pmcore::model::list_controllers::list_entries(&index, list, "position").unwrap();
+    eprintln!("{entries:?}");
+    assert_eq!(entries.kind, pmcore::model::list_controllers::ListKind::Position);
+    assert_eq!(entries.entries.iter().map(|e| e.0).collect::<Vec<_>>(), [Some(263), Some(269)]);
+    assert!(entries.entries.iter().all(|e| e.1 == 1.0), "{entries:?}");
+    let err = pmcore::model::keys::world_matrix_at(&index, node, 0.0).unwrap_err().to_string();
+    assert!(err.contains("Path Constraint"), "{err}");
 }

@@ -173,6 +173,18 @@ pub(crate) const CATALOGUE: &[Class] = &[
     row(ids::BEZIER_FLOAT, sc::CTRL_FLOAT, "Bezier Float", Role::Controller),
     row(ids::BEZIER_POSITION, sc::CTRL_POSITION, "Bezier Position", Role::Controller),
     row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller),
+    // Keyframe controllers sampled by `model::keys_tcb` / `model::keys_linear`, and the
+    // lists `model::list_controllers` sums (issue 40).
+    row(ids::TCB_POSITION, sc::CTRL_POSITION, "TCB Position", Role::Controller),
+    row(ids::TCB_ROTATION, sc::CTRL_ROTATION, "TCB Rotation", Role::Controller),
+    row(ids::TCB_SCALE, sc::CTRL_SCALE, "TCB Scale", Role::Controller),
+    row(ids::LINEAR_POSITION, sc::CTRL_POSITION, "Linear Position", Role::Controller),
+    row(ids::LINEAR_ROTATION, sc::CTRL_ROTATION, "Linear Rotation", Role::Controller),
+    row(ids::LINEAR_SCALE, sc::CTRL_SCALE, "Linear Scale", Role::Controller),
+    row(ids::FLOAT_LIST, sc::CTRL_FLOAT, "Float List", Role::Controller),
+    row(ids::POSITION_LIST, sc::CTRL_POSITION, "Position List", Role::Controller),
+    row(ids::ROTATION_LIST, sc::CTRL_ROTATION, "Rotation List", Role::Controller),
+    row(ids::SCALE_LIST, sc::CTRL_SCALE, "Scale List", Role::Controller),
     row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
     row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
     // IK controllers: planar two-bone HI chains are solved by `eval::ik_solve`; any other

@@ -31,6 +31,7 @@ use super::controllers::{
     self, class_name, has_class, object, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ,
     SCALE_XYZ,
 };
+use super::list_controllers::{self as lists, ListKind};
 use super::scene_index::{SceneIndex, SceneObject};
 use super::{keys_linear, keys_tcb};
 use glam::{Quat, Vec3};
@@ -295,8 +296,12 @@ fn key_times(o: &SceneObject<'_>) -> Option<Vec<i32>> {
     let times = match id {
         BEZIER_FLOAT_KEYS => float_keys(o).ok()??.iter().map(|k| k.time).collect(),
         BEZIER_SCALE_KEYS => scale_keys(o).ok()??.iter().map(|k| k.time).collect(),
-        keys_linear::BEZIER_POSITION_KEYS => keys_linear::bezier_position_keys(o).ok()??[0].iter().map(|k| k.time).collect(),
-        keys_tcb::TCB_POSITION_KEYS | keys_tcb::TCB_SCALE_KEYS => keys_tcb::tcb_vec_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        keys_linear::BEZIER_POSITION_KEYS => {
+            keys_linear::bezier_position_keys(o).ok()??[0].iter().map(|k| k.time).collect()
+        }
+        keys_tcb::TCB_POSITION_KEYS | keys_tcb::TCB_SCALE_KEYS => {
+            keys_tcb::tcb_vec_keys(o).ok()??.iter().map(|k| k.time).collect()
+        }
         keys_tcb::TCB_ROTATION_KEYS => keys_tcb::tcb_rot_keys(o).ok()??.iter().map(|k| k.time).collect(),
         _ => keys_linear::linear_keys(o).ok()??.iter().map(|k| k.time).collect(),
     };
@@ -305,18 +310,24 @@ fn key_times(o: &SceneObject<'_>) -> Option<Vec<i32>> {
 
 /// A keyframe controller whose key table this module does not sample.
 fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
-    key_count(o).filter(|(id, n)| *n > 0 && !SAMPLED.contains(id)).map(|(id, n)| {
-        ControllerError::Unsupported {
-            object: o.storage_index,
-            class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
-            role,
-        }
+    key_count(o).filter(|(id, n)| *n > 0 && !SAMPLED.contains(id)).map(|(id, n)| ControllerError::Unsupported {
+        object: o.storage_index,
+        class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
+        role,
     })
 }
 
 /// A float controller's value at `tick`: its Bezier Float keys, else its default.
 pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<f32, ControllerError> {
     let o = object(index, slot, "float")?;
+    if lists::list_kind(o) == Some(ListKind::Float) {
+        let entries = lists::list_entries(index, o, "float")?.entries;
+        let values = entries
+            .iter()
+            .map(|(s, w)| Ok((Vec3::splat(float_at(index, *s, tick)?), *w)))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(lists::weighted_sum(&values).x);
+    }
     if let Some(e) = untyped(o, "float") {
         return Err(e);
     }
@@ -394,6 +405,12 @@ pub(crate) fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok(Vec3::new(axis(0)?, axis(1)?, axis(2)?));
     }
+    if lists::list_kind(o) == Some(ListKind::Position) {
+        let entries = lists::list_entries(index, o, "position")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((position_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return Ok(lists::weighted_sum(&values));
+    }
     if let Some(v) = keyed_position(o, tick)? {
         return Ok(v);
     }
@@ -417,6 +434,14 @@ pub(crate) fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64
         let angle = |s| float_at(index, o.reference(s), tick);
         return Ok(Quat::from_euler(glam::EulerRot::ZYX, angle(2)?, angle(1)?, angle(0)?));
     }
+    if lists::list_kind(o) == Some(ListKind::Rotation) {
+        let entries = lists::list_entries(index, o, "rotation")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((rotation_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return lists::combined_rotation(&values).ok_or_else(|| {
+            refused(o, "with weights or several turning entries (composition not established)", "rotation")
+        });
+    }
     if let Some(q) = keyed_rotation(o, tick)? {
         return Ok(q);
     }
@@ -435,6 +460,13 @@ pub(crate) fn scale_at(
     if has_class(o, SCALE_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok((Vec3::new(axis(0)?, axis(1)?, axis(2)?), Quat::IDENTITY));
+    }
+    if lists::list_kind(o) == Some(ListKind::Scale) {
+        let entries = lists::list_entries(index, o, "scale")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((scale_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return lists::combined_scale(&values)
+            .ok_or_else(|| refused(o, "with weights or several scaling entries (product not established)", "scale"));
     }
     if let Some(v) = keyed_scale(o, tick)? {
         return Ok(v);

@@ -106,7 +106,11 @@ fn head(k: &[u8]) -> (i32, u32) {
     (i32::from_le_bytes([k[0], k[1], k[2], k[3]]), u32::from_le_bytes([k[4], k[5], k[6], k[7]]))
 }
 
-fn rows<'a>(o: &'a SceneObject<'a>, id: u16, size: usize) -> Result<Option<std::slice::ChunksExact<'a, u8>>, ControllerError> {
+fn rows<'a>(
+    o: &'a SceneObject<'a>,
+    id: u16,
+    size: usize,
+) -> Result<Option<std::slice::ChunksExact<'a, u8>>, ControllerError> {
     let Some(p) = table(o, id) else { return Ok(None) };
     if !p.len().is_multiple_of(size) {
         return Err(bad(o, id, p.len(), size));

@@ -22,6 +22,7 @@ pub mod keys;
 pub mod keys_linear;
 pub mod keys_tcb;
 pub mod link_constraint;
+pub mod list_controllers;
 pub mod mesh_chunks;
 pub mod normalize;
 pub(crate) mod object_parts;
