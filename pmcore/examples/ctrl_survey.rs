@@ -6,9 +6,13 @@
 use pmcore::model::scene_index::SceneTrees;
 use std::collections::BTreeMap;
 
+/// Superclass, Class ID and name of a controller class.
+type ClassKey = (u32, u32, u32, String);
+/// Files, objects, keyed objects, and key-table chunk ids with their counts.
+type ClassTally = (usize, usize, usize, BTreeMap<String, usize>);
+
 fn main() {
-    let mut classes: BTreeMap<(u32, u32, u32, String), (usize, usize, usize, BTreeMap<String, usize>)> =
-        BTreeMap::new();
+    let mut classes: BTreeMap<ClassKey, ClassTally> = BTreeMap::new();
     let mut errors: BTreeMap<String, (usize, usize, String)> = BTreeMap::new();
     for p in std::env::args().skip(1) {
         let Ok(b) = std::fs::read(&p) else { continue };

@@ -31,6 +31,8 @@ use super::controllers::{
     self, class_name, has_class, object, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ,
     SCALE_XYZ,
 };
+pub use super::key_tables::FloatKey;
+use super::key_tables::{bad, table, words};
 use super::list_controllers::{self as lists, ListKind};
 use super::scene_index::{SceneIndex, SceneObject};
 use super::{keys_linear, keys_tcb};
@@ -44,43 +46,6 @@ pub(crate) const BEZIER_SCALE_KEYS: u16 = 0x2528;
 pub(crate) const BEZIER_FLOAT_KEY_BYTES: usize = 28;
 /// Bytes per Bezier Scale key.
 pub(crate) const BEZIER_SCALE_KEY_BYTES: usize = 148;
-
-/// One Bezier Float key.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FloatKey {
-    /// Time in ticks.
-    pub time: i32,
-    /// Flags (tangent types at bits 7..9 in, 10..12 out).
-    pub flags: u32,
-    /// Value.
-    pub value: f32,
-    /// In tangent (units per tick, pointing back in time).
-    pub in_tangent: f32,
-    /// Out tangent (units per tick).
-    pub out_tangent: f32,
-    /// In handle length (fraction of the interval before the key).
-    pub in_length: f32,
-    /// Out handle length (fraction of the interval after the key).
-    pub out_length: f32,
-}
-
-impl FloatKey {
-    /// Out tangent type *step*: the value holds until the next key.
-    pub(crate) fn is_step_out(&self) -> bool {
-        self.out_type() == 2
-    }
-
-    #[cfg(test)]
-    /// In tangent type (flag bits 7..9: 0 smooth, 1 linear, 2 step, 3 fast, 4 slow, 5 custom…).
-    pub(crate) fn in_type(&self) -> u32 {
-        (self.flags >> 7) & 7
-    }
-
-    /// Out tangent type (flag bits 10..12).
-    pub(crate) fn out_type(&self) -> u32 {
-        (self.flags >> 10) & 7
-    }
-}
 
 /// One Bezier Scale key (value part).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,26 +76,6 @@ impl ScaleKey {
             in_length: HANDLE_THIRD as f32,
             out_length: HANDLE_THIRD as f32,
         }
-    }
-}
-
-pub(crate) fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
-    p.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]])
-}
-
-/// Payload of chunk `id` on a controller, directly or inside the 0x7127 wrapper.
-pub(crate) fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
-    o.chunk
-        .child(id)
-        .and_then(|c| c.payload())
-        .or_else(|| o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload()))
-}
-
-pub(crate) fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
-    ControllerError::BadValue {
-        object: o.storage_index,
-        chunk,
-        what: format!("has {bytes} bytes, not a whole number of {per_key}-byte keys"),
     }
 }
 

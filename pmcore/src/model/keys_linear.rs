@@ -18,7 +18,7 @@
 //! consistent times, so it stays refused.
 
 use super::controllers::{max_quat, ControllerError};
-use super::keys::{bad, table, words, FloatKey};
+use super::key_tables::{bad, table, words, FloatKey};
 use super::scene_index::SceneObject;
 use glam::{Quat, Vec3};
 

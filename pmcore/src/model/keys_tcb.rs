@@ -34,7 +34,7 @@
 //! bias factors other than 0 and the ease are checked on hand-worked values only.
 
 use super::controllers::{max_quat, ControllerError};
-use super::keys::{bad, table, words};
+use super::key_tables::{bad, table, words};
 use super::scene_index::SceneObject;
 use glam::{Quat, Vec3, Vec4};
 

@@ -18,6 +18,7 @@ pub(crate) mod decode_state;
 pub mod directory;
 pub mod file;
 pub mod geometry;
+pub(crate) mod key_tables;
 pub mod keys;
 pub mod keys_linear;
 pub mod keys_tcb;
