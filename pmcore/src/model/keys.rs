@@ -2,6 +2,10 @@
 //! transform at a time — what the pairs T3 `animation` comparison needs to check 3ds Max's
 //! own exported curves against the `.max`.
 //!
+//! The other keyframe families live beside this module: TCB in `keys_tcb`, Linear and Bezier
+//! Position in `keys_linear`, the List controllers in `list_controllers`; the samplers below
+//! dispatch to them by key-table chunk and Class ID.
+//!
 //! Key-table layouts (design doc §10b, little-endian dwords, ticks = 1/4800 s): Bezier
 //! Float 0x2525, 28 bytes per key = `time, flags, value, in tangent, out tangent, in length,
 //! out length` (tangents in units per tick); Bezier Scale 0x2528, 148 bytes per key = `time,
