@@ -143,9 +143,9 @@ fn a_bezier_position_camera_is_placed_at_its_keys_and_between_them() {
     let tracks = pmcore::model::keys_linear::bezier_position_keys(index.get(position).unwrap()).unwrap().unwrap();
     assert_eq!(tracks[0].iter().map(|k| k.time).collect::<Vec<_>>(), [0, 160, 320, 480]);
     let local = |tick: f64| pmcore::model::keys::world_matrix_at(&index, node, tick).unwrap().w_axis.truncate();
-    for k in 0..4 {
-        let want = glam::Vec3::new(tracks[0][k].value, tracks[1][k].value, tracks[2][k].value);
-        let got = local(tracks[0][k].time as f64);
+    for (k, x) in tracks[0].iter().enumerate() {
+        let want = glam::Vec3::new(x.value, tracks[1][k].value, tracks[2][k].value);
+        let got = local(x.time as f64);
         assert!((got - want).length() < 1e-3 * want.length().max(1.0), "key {k}: {got} vs {want}");
     }
     let mid = (glam::Vec3::new(tracks[0][0].value, tracks[1][0].value, tracks[2][0].value)
