@@ -111,6 +111,26 @@ pub(crate) const BEZIER_SCALE: [u32; 2] = [0x2010, 0];
 pub(crate) const BEZIER_POINT3: [u32; 2] = [0x200a, 0];
 /// Bezier Color controller (superclass 0x9005).
 pub(crate) const BEZIER_COLOR: [u32; 2] = [0x2011, 0];
+/// TCB Position controller (key table 0x2521, `model::keys_tcb`).
+pub(crate) const TCB_POSITION: [u32; 2] = [0x0044_2312, 0];
+/// TCB Rotation controller (key table 0x2522).
+pub(crate) const TCB_ROTATION: [u32; 2] = [0x0044_2313, 0];
+/// TCB Scale controller (key table 0x2523).
+pub(crate) const TCB_SCALE: [u32; 2] = [0x0044_2315, 0];
+/// Linear Position controller (key table 0x2513, `model::keys_linear`).
+pub(crate) const LINEAR_POSITION: [u32; 2] = [0x2002, 0];
+/// Linear Rotation controller (key table 0x2514).
+pub(crate) const LINEAR_ROTATION: [u32; 2] = [0x2003, 0];
+/// Linear Scale controller (key table 0x2515).
+pub(crate) const LINEAR_SCALE: [u32; 2] = [0x2004, 0];
+/// Float List controller (`model::list_controllers`).
+pub(crate) const FLOAT_LIST: [u32; 2] = [0x4b4b_1000, 0];
+/// Position List controller.
+pub(crate) const POSITION_LIST: [u32; 2] = [0x4b4b_1002, 0];
+/// Rotation List controller.
+pub(crate) const ROTATION_LIST: [u32; 2] = [0x4b4b_1003, 0];
+/// Scale List controller.
+pub(crate) const SCALE_LIST: [u32; 2] = [0x4b4b_1004, 0];
 
 // IK (issue 41: the `ik` triage class). Measured in the class directories of
 // `wild/tae8838__green*.max` (superclass 0x9008).

@@ -178,6 +178,18 @@ pub(crate) const CATALOGUE: &[Class] = &[
     typed_row(ids::BEZIER_SCALE, sc::CTRL_SCALE, "Bezier Scale", Role::Controller, TypedClass::Keyframer),
     typed_row(ids::BEZIER_POINT3, sc::CTRL_POINT3, "Bezier Point3", Role::Controller, TypedClass::Keyframer),
     typed_row(ids::BEZIER_COLOR, sc::CTRL_POINT3, "Bezier Color", Role::Controller, TypedClass::Keyframer),
+    // Keyframe controllers sampled by `model::keys_tcb` / `model::keys_linear` (issue 40),
+    // typed in T2 by `model::keyframer_parts`; the lists `model::list_controllers` sums.
+    typed_row(ids::TCB_POSITION, sc::CTRL_POSITION, "TCB Position", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::TCB_ROTATION, sc::CTRL_ROTATION, "TCB Rotation", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::TCB_SCALE, sc::CTRL_SCALE, "TCB Scale", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::LINEAR_POSITION, sc::CTRL_POSITION, "Linear Position", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::LINEAR_ROTATION, sc::CTRL_ROTATION, "Linear Rotation", Role::Controller, TypedClass::Keyframer),
+    typed_row(ids::LINEAR_SCALE, sc::CTRL_SCALE, "Linear Scale", Role::Controller, TypedClass::Keyframer),
+    row(ids::FLOAT_LIST, sc::CTRL_FLOAT, "Float List", Role::Controller),
+    row(ids::POSITION_LIST, sc::CTRL_POSITION, "Position List", Role::Controller),
+    row(ids::ROTATION_LIST, sc::CTRL_ROTATION, "Rotation List", Role::Controller),
+    row(ids::SCALE_LIST, sc::CTRL_SCALE, "Scale List", Role::Controller),
     row(ids::CUSTOM_ATTRIBUTE, sc::CUSTOM_ATTRIBUTE, "Custom Attribute", Role::Attribute),
     row(ids::VRAY_Z_DEPTH, sc::RENDER_EFFECT, "VRayZDepth", Role::RenderEffect),
     // IK controllers: planar two-bone HI chains are solved by `eval::ik_solve`; any other

@@ -2,6 +2,10 @@
 //! transform at a time — what the pairs T3 `animation` comparison needs to check 3ds Max's
 //! own exported curves against the `.max`.
 //!
+//! The other keyframe families live beside this module: TCB in `keys_tcb`, Linear and Bezier
+//! Position in `keys_linear`, the List controllers in `list_controllers`; the samplers below
+//! dispatch to them by key-table chunk and Class ID.
+//!
 //! Key-table layouts (design doc §10b, little-endian dwords, ticks = 1/4800 s): Bezier
 //! Float 0x2525, 28 bytes per key = `time, flags, value, in tangent, out tangent, in length,
 //! out length` (tangents in units per tick); Bezier Scale 0x2528, 148 bytes per key = `time,
@@ -31,7 +35,11 @@ use super::controllers::{
     self, class_name, has_class, object, ControllerError, LocalTransform, EULER_ORDER, EULER_XYZ, POSITION_XYZ,
     SCALE_XYZ,
 };
+pub use super::key_tables::FloatKey;
+use super::key_tables::{bad, table, words};
+use super::list_controllers::{self as lists, ListKind};
 use super::scene_index::{SceneIndex, SceneObject};
+use super::{keys_linear, keys_tcb};
 use glam::{Quat, Vec3};
 
 /// Bezier Float key table chunk.
@@ -42,43 +50,6 @@ pub(crate) const BEZIER_SCALE_KEYS: u16 = 0x2528;
 pub(crate) const BEZIER_FLOAT_KEY_BYTES: usize = 28;
 /// Bytes per Bezier Scale key.
 pub(crate) const BEZIER_SCALE_KEY_BYTES: usize = 148;
-
-/// One Bezier Float key.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FloatKey {
-    /// Time in ticks.
-    pub time: i32,
-    /// Flags (tangent types at bits 7..9 in, 10..12 out).
-    pub flags: u32,
-    /// Value.
-    pub value: f32,
-    /// In tangent (units per tick, pointing back in time).
-    pub in_tangent: f32,
-    /// Out tangent (units per tick).
-    pub out_tangent: f32,
-    /// In handle length (fraction of the interval before the key).
-    pub in_length: f32,
-    /// Out handle length (fraction of the interval after the key).
-    pub out_length: f32,
-}
-
-impl FloatKey {
-    /// Out tangent type *step*: the value holds until the next key.
-    pub(crate) fn is_step_out(&self) -> bool {
-        self.out_type() == 2
-    }
-
-    #[cfg(test)]
-    /// In tangent type (flag bits 7..9: 0 smooth, 1 linear, 2 step, 3 fast, 4 slow, 5 custom…).
-    pub(crate) fn in_type(&self) -> u32 {
-        (self.flags >> 7) & 7
-    }
-
-    /// Out tangent type (flag bits 10..12).
-    pub(crate) fn out_type(&self) -> u32 {
-        (self.flags >> 10) & 7
-    }
-}
 
 /// One Bezier Scale key (value part).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,26 +80,6 @@ impl ScaleKey {
             in_length: HANDLE_THIRD as f32,
             out_length: HANDLE_THIRD as f32,
         }
-    }
-}
-
-fn words(p: &[u8]) -> impl Iterator<Item = [u8; 4]> + '_ {
-    p.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]])
-}
-
-/// Payload of chunk `id` on a controller, directly or inside the 0x7127 wrapper.
-fn table<'a>(o: &'a SceneObject<'a>, id: u16) -> Option<&'a [u8]> {
-    o.chunk
-        .child(id)
-        .and_then(|c| c.payload())
-        .or_else(|| o.chunk.child(controllers::FLOAT_VALUE_WRAPPER).and_then(|w| w.child(id)).and_then(|c| c.payload()))
-}
-
-fn bad(o: &SceneObject<'_>, chunk: u16, bytes: usize, per_key: usize) -> ControllerError {
-    ControllerError::BadValue {
-        object: o.storage_index,
-        chunk,
-        what: format!("has {bytes} bytes, not a whole number of {per_key}-byte keys"),
     }
 }
 
@@ -198,7 +149,7 @@ pub(crate) fn key_count(o: &SceneObject<'_>) -> Option<(u16, usize)> {
 }
 
 /// Cubic Bezier coordinate at parameter `u`.
-fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
+pub(crate) fn bezier(p0: f64, p1: f64, p2: f64, p3: f64, u: f64) -> f64 {
     let v = 1.0 - u;
     v * v * v * p0 + 3.0 * v * v * u * p1 + 3.0 * v * u * u * p2 + u * u * u * p3
 }
@@ -270,22 +221,67 @@ fn in_free_handle_segment(keys: &[FloatKey], tick: f64) -> bool {
         .any(|w| tick > w[0].time as f64 && tick < w[1].time as f64 && (w[0].flags | w[1].flags) & FREE_HANDLE != 0)
 }
 
+/// The key tables sampled here and in `keys_tcb` / `keys_linear`.
+const SAMPLED: [u16; 9] = [
+    BEZIER_FLOAT_KEYS,
+    BEZIER_SCALE_KEYS,
+    keys_linear::BEZIER_POSITION_KEYS,
+    keys_linear::LINEAR_POSITION_KEYS,
+    keys_linear::LINEAR_ROTATION_KEYS,
+    keys_linear::LINEAR_SCALE_KEYS,
+    keys_tcb::TCB_POSITION_KEYS,
+    keys_tcb::TCB_ROTATION_KEYS,
+    keys_tcb::TCB_SCALE_KEYS,
+];
+
+/// Linear Float key table chunk: its layout is not established (see `keys_linear`), so a
+/// float controller holding one is refused, never read as its default.
+const LINEAR_FLOAT_KEYS: u16 = 0x2511;
+
+/// The key times of a controller's table, whichever kind this module samples (`None`: no
+/// table, or one not sampled here; an undecodable table gives no times).
+fn key_times(o: &SceneObject<'_>) -> Option<Vec<i32>> {
+    let (id, _) = key_count(o)?;
+    let times = match id {
+        BEZIER_FLOAT_KEYS => float_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        BEZIER_SCALE_KEYS => scale_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        keys_linear::BEZIER_POSITION_KEYS => {
+            keys_linear::bezier_position_keys(o).ok()??[0].iter().map(|k| k.time).collect()
+        }
+        keys_tcb::TCB_POSITION_KEYS | keys_tcb::TCB_SCALE_KEYS => {
+            keys_tcb::tcb_vec_keys(o).ok()??.iter().map(|k| k.time).collect()
+        }
+        keys_tcb::TCB_ROTATION_KEYS => keys_tcb::tcb_rot_keys(o).ok()??.iter().map(|k| k.time).collect(),
+        _ => keys_linear::linear_keys(o).ok()??.iter().map(|k| k.time).collect(),
+    };
+    Some(times)
+}
+
 /// A keyframe controller whose key table this module does not sample.
 fn untyped(o: &SceneObject<'_>, role: &'static str) -> Option<ControllerError> {
-    key_count(o).filter(|(id, n)| *n > 0 && *id != BEZIER_FLOAT_KEYS && *id != BEZIER_SCALE_KEYS).map(|(id, n)| {
-        ControllerError::Unsupported {
-            object: o.storage_index,
-            class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
-            role,
-        }
+    key_count(o).filter(|(id, n)| *n > 0 && !SAMPLED.contains(id)).map(|(id, n)| ControllerError::Unsupported {
+        object: o.storage_index,
+        class: format!("{} with {n} key(s) in table 0x{id:04x} (not sampled)", class_name(o)),
+        role,
     })
 }
 
 /// A float controller's value at `tick`: its Bezier Float keys, else its default.
 pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<f32, ControllerError> {
     let o = object(index, slot, "float")?;
+    if lists::list_kind(o) == Some(ListKind::Float) {
+        let entries = lists::list_entries(index, o, "float")?.entries;
+        let values = entries
+            .iter()
+            .map(|(s, w)| Ok((Vec3::splat(float_at(index, *s, tick)?), *w)))
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(lists::weighted_sum(&values).x);
+    }
     if let Some(e) = untyped(o, "float") {
         return Err(e);
+    }
+    if table(o, LINEAR_FLOAT_KEYS).is_some_and(|p| !p.is_empty()) {
+        return Err(refused(o, "key table 0x2511 (layout not established, not sampled)", "float"));
     }
     match float_keys(o)? {
         Some(keys) if in_free_handle_segment(&keys, tick) => Err(ControllerError::Unsupported {
@@ -298,11 +294,74 @@ pub(crate) fn float_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -
     }
 }
 
+fn refused(o: &SceneObject<'_>, what: &str, role: &'static str) -> ControllerError {
+    ControllerError::Unsupported { object: o.storage_index, class: format!("{} {what}", class_name(o)), role }
+}
+
+/// A Bezier Position, TCB Position or Linear Position's keyed value at `tick` (`None`: no
+/// such table, or an empty one).
+fn keyed_position(o: &SceneObject<'_>, tick: f64) -> Result<Option<Vec3>, ControllerError> {
+    if let Some(tracks) = keys_linear::bezier_position_keys(o)?.filter(|t| !t[0].is_empty()) {
+        if tracks.iter().any(|t| in_free_handle_segment(t, tick)) {
+            return Err(refused(o, "between free-handle keys (handle lengths: shape not modelled)", "position"));
+        }
+        let c = |i: usize| sample_float_keys(&tracks[i], tick).unwrap_or(0.0) as f32;
+        return Ok(Some(Vec3::new(c(0), c(1), c(2))));
+    }
+    if let Some(keys) = keys_tcb::tcb_vec_keys(o)?.filter(|k| !k.is_empty()) {
+        return Ok(keys_tcb::sample_tcb_vec(&keys, tick).map(|v| v.as_vec3()));
+    }
+    Ok(keys_linear::linear_keys(o)?.and_then(|k| keys_linear::sample_linear_vec(&k, tick)))
+}
+
+/// A TCB Rotation or Linear Rotation's keyed value at `tick` (right-handed).
+fn keyed_rotation(o: &SceneObject<'_>, tick: f64) -> Result<Option<Quat>, ControllerError> {
+    if let Some(keys) = keys_tcb::tcb_rot_keys(o)?.filter(|k| !k.is_empty()) {
+        return keys_tcb::sample_tcb_rot(&keys, tick).map_err(|i| {
+            refused(o, &format!("key {i} turns more than half a turn (multi-turn spin not modelled)"), "rotation")
+        });
+    }
+    Ok(keys_linear::linear_keys(o)?.and_then(|k| keys_linear::sample_linear_rot(&k, tick)))
+}
+
+/// A TCB Scale or Linear Scale's keyed value and scale axis at `tick`; keys whose scale
+/// axes differ around `tick` are refused (a rotating scale axis is not modelled).
+fn keyed_scale(o: &SceneObject<'_>, tick: f64) -> Result<Option<(Vec3, Quat)>, ControllerError> {
+    let axes: Vec<(i32, Quat)>;
+    let value = if let Some(keys) = keys_tcb::tcb_vec_keys(o)?.filter(|k| !k.is_empty()) {
+        axes = keys.iter().map(|k| (k.time, k.axis)).collect();
+        keys_tcb::sample_tcb_vec(&keys, tick).map(|v| v.as_vec3())
+    } else if let Some(keys) = keys_linear::linear_keys(o)?.filter(|k| !k.is_empty()) {
+        axes = keys.iter().map(|k| (k.time, k.rotation)).collect();
+        keys_linear::sample_linear_vec(&keys, tick)
+    } else {
+        return Ok(None);
+    };
+    let near = axes.windows(2).find(|w| tick > w[0].0 as f64 && tick < w[1].0 as f64);
+    if near.is_some_and(|w| w[0].1 != w[1].1) {
+        return Err(refused(o, "between keys of different scale axes (shape not modelled)", "scale"));
+    }
+    let axis = match axes.iter().rev().find(|(t, _)| *t as f64 <= tick) {
+        Some((_, a)) => *a,
+        None => axes[0].1,
+    };
+    Ok(value.map(|v| (v, axis)))
+}
+
 pub(crate) fn position_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64) -> Result<Vec3, ControllerError> {
     let o = object(index, slot, "position")?;
     if has_class(o, POSITION_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok(Vec3::new(axis(0)?, axis(1)?, axis(2)?));
+    }
+    if lists::list_kind(o) == Some(ListKind::Position) {
+        let entries = lists::list_entries(index, o, "position")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((position_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return Ok(lists::weighted_sum(&values));
+    }
+    if let Some(v) = keyed_position(o, tick)? {
+        return Ok(v);
     }
     if let Some(e) = untyped(o, "position") {
         return Err(e);
@@ -324,6 +383,17 @@ pub(crate) fn rotation_at(index: &SceneIndex<'_>, slot: Option<usize>, tick: f64
         let angle = |s| float_at(index, o.reference(s), tick);
         return Ok(Quat::from_euler(glam::EulerRot::ZYX, angle(2)?, angle(1)?, angle(0)?));
     }
+    if lists::list_kind(o) == Some(ListKind::Rotation) {
+        let entries = lists::list_entries(index, o, "rotation")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((rotation_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return lists::combined_rotation(&values).ok_or_else(|| {
+            refused(o, "with weights or several turning entries (composition not established)", "rotation")
+        });
+    }
+    if let Some(q) = keyed_rotation(o, tick)? {
+        return Ok(q);
+    }
     if let Some(e) = untyped(o, "rotation") {
         return Err(e);
     }
@@ -339,6 +409,16 @@ pub(crate) fn scale_at(
     if has_class(o, SCALE_XYZ) {
         let axis = |s| float_at(index, o.reference(s), tick);
         return Ok((Vec3::new(axis(0)?, axis(1)?, axis(2)?), Quat::IDENTITY));
+    }
+    if lists::list_kind(o) == Some(ListKind::Scale) {
+        let entries = lists::list_entries(index, o, "scale")?.entries;
+        let values =
+            entries.iter().map(|(s, w)| Ok((scale_at(index, *s, tick)?, *w))).collect::<Result<Vec<_>, _>>()?;
+        return lists::combined_scale(&values)
+            .ok_or_else(|| refused(o, "with weights or several scaling entries (product not established)", "scale"));
+    }
+    if let Some(v) = keyed_scale(o, tick)? {
+        return Ok(v);
     }
     if let Some(e) = untyped(o, "scale") {
         return Err(e);
@@ -567,12 +647,7 @@ pub fn key_span(index: &SceneIndex<'_>, node: &SceneObject<'_>) -> Option<(i32, 
     let mut visit = |o: &SceneObject<'_>| {
         let times: Vec<i32> = match key_count(o) {
             Some((_, 0)) | None => return,
-            Some((BEZIER_FLOAT_KEYS, _)) => {
-                float_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
-            }
-            Some((BEZIER_SCALE_KEYS, _)) => {
-                scale_keys(o).ok().flatten().unwrap_or_default().iter().map(|k| k.time).collect()
-            }
+            Some((id, _)) if SAMPLED.contains(&id) => key_times(o).unwrap_or_default(),
             Some(_) => {
                 undecoded = true;
                 return;
