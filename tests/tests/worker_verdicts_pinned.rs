@@ -16,6 +16,7 @@
 //!   (11,785 / 11,806);
 //! - Hedra: the ten `nel/max` snow scenes with 16 Hedras each;
 //! - Edit Poly cap and delete edge: `wild/danshaub__weaponrack.max` (304 / 428).
+//!
 //! A change that is meant to alter a verdict re-saves the file in the same commit and says
 //! why; a speed cut never does.
 //!

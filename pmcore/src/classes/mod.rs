@@ -39,7 +39,7 @@ pub enum TypedClass {
     /// Editable Mesh / TriObject (0xe44f10b3:0, superclass 0x10): geometry arrays.
     EditableMesh,
     /// A keyframe controller (Linear, Bezier, TCB): key table, default value, time range
-    /// (`model::keyframer_parts`).
+    /// (`model::object_parts::keyframer`, `model::key_records`).
     Keyframer,
 }
 
@@ -179,7 +179,7 @@ pub(crate) const CATALOGUE: &[Class] = &[
     typed_row(ids::BEZIER_POINT3, sc::CTRL_POINT3, "Bezier Point3", Role::Controller, TypedClass::Keyframer),
     typed_row(ids::BEZIER_COLOR, sc::CTRL_POINT3, "Bezier Color", Role::Controller, TypedClass::Keyframer),
     // Keyframe controllers sampled by `model::keys_tcb` / `model::keys_linear` (issue 40),
-    // typed in T2 by `model::keyframer_parts`; the lists `model::list_controllers` sums.
+    // typed in T2 by `model::object_parts::keyframer`, `model::key_records`; the lists `model::list_controllers` sums.
     typed_row(ids::TCB_POSITION, sc::CTRL_POSITION, "TCB Position", Role::Controller, TypedClass::Keyframer),
     typed_row(ids::TCB_ROTATION, sc::CTRL_ROTATION, "TCB Rotation", Role::Controller, TypedClass::Keyframer),
     typed_row(ids::TCB_SCALE, sc::CTRL_SCALE, "TCB Scale", Role::Controller, TypedClass::Keyframer),

@@ -3,6 +3,7 @@
 //! whose payload does not fit its layout stays raw in place (the object is not degraded:
 //! the layouts are measured, not exhaustive); chunks without a known layout stay raw.
 
+use super::key_records::{words_per_key, KeyTable};
 use super::mesh_chunks::{self, MeshArray};
 use super::paramblock::{ids, BlockLeaf, Param};
 use super::part::{leaf_or_raw, lenient_container, payload_or_raw, Ctx, Part, Payload, Span};
@@ -61,6 +62,47 @@ pub(crate) fn param_block(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part 
             })
         }
         _ => Part::Raw(span),
+    }
+}
+
+/// The wrapper newer files put float controllers' chunks in.
+const WRAPPER: u16 = 0x7127;
+
+/// Kind of a keyframe controller's value chunk of `len` bytes (`None`: kept raw).
+fn value_kind(id: u16, len: usize) -> Option<Kind> {
+    Some(match (id, len) {
+        (0x2501 | 0x2503, 4) => Kind::F32,
+        (0x2501 | 0x2503, 12) => Kind::F32x3,
+        (0x2504, 16) => Kind::U32x4,
+        (0x2500 | 0x3003, 8) => Kind::U32x2,
+        (0x3002 | 0x3005, 4) => Kind::I32,
+        (0x2535, 4) => Kind::U32,
+        (0x2532..=0x2534 | 0x7230, 0) => Kind::Empty,
+        _ => return None,
+    })
+}
+
+/// Containers among a keyframe controller's chunks: the 0x7127 wrapper, and 0x2532 –
+/// 0x2534 (a 0x2700 bit array each when the table holds keys — its bits stay raw).
+fn is_container_id(id: u16) -> bool {
+    matches!(id, WRAPPER | 0x2532..=0x2534)
+}
+
+/// A keyframe controller's own chunk as a part: key tables, value chunks, the containers
+/// above (header regenerated, children typed the same way); anything else raw in place.
+pub(crate) fn keyframer(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
+    if c.is_container() {
+        return match is_container_id(c.id) {
+            true => lenient_container(c, span, ctx, &mut |k, kspan, ctx| keyframer(k, kspan, ctx)),
+            false => Part::Raw(span),
+        };
+    }
+    if words_per_key(c.id).is_some() {
+        return payload_or_raw(c, span, ctx, |p| KeyTable::decode(c.id, p).map(Payload::Keys));
+    }
+    match c.payload().and_then(|p| value_kind(c.id, p.len())) {
+        Some(kind) => leaf_or_raw(c, span, kind, ctx),
+        None => Part::Raw(span),
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) use super::decode_state::{child_spans, Claims, Surprise};
 pub use super::decode_state::{Ctx, Span};
 
 use super::appdata::AppData;
-use super::keyframer_parts::KeyTable;
+use super::key_records::KeyTable;
 use super::mesh_chunks::MeshArray;
 use super::paramblock::{BlockLeaf, Param};
 use super::references::References;

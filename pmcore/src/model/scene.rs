@@ -689,7 +689,7 @@ fn decode_part(child: &Chunk<'_>, span: Span, class: Option<TypedClass>, ctx: &m
             Some(TypedClass::ParamBlock) => return Ok(object_parts::param_block(child, span, ctx)),
             Some(TypedClass::EditablePoly) => return Ok(object_parts::geometry(child, span, ctx, true)),
             Some(TypedClass::EditableMesh) => return Ok(object_parts::geometry(child, span, ctx, false)),
-            Some(TypedClass::Keyframer) => return Ok(super::keyframer_parts::keyframer_part(child, span, ctx)),
+            Some(TypedClass::Keyframer) => return Ok(object_parts::keyframer(child, span, ctx)),
             _ => {}
         }
     }

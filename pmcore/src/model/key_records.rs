@@ -1,5 +1,6 @@
-//! Keyframe controllers' own chunks typed in the round-trip model (T2): the key table of
-//! every Linear, Bezier and TCB controller, its default value and its time range.
+//! The key-table codec of the round-trip model (T2): a Linear, Bezier or TCB controller's key
+//! table decoded into its fields and encoded back byte for byte. The controller's other
+//! chunks are turned into parts by `object_parts::keyframer`.
 //!
 //! A key table is a leaf of `n` fixed-size records with no count (design §10b; the record
 //! size per key-table chunk id, measured to divide every instance of the real corpora):
@@ -19,29 +20,25 @@
 //! size stays raw in place. Measured over the 241 real files of public, wild and pairs
 //! (42,625 Bezier Float objects, 36,135 of them wrapped).
 
-use super::part::{lenient_container, payload_or_raw, Ctx, Part, Payload, Span};
-use super::value::Kind;
-use crate::chunk::Chunk;
+use super::keys::{BEZIER_FLOAT_KEYS, BEZIER_FLOAT_KEY_BYTES, BEZIER_SCALE_KEYS, BEZIER_SCALE_KEY_BYTES};
+use super::keys_linear::{BEZIER_POSITION_KEYS, LINEAR_POSITION_KEYS, LINEAR_ROTATION_KEYS, LINEAR_SCALE_KEYS};
+use super::keys_tcb::{TCB_POSITION_KEYS, TCB_ROTATION_KEYS, TCB_SCALE_KEYS};
 
 /// Words per key of each key-table chunk id (design §10b): Linear Position, Rotation,
 /// Scale; TCB Position, Rotation, Scale; Bezier Float, Position, Scale.
 const KEY_TABLES: &[(u16, usize)] = &[
-    (0x2513, 5),
-    (0x2514, 6),
-    (0x2515, 9),
-    (0x2521, 16),
-    (0x2522, 23),
-    (0x2523, 28),
-    (0x2525, 7),
-    (0x2526, 20),
-    (0x2528, 37),
+    (LINEAR_POSITION_KEYS, 5),
+    (LINEAR_ROTATION_KEYS, 6),
+    (LINEAR_SCALE_KEYS, 9),
+    (TCB_POSITION_KEYS, 16),
+    (TCB_ROTATION_KEYS, 23),
+    (TCB_SCALE_KEYS, 28),
+    (BEZIER_FLOAT_KEYS, BEZIER_FLOAT_KEY_BYTES / 4),
+    (BEZIER_POSITION_KEYS, 20),
+    (BEZIER_SCALE_KEYS, BEZIER_SCALE_KEY_BYTES / 4),
 ];
-
-/// The wrapper newer files put float controllers' chunks in.
-const WRAPPER: u16 = 0x7127;
-
 /// Words per key of a key-table chunk id.
-fn words_per_key(id: u16) -> Option<usize> {
+pub(crate) fn words_per_key(id: u16) -> Option<usize> {
     KEY_TABLES.iter().find(|(k, _)| *k == id).map(|(_, w)| *w)
 }
 
@@ -97,44 +94,6 @@ impl KeyTable {
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.times.len()
-    }
-}
-
-/// Kind of a keyframe controller's value chunk of `len` bytes (`None`: kept raw).
-fn value_kind(id: u16, len: usize) -> Option<Kind> {
-    Some(match (id, len) {
-        (0x2501 | 0x2503, 4) => Kind::F32,
-        (0x2501 | 0x2503, 12) => Kind::F32x3,
-        (0x2504, 16) => Kind::U32x4,
-        (0x2500 | 0x3003, 8) => Kind::U32x2,
-        (0x3002 | 0x3005, 4) => Kind::I32,
-        (0x2535, 4) => Kind::U32,
-        (0x2532..=0x2534 | 0x7230, 0) => Kind::Empty,
-        _ => return None,
-    })
-}
-
-/// Containers among a keyframe controller's chunks: the 0x7127 wrapper, and 0x2532 –
-/// 0x2534 (a 0x2700 bit array each when the table holds keys — its bits stay raw).
-fn is_container_id(id: u16) -> bool {
-    matches!(id, WRAPPER | 0x2532..=0x2534)
-}
-
-/// A keyframe controller's own chunk as a part: key tables, value chunks, the containers
-/// above (header regenerated, children typed the same way); anything else raw in place.
-pub(crate) fn keyframer_part(c: &Chunk<'_>, span: Span, ctx: &mut Ctx<'_>) -> Part {
-    if c.is_container() {
-        return match is_container_id(c.id) {
-            true => lenient_container(c, span, ctx, &mut |k, kspan, ctx| keyframer_part(k, kspan, ctx)),
-            false => Part::Raw(span),
-        };
-    }
-    if words_per_key(c.id).is_some() {
-        return payload_or_raw(c, span, ctx, |p| KeyTable::decode(c.id, p).map(Payload::Keys));
-    }
-    match c.payload().and_then(|p| value_kind(c.id, p.len())) {
-        Some(kind) => super::part::leaf_or_raw(c, span, kind, ctx),
-        None => Part::Raw(span),
     }
 }
 
